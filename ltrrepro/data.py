@@ -1,0 +1,218 @@
+"""The ranking dataset: rows sorted by query, each query contiguous, carried with offsets.
+
+Every kernel in ltrrepro walks ``offsets`` (length ``n_queries + 1``): the documents of
+query ``q`` are rows ``offsets[q]:offsets[q + 1]``. Rows are never reordered: the order
+of documents inside a query is the order of the input file, which is also the tie-break
+order of every metric (LightGBM and XGBoost break tied scores the same way).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Sequence
+
+import numpy as np
+
+__all__ = ["RankingDataset", "offsets_from_qids", "query_index", "QueryOrderError"]
+
+
+class QueryOrderError(ValueError):
+    """Raised when the rows of a query are not contiguous."""
+
+
+def offsets_from_qids(qid: np.ndarray) -> np.ndarray:
+    """Query offsets of a qid vector whose queries are contiguous.
+
+    >>> offsets_from_qids(np.array([7, 7, 3, 3, 3, 9]))
+    array([0, 2, 5, 6])
+
+    Raises :class:`QueryOrderError` when a qid reappears after another query
+    (the message gives the row of the reappearance, 0-based).
+    """
+    qid = np.asarray(qid)
+    n = qid.shape[0]
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    run_q = qid[starts]
+    order = np.argsort(run_q, kind="stable")
+    dup = np.flatnonzero(run_q[order][1:] == run_q[order][:-1])
+    if dup.size:
+        # the later run of the repeated qid, in file order
+        bad_runs = np.maximum(order[dup], order[dup + 1])
+        row = int(starts[bad_runs.min()])
+        first = int(starts[np.flatnonzero(run_q == qid[row])[0]])
+        raise QueryOrderError(
+            f"query {qid[row].item()!r} is not contiguous: it starts at row {first} and appears "
+            f"again at row {row} after other queries; sort the rows by query "
+            "(stable, to keep the document order) before loading"
+        )
+    return np.r_[starts, n].astype(np.int64)
+
+
+def query_index(offsets: np.ndarray) -> np.ndarray:
+    """Query number of every row: ``query_index([0, 2, 5]) -> [0, 0, 1, 1, 1]``."""
+    sizes = np.diff(offsets)
+    return np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+
+
+@dataclass(eq=False)
+class RankingDataset:
+    """Features, labels and query structure of a learning-to-rank dataset.
+
+    Attributes
+    ----------
+    X : float32 array (n_docs, n_features), C-contiguous (may be a read-only memory map).
+    y : int32 array (n_docs,), graded relevance labels >= 0.
+    qid : int64 array (n_docs,), the query id of each row, as in the source file.
+    offsets : int64 array (n_queries + 1,), query boundaries.
+    docid : optional array of bytes (n_docs,), from ``#docid = ...`` comments.
+    name : a label used in reports.
+
+    Operations that select or combine queries (:meth:`subset`, :meth:`concat`) copy ``X``;
+    :meth:`query` and :meth:`iter_queries` return views.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    qid: np.ndarray
+    offsets: np.ndarray = None  # type: ignore[assignment]
+    docid: np.ndarray | None = None
+    name: str = "dataset"
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        X = self.X
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_docs, n_features), got shape {X.shape}")
+        if X.dtype != np.float32 or not X.flags.c_contiguous:
+            X = np.ascontiguousarray(X, dtype=np.float32)
+        self.X = X
+        n = X.shape[0]
+        self.y = np.asarray(self.y)
+        if self.y.shape != (n,):
+            raise ValueError(f"y has shape {self.y.shape}, expected ({n},)")
+        if self.y.dtype.kind == "f":
+            if not np.all(np.isfinite(self.y)) or np.any(self.y != np.round(self.y)):
+                raise ValueError("labels must be non-negative integers")
+        self.y = self.y.astype(np.int32, copy=False)
+        if n and self.y.min() < 0:
+            raise ValueError("labels must be non-negative integers")
+        self.qid = np.asarray(self.qid)
+        if self.qid.shape != (n,):
+            raise ValueError(f"qid has shape {self.qid.shape}, expected ({n},)")
+        if self.offsets is None:
+            self.offsets = offsets_from_qids(self.qid)
+        else:
+            self.offsets = np.asarray(self.offsets, dtype=np.int64)
+            if self.offsets[0] != 0 or self.offsets[-1] != n or np.any(np.diff(self.offsets) <= 0):
+                raise ValueError("offsets must start at 0, end at n_docs and increase strictly")
+        if self.docid is not None and len(self.docid) != n:
+            raise ValueError("docid must have one entry per row")
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_docs(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    @property
+    def query_sizes(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def query_ids(self) -> np.ndarray:
+        """The qid of each query, in order."""
+        return self.qid[self.offsets[:-1]]
+
+    def __len__(self) -> int:
+        return self.n_queries
+
+    def __repr__(self) -> str:
+        return (f"RankingDataset(name={self.name!r}, queries={self.n_queries}, "
+                f"docs={self.n_docs}, features={self.n_features})")
+
+    # ------------------------------------------------------------- query ops
+    def query(self, q: int) -> tuple[np.ndarray, np.ndarray]:
+        """Views ``(X, y)`` of query number ``q`` (no copy)."""
+        a, b = self.offsets[q], self.offsets[q + 1]
+        return self.X[a:b], self.y[a:b]
+
+    def iter_queries(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """Yield ``(qid, X_view, y_view)`` per query, in order (no copy)."""
+        for q in range(self.n_queries):
+            a, b = self.offsets[q], self.offsets[q + 1]
+            yield int(self.qid[a]), self.X[a:b], self.y[a:b]
+
+    def row_index(self, queries: np.ndarray) -> np.ndarray:
+        """Row numbers of the given query numbers, in the given query order."""
+        queries = np.asarray(queries, dtype=np.int64)
+        sizes = self.offsets[queries + 1] - self.offsets[queries]
+        starts = np.repeat(self.offsets[queries] - np.cumsum(sizes) + sizes, sizes)
+        return starts + np.arange(sizes.sum(), dtype=np.int64)
+
+    def subset(self, queries: Sequence[int] | np.ndarray, name: str | None = None) -> "RankingDataset":
+        """A new dataset with the given query numbers, in that order (copies ``X``).
+
+        The order of documents inside each query is kept.
+        """
+        queries = np.asarray(queries, dtype=np.int64)
+        if queries.size and (queries.min() < 0 or queries.max() >= self.n_queries):
+            raise IndexError("query number out of range")
+        if np.unique(queries).size != queries.size:
+            raise ValueError("a query is selected twice; its qid would not be contiguous-unique")
+        rows = self.row_index(queries)
+        sizes = self.offsets[queries + 1] - self.offsets[queries]
+        return RankingDataset(
+            X=self.X[rows], y=self.y[rows], qid=self.qid[rows],
+            offsets=np.r_[0, np.cumsum(sizes)].astype(np.int64),
+            docid=None if self.docid is None else self.docid[rows],
+            name=name or self.name, meta=dict(self.meta),
+        )
+
+    @staticmethod
+    def concat(parts: Sequence["RankingDataset"], name: str | None = None) -> "RankingDataset":
+        """Concatenate datasets query-wise (copies ``X``).
+
+        Feature counts must agree. A qid present in two parts is an error, since the
+        result would then hold two separate runs of one query.
+        """
+        if not parts:
+            raise ValueError("nothing to concatenate")
+        d = {p.n_features for p in parts}
+        if len(d) != 1:
+            raise ValueError(f"feature counts differ: {sorted(d)}; load with a shared n_features")
+        qids = np.concatenate([p.query_ids for p in parts])
+        if np.unique(qids).size != qids.size:
+            raise ValueError("a qid appears in more than one part; rename queries before concatenating")
+        offs = [np.asarray([0], dtype=np.int64)]
+        base = 0
+        for p in parts:
+            offs.append(p.offsets[1:] + base)
+            base += p.n_docs
+        docid = None
+        if all(p.docid is not None for p in parts):
+            docid = np.concatenate([p.docid for p in parts])
+        return RankingDataset(
+            X=np.concatenate([p.X for p in parts]), y=np.concatenate([p.y for p in parts]),
+            qid=np.concatenate([p.qid for p in parts]), offsets=np.concatenate(offs),
+            docid=docid, name=name or "+".join(p.name for p in parts), meta=dict(parts[0].meta),
+        )
+
+    def with_labels(self, y: np.ndarray, name: str | None = None) -> "RankingDataset":
+        """Same rows with new labels; ``X`` is shared, not copied."""
+        return RankingDataset(X=self.X, y=y, qid=self.qid, offsets=self.offsets,
+                              docid=self.docid, name=name or self.name, meta=dict(self.meta))
+
+    def label_counts(self) -> np.ndarray:
+        return np.bincount(self.y, minlength=int(self.y.max(initial=0)) + 1)
+
+    def queries_without_relevant(self) -> np.ndarray:
+        """Boolean mask over queries: True where every label is 0."""
+        return np.maximum.reduceat(self.y, self.offsets[:-1]) == 0 if self.n_docs else np.zeros(0, bool)

@@ -1,0 +1,167 @@
+"""Registry of learning-to-rank datasets in their official layouts, plus synthetic stand-ins.
+
+Real data is never downloaded: it is read from the user's directory, given as
+``data_dir`` (``--data-dir``) or the environment variable ``LTRREPRO_DATA_DIR``. The
+directory may be the dataset folder itself or a parent holding it under its usual name
+(e.g. ``MSLR-WEB30K/``). Every file may also be ``.gz`` or ``.bz2`` compressed.
+
+Two protocols:
+
+* ``pooled`` — all queries of the dataset in one :class:`RankingDataset`, to be split at
+  random per trial (Bruch §5.1). For MSLR and LETOR this is Fold1's train + vali + test
+  (the five folds partition the same queries); for Yahoo, set1's train + valid + test.
+* ``folds`` — the official train/valid/test files of one fold (Xia et al.).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .data import RankingDataset
+from .io_svmlight import read_svmlight, scan_svmlight
+from .synthetic import PROFILES, make_synthetic
+
+__all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold",
+           "expected_files", "resolve_data_dir", "DATA_DIR_ENV"]
+
+DATA_DIR_ENV = "LTRREPRO_DATA_DIR"
+_PARTS = ("train", "valid", "test")
+
+
+class DatasetNotFoundError(FileNotFoundError):
+    """The dataset's files are not where they were looked for."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    title: str
+    url: str
+    dirnames: tuple            # usual folder names under a parent data directory
+    files: dict                # part -> relative path, with {fold} for fold layouts
+    n_folds: int
+    n_features: int
+    synthetic: str | None = None
+
+    def paths(self, root: Path, fold: int = 1) -> dict[str, Path]:
+        return {part: root / rel.format(fold=fold) for part, rel in self.files.items()}
+
+
+_FOLD_FILES = {"train": "Fold{fold}/train.txt", "valid": "Fold{fold}/vali.txt",
+               "test": "Fold{fold}/test.txt"}
+
+REGISTRY: dict[str, DatasetSpec] = {
+    "web30k": DatasetSpec("web30k", "MSLR-WEB30K", "https://www.microsoft.com/en-us/research/project/mslr/",
+                          ("MSLR-WEB30K", "mslr-web30k", "web30k"), _FOLD_FILES, 5, 136, "web30k"),
+    "web10k": DatasetSpec("web10k", "MSLR-WEB10K", "https://www.microsoft.com/en-us/research/project/mslr/",
+                          ("MSLR-WEB10K", "mslr-web10k", "web10k"), _FOLD_FILES, 5, 136, "web30k"),
+    "yahoo": DatasetSpec("yahoo", "Yahoo! Learning to Rank Challenge, Set 1",
+                         "https://webscope.sandbox.yahoo.com/catalog.php?datatype=c (dataset C14)",
+                         ("yahoo", "ltrc_yahoo", "Yahoo"),
+                         {"train": "set1.train.txt", "valid": "set1.valid.txt", "test": "set1.test.txt"},
+                         1, 700, "yahoo"),
+    "istella": DatasetSpec("istella", "Istella-S LETOR", "https://istella.ai/datasets/letor-dataset/",
+                           ("istella-s", "ISTELLA-S", "istella"),
+                           {"train": "sample/train.txt", "valid": "sample/vali.txt", "test": "sample/test.txt"},
+                           1, 220, None),
+    "mq2007": DatasetSpec("mq2007", "LETOR 4.0 MQ2007",
+                          "https://www.microsoft.com/en-us/research/project/letor-learning-rank-information-retrieval/",
+                          ("MQ2007", "mq2007"), _FOLD_FILES, 5, 46, None),
+    "mq2008": DatasetSpec("mq2008", "LETOR 4.0 MQ2008",
+                          "https://www.microsoft.com/en-us/research/project/letor-learning-rank-information-retrieval/",
+                          ("MQ2008", "mq2008"), _FOLD_FILES, 5, 46, None),
+}
+
+
+def resolve_data_dir(data_dir=None) -> Path | None:
+    """``data_dir`` if given, else ``$LTRREPRO_DATA_DIR``, else None."""
+    if data_dir is not None:
+        return Path(data_dir).expanduser()
+    env = os.environ.get(DATA_DIR_ENV)
+    return Path(env).expanduser() if env else None
+
+
+def _find(path: Path) -> Path | None:
+    for cand in (path, path.with_name(path.name + ".gz"), path.with_name(path.name + ".bz2")):
+        if cand.exists():
+            return cand
+    return None
+
+
+def _dataset_root(spec: DatasetSpec, root: Path, fold: int) -> Path:
+    """The folder that holds the layout: ``root`` itself or ``root/<usual name>``."""
+    for cand in (root, *[root / d for d in spec.dirnames]):
+        if all(_find(p) for p in spec.paths(cand, fold).values()):
+            return cand
+    return root
+
+
+def expected_files(name: str, data_dir, fold: int = 1) -> list[Path]:
+    spec = REGISTRY[name]
+    return list(spec.paths(Path(data_dir), fold).values())
+
+
+def _locate(spec: DatasetSpec, data_dir, fold: int) -> dict[str, Path]:
+    root = resolve_data_dir(data_dir)
+    if root is None:
+        raise DatasetNotFoundError(
+            f"{spec.title}: no data directory given. Pass --data-dir DIR or set {DATA_DIR_ENV}; "
+            f"DIR must hold {', '.join(spec.files[p].format(fold=fold) for p in _PARTS)} "
+            f"(or a sub-folder {spec.dirnames[0]}/ with them). Get the data from {spec.url}.")
+    base = _dataset_root(spec, root, fold)
+    paths = spec.paths(base, fold)
+    found = {part: _find(p) for part, p in paths.items()}
+    missing = [str(paths[p]) for p in _PARTS if found[p] is None]
+    if missing:
+        raise DatasetNotFoundError(
+            f"{spec.title}: missing file(s) under {root}:\n  " + "\n  ".join(missing)
+            + f"\nExpected layout: {', '.join(spec.files[p].format(fold=fold) for p in _PARTS)}"
+            f" (plain, .gz or .bz2), either directly in {root} or in {root}/{spec.dirnames[0]}/."
+            f"\nThe dataset is published at {spec.url}; it cannot be downloaded by ltrrepro.")
+    return found  # type: ignore[return-value]
+
+
+def load_fold(name: str, data_dir=None, fold: int = 1, missing: str = "zero",
+              cache_dir=None) -> dict[str, RankingDataset]:
+    """The official train/valid/test of fold ``fold`` (1-based) as three datasets."""
+    spec = REGISTRY[name]
+    if not 1 <= fold <= spec.n_folds:
+        raise ValueError(f"{spec.title} has folds 1..{spec.n_folds}")
+    paths = _locate(spec, data_dir, fold)
+    return {part: read_svmlight(p, n_features=spec.n_features, missing=missing, cache_dir=cache_dir,
+                                name=f"{name}-fold{fold}-{part}")
+            for part, p in paths.items()}
+
+
+def load_dataset(name: str, data_dir=None, missing: str = "zero", cache_dir=None,
+                 n_queries: int | None = None, seed: int = 0, paths=None,
+                 n_features: int | None = None) -> RankingDataset:
+    """All queries of a dataset in one :class:`RankingDataset` (the pooled protocol).
+
+    ``name`` is a registry key (``web30k``, ``web10k``, ``yahoo``, ``istella``,
+    ``mq2007``, ``mq2008``), ``synthetic-web30k`` / ``synthetic-yahoo`` (drawn with
+    ``n_queries`` and ``seed``), or ``svmlight`` with explicit ``paths`` (their shared
+    feature count is the largest index over the files unless ``n_features`` is given).
+    """
+    if name.startswith("synthetic"):
+        profile = name.split("-", 1)[1] if "-" in name else "web30k"
+        if profile not in PROFILES:
+            raise ValueError(f"unknown synthetic profile {profile!r}; known: {', '.join(PROFILES)}")
+        return make_synthetic(profile, n_queries=n_queries, seed=seed)
+    if name == "svmlight":
+        if not paths:
+            raise ValueError("dataset 'svmlight' needs explicit file paths")
+        paths = [Path(p) for p in paths]
+        d = n_features or max(scan_svmlight(p, cache_dir=cache_dir)["max_index"] for p in paths)
+        parts = [read_svmlight(p, n_features=d, missing=missing, cache_dir=cache_dir) for p in paths]
+        return parts[0] if len(parts) == 1 else RankingDataset.concat(parts, name="svmlight")
+    if name not in REGISTRY:
+        raise ValueError(f"unknown dataset {name!r}; known: {', '.join(REGISTRY)}, svmlight, "
+                         f"synthetic-web30k, synthetic-yahoo")
+    parts = load_fold(name, data_dir=data_dir, fold=1, missing=missing, cache_dir=cache_dir)
+    try:
+        ds = RankingDataset.concat([parts[p] for p in _PARTS], name=name)
+    except ValueError as err:
+        raise ValueError(f"{REGISTRY[name].title}: cannot pool train/valid/test: {err}") from err
+    return ds
