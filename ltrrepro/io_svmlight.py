@@ -33,7 +33,7 @@ from .data import QueryOrderError, RankingDataset, offsets_from_qids
 __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatError",
            "default_cache_dir"]
 
-CHUNK_BYTES = 1 << 25  # 32 MiB of text per kernel call
+CHUNK_BYTES = 1 << 24  # 16 MiB of text per kernel call
 
 # error codes returned by the kernel
 _OK, _E_LABEL, _E_QID, _E_QIDVAL, _E_TOKEN, _E_INDEX0, _E_VALUE, _E_NONFINITE, _E_DUP, _E_DIM = range(10)
@@ -255,6 +255,137 @@ def _parse_chunk(buf, fill, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, r
     return row - row0, max_idx, 0, line, 0
 
 
+@numba.njit(cache=True, nogil=True)
+def _scan_part(buf, lo, hi):
+    """Data rows and largest feature index in buf[lo:hi], without parsing values (the
+    filling pass validates everything). Token by token: label, qid, then index:value."""
+    rows = 0
+    max_idx = 0
+    i = lo
+    while i < hi:
+        k = i
+        while k < hi and _is_space(buf[k]):
+            k += 1
+        if k >= hi or buf[k] == 10 or buf[k] == 35:
+            while k < hi and buf[k] != 10:
+                k += 1
+            i = k + 1
+            continue
+        rows += 1
+        # label and qid tokens
+        for _ in range(2):
+            while k < hi and buf[k] != 10 and not _is_space(buf[k]):
+                k += 1
+            while k < hi and _is_space(buf[k]):
+                k += 1
+        while k < hi and buf[k] != 10 and buf[k] != 35:
+            v = 0
+            while k < hi and 48 <= buf[k] <= 57:
+                v = v * 10 + (buf[k] - 48)
+                k += 1
+            if v > max_idx and k < hi and buf[k] == 58:
+                max_idx = v
+            while k < hi and buf[k] != 10 and not _is_space(buf[k]):
+                k += 1
+            while k < hi and _is_space(buf[k]):
+                k += 1
+        while k < hi and buf[k] != 10:
+            k += 1
+        i = k + 1
+    return rows, max_idx
+
+
+@numba.njit(parallel=True, cache=True)
+def _scan_light(buf, bounds):
+    n_parts = bounds.shape[0] - 1
+    rows = np.zeros(n_parts, np.int64)
+    mx = np.zeros(n_parts, np.int64)
+    for p in numba.prange(n_parts):
+        r, m = _scan_part(buf, bounds[p], bounds[p + 1])
+        rows[p] = r
+        mx[p] = m
+    return rows.sum(), mx.max()
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_lines(buf, lo, hi):
+    """Data rows and physical lines in buf[lo:hi] (whole lines)."""
+    rows = 0
+    lines = 0
+    i = lo
+    while i < hi:
+        k = i
+        while k < hi and buf[k] != 10 and _is_space(buf[k]):
+            k += 1
+        if k < hi and buf[k] != 10 and buf[k] != 35:
+            rows += 1
+        while k < hi and buf[k] != 10:
+            k += 1
+        lines += 1
+        i = k + 1
+    return rows, lines
+
+
+@numba.njit(parallel=True, cache=True)
+def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0):
+    """Fill rows from line-aligned parts ``buf[bounds[p]:bounds[p+1]]`` in parallel."""
+    n_parts = bounds.shape[0] - 1
+    rows = np.zeros(n_parts, np.int64)
+    lines = np.zeros(n_parts, np.int64)
+    for p in numba.prange(n_parts):
+        r, l = _count_lines(buf, bounds[p], bounds[p + 1])
+        rows[p] = r
+        lines[p] = l
+    rstart = np.zeros(n_parts, np.int64)
+    lstart = np.zeros(n_parts, np.int64)
+    for p in range(1, n_parts):
+        rstart[p] = rstart[p - 1] + rows[p - 1]
+        lstart[p] = lstart[p - 1] + lines[p - 1]
+    codes = np.zeros(n_parts, np.int64)
+    elines = np.zeros(n_parts, np.int64)
+    epos = np.zeros(n_parts, np.int64)
+    for p in numba.prange(n_parts):
+        sub = buf[bounds[p]:bounds[p + 1]]
+        r0 = row0 + rstart[p]
+        _, _, code, eline, pos = _parse_chunk(sub, True, d_limit, X, y, qid, linenos,
+                                              doc_lo[rstart[p]:], doc_hi[rstart[p]:],
+                                              seen[p], r0, line0 + lstart[p])
+        codes[p] = code
+        elines[p] = eline
+        epos[p] = pos + bounds[p]
+        if code == 0:
+            # doc positions are relative to the part: make them relative to buf
+            for t in range(rows[p]):
+                if doc_lo[rstart[p] + t] >= 0:
+                    doc_lo[rstart[p] + t] += bounds[p]
+                    doc_hi[rstart[p] + t] += bounds[p]
+    total = 0
+    for p in range(n_parts):
+        total += rows[p]
+    last_line = line0
+    for p in range(n_parts):
+        last_line += lines[p]
+    for p in range(n_parts):
+        if codes[p] != 0:
+            return total, codes[p], elines[p], epos[p]
+    return total, 0, last_line, 0
+
+
+def _part_bounds(buf: np.ndarray, n_parts: int) -> np.ndarray:
+    n = buf.shape[0]
+    bounds = [0]
+    for p in range(1, n_parts):
+        cut = int(n * p / n_parts)
+        nl = np.flatnonzero(buf[cut:cut + 1_000_000] == 10)
+        if nl.size == 0:
+            continue
+        pos = cut + int(nl[0]) + 1
+        if pos > bounds[-1] and pos < n:
+            bounds.append(pos)
+    bounds.append(n)
+    return np.asarray(bounds, dtype=np.int64)
+
+
 def _open(path: Path):
     name = path.name.lower()
     if name.endswith(".gz"):
@@ -303,6 +434,14 @@ def _raise(path, code, line, buf, pos, d_limit=0):
     raise SVMLightFormatError(f"{path}, line {line}: {msg}; offending text {tok!r} in: {text!r}")
 
 
+def _count_physical_lines(path: Path) -> int:
+    """Upper bound on the data rows: the number of lines."""
+    total = 0
+    for buf in _chunks(path):
+        total += int(np.count_nonzero(buf == 10)) + (1 if buf.size and buf[-1] != 10 else 0)
+    return total
+
+
 def _file_signature(path: Path) -> dict:
     st = path.stat()
     return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
@@ -337,17 +476,11 @@ def scan_svmlight(path, cache_dir=None, use_cache: bool = True) -> dict:
                     return {"n_rows": got["n_rows"], "max_index": got["max_index"]}
             except (OSError, ValueError):
                 pass
-    n_rows, max_index, line = 0, 0, 1
-    empty = np.zeros((0, 0), np.float32)
-    e32, e64 = np.zeros(0, np.int32), np.zeros(0, np.int64)
+    n_rows, max_index = 0, 0
     for buf in _chunks(path):
-        rows, mx, code, line_after, pos = _parse_chunk(buf, False, 0, empty, e32, e64, e64,
-                                                       e64, e64, e64, 0, line)
-        if code:
-            _raise(path, code, line_after, buf, pos)
+        rows, mx = _scan_light(buf, _part_bounds(buf, 4 * max(1, numba.get_num_threads())))
         n_rows += rows
-        max_index = max(max_index, mx)
-        line = line_after
+        max_index = max(max_index, int(mx))
     if n_rows == 0:
         raise SVMLightFormatError(
             f"{path}: the file holds no data line (empty or only comments); "
@@ -379,7 +512,8 @@ def _parse_file(path: Path, n_rows: int, d: int, missing: str):
     y = np.zeros(n_rows, np.int32)
     qid = np.zeros(n_rows, np.int64)
     linenos = np.zeros(n_rows, np.int64)
-    seen = np.zeros(max(d, 1), np.int64)
+    n_parts = max(1, numba.get_num_threads()) * 4
+    seen = np.zeros((n_parts, max(d, 1)), np.int64)
     doc_parts: list[np.ndarray] = []
     any_doc = False
     row, line = 0, 1
@@ -387,7 +521,9 @@ def _parse_file(path: Path, n_rows: int, d: int, missing: str):
         cap = n_rows - row
         lo = np.full(cap, -1, np.int64)
         hi = np.full(cap, -1, np.int64)
-        rows, _, code, line_after, pos = _parse_chunk(buf, True, d, X, y, qid, linenos,
+        bounds = _part_bounds(buf, n_parts)
+        seen[:] = 0
+        rows, code, line_after, pos = _parse_parallel(buf, bounds, d, X, y, qid, linenos,
                                                       lo, hi, seen, row, line)
         if code:
             _raise(path, code, line_after, buf, pos, d)
@@ -408,6 +544,8 @@ def _parse_file(path: Path, n_rows: int, d: int, missing: str):
     docid = None
     if any_doc:
         docid = np.concatenate(doc_parts)
+    if row < n_rows:  # blank or comment lines were counted: keep views of the filled rows
+        X, y, qid, linenos = X[:row], y[:row], qid[:row], linenos[:row]
     return X, y, qid, linenos, docid
 
 
@@ -458,11 +596,13 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
     path = Path(path)
     _check_file(path)
     sig = _file_signature(path)
-    scan = scan_svmlight(path, cache_dir=cache_dir, use_cache=use_cache)
-    d = int(n_features) if n_features is not None else scan["max_index"]
-    if n_features is not None and scan["max_index"] > d:
-        # find the line with a too-large index through the kernel's own check
-        _parse_file(path, scan["n_rows"], d, missing)
+    if n_features is None:
+        # a first pass finds the width (and is cached)
+        scan = scan_svmlight(path, cache_dir=cache_dir, use_cache=use_cache)
+        d, n_alloc = scan["max_index"], scan["n_rows"]
+    else:
+        # declared width: one pass, rows allocated for every physical line, trimmed after
+        d, n_alloc = int(n_features), None
     cdir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     entry = cdir / _cache_key(sig, {"d": d, "missing": missing, "v": 1})
     label = name or path.name
@@ -473,7 +613,13 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
                 return _load_entry(entry, meta, label)
         except (OSError, ValueError, KeyError):
             pass
-    X, y, qid, linenos, docid = _parse_file(path, scan["n_rows"], d, missing)
+    if n_alloc is None:
+        n_alloc = _count_physical_lines(path)
+    X, y, qid, linenos, docid = _parse_file(path, n_alloc, d, missing)
+    if X.shape[0] == 0:
+        raise SVMLightFormatError(
+            f"{path}: the file holds no data line (empty or only comments); "
+            "check the path or regenerate the file")
     try:
         offsets = offsets_from_qids(qid)
     except QueryOrderError as err:
