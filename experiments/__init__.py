@@ -1,0 +1,1 @@
+"""Paper experiments, one module each, run as ``python -m experiments.NAME``."""
