@@ -1,0 +1,60 @@
+"""The objective interface: float64 (grad, hess) from flat scores, labels and query offsets.
+
+An objective is a small object holding its hyperparameters. ``grad_hess`` takes the
+current scores, integer labels and query offsets, plus the boosting ``iteration`` and a
+seeded ``np.random.Generator`` for stochastic losses, and returns float64 arrays of the
+same length. ``loss`` returns the objective's value where one exists. Nothing here knows
+LightGBM or XGBoost: see :mod:`ltrrepro.objectives.adapters`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Objective", "check_grad_hess", "HESS_FLOOR"]
+
+#: Smallest Hessian handed to a GBDT library. LightGBM stores grad/hess as float32, whose
+#: smallest normal number is ~1.2e-38; a Hessian that rounds to 0 makes a leaf's Newton step
+#: -G/H blow up or be skipped. 1e-16 keeps every Hessian representable and positive.
+HESS_FLOOR = 1e-16
+
+
+class Objective:
+    """Base class. Subclasses implement :meth:`grad_hess` and, where defined, :meth:`loss`."""
+
+    name = "objective"
+    stochastic = False
+
+    def grad_hess(self, scores, labels, offsets, iteration: int = 0, rng: np.random.Generator | None = None):
+        raise NotImplementedError
+
+    def loss(self, scores, labels, offsets, **kwargs) -> float:
+        raise NotImplementedError(f"{self.name} has no closed-form loss")
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        return f"{type(self).__name__}({params})"
+
+
+def as_arrays(scores, labels, offsets):
+    scores = np.ascontiguousarray(scores, dtype=np.float64).ravel()
+    labels = np.ascontiguousarray(labels)
+    if labels.dtype.kind == "f":
+        labels = labels.astype(np.int64)
+    labels = labels.astype(np.int64, copy=False).ravel()
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if scores.shape != labels.shape:
+        raise ValueError(f"scores {scores.shape} and labels {labels.shape} differ")
+    if offsets[0] != 0 or offsets[-1] != scores.shape[0]:
+        raise ValueError("offsets must start at 0 and end at the number of documents")
+    return scores, labels, offsets
+
+
+def check_grad_hess(grad: np.ndarray, hess: np.ndarray, name: str, iteration: int) -> None:
+    """Raise on NaN/inf gradients or negative/NaN Hessians (libraries would skip or stall)."""
+    if not np.all(np.isfinite(grad)):
+        bad = int(np.flatnonzero(~np.isfinite(grad))[0])
+        raise FloatingPointError(f"{name}: non-finite gradient at document {bad}, iteration {iteration}")
+    if not np.all(np.isfinite(hess)) or np.any(hess < 0):
+        bad = int(np.flatnonzero(~(np.isfinite(hess) & (hess >= 0)))[0])
+        raise FloatingPointError(f"{name}: negative or non-finite Hessian {hess[bad]!r} at document {bad}, "
+                                 f"iteration {iteration}")

@@ -1,0 +1,207 @@
+import math
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+import xgboost as xgb
+from scipy import stats
+
+from conftest import random_lists
+from ltrrepro.metrics import ndcg
+from ltrrepro.objectives import (XENDCG, LambdaMART, LightGBMObjective, ListNet, RankNet, SquaredLoss,
+                                 XGBoostObjective, check_grad_hess)
+from ltrrepro.splits import trial_split
+from ltrrepro.synthetic import make_synthetic
+
+
+def _fd_grad(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.3])
+@pytest.mark.parametrize("cls", [XENDCG, ListNet])
+def test_cross_entropy_gradient_and_hessian_by_finite_differences(rng, cls, eps):
+    scores, labels, offsets = random_lists(rng, n_queries=6, max_size=7)
+    scores = rng.normal(size=scores.size)
+    gamma = rng.random(scores.size)
+    obj = cls(order=0, eps=eps, hess_floor=0.0)
+    n_q = len(offsets) - 1
+    total = lambda s: obj.loss(s, labels, offsets, gamma=gamma) * n_q
+    g, h = obj.grad_hess(scores, labels, offsets, gamma=gamma)
+    sizes = np.diff(offsets)
+    single = np.repeat(sizes == 1, sizes)
+    np.testing.assert_allclose(g[~single], _fd_grad(total, scores)[~single], atol=1e-7)
+    assert np.all(g[single] == 0) and np.all(h[single] == 0)
+    # Hessian diagonal: derivative of the order-0 gradient
+    diag = np.array([(obj.grad_hess(scores + d, labels, offsets, gamma=gamma)[0][i]
+                      - obj.grad_hess(scores - d, labels, offsets, gamma=gamma)[0][i]) / 2e-6
+                     for i, d in enumerate(np.eye(scores.size) * 1e-6)])
+    np.testing.assert_allclose(h[~single], diag[~single], atol=1e-6)
+
+
+def _paper_order2(s, y, gamma):
+    """Bruch §4.4, last equation, term by term (naive O(m²) loops)."""
+    rho = np.exp(s) / np.exp(s).sum()
+    phi = (2.0 ** y - gamma) / (2.0 ** y - gamma).sum()
+    g = rho - phi
+    m = len(s)
+    sd = np.array([sum(g[i] / (1 - rho[i]) for i in range(m) if i != k) / (1 - rho[k]) for k in range(m)])
+    num = np.array([g[k] + rho[k] * sum(g[i] / (1 - rho[i]) for i in range(m) if i != k)
+                    + rho[k] * sum(rho[i] * sd[i] for i in range(m) if i != k) for k in range(m)])
+    return num, rho * (1 - rho)
+
+
+def test_xendcg_order2_is_the_papers_equation(rng):
+    s, y, gamma = rng.normal(size=9), rng.integers(0, 5, 9), rng.random(9)
+    g, h = XENDCG(order=2).grad_hess(s, y, [0, 9], gamma=gamma)
+    num, den = _paper_order2(s, y, gamma)
+    np.testing.assert_allclose(g, num, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(h, den, rtol=1e-12)
+
+
+def test_neumann_direction_converges_to_exact_newton(rng):
+    s, y, gamma = rng.normal(size=12), rng.integers(0, 5, 12), rng.random(12)
+    eps = 2.0 * np.exp(s).sum()           # ε > 0 makes S a contraction (Bruch Eq. 14)
+    rho = np.exp(s) / (np.exp(s).sum() + eps)
+    H = np.diag(rho) - np.outer(rho, rho)
+    D = rho * (1 - rho)
+    exact_dir = np.linalg.solve(H, XENDCG(order=0, eps=eps).grad_hess(s, y, [0, 12], gamma=gamma)[0])
+    g_exact, _ = XENDCG(order="exact", eps=eps).grad_hess(s, y, [0, 12], gamma=gamma)
+    np.testing.assert_allclose(g_exact / D, exact_dir, rtol=1e-9)
+    errs = []
+    for K in (0, 1, 2, 4, 8, 16):
+        gK, hK = XENDCG(order=K, eps=eps).grad_hess(s, y, [0, 12], gamma=gamma)
+        # explicit matrices: D (I + S + ... + S^K) D^-1 grad
+        S = (rho[None, :] / (1 - rho[:, None])) * (1 - np.eye(12))
+        series = sum(np.linalg.matrix_power(S, k) for k in range(K + 1))
+        np.testing.assert_allclose(gK, D * (series @ ((rho - (2.0 ** y - gamma) / (2.0 ** y - gamma).sum()) / D)),
+                                   rtol=1e-9, atol=1e-14)
+        errs.append(np.linalg.norm(gK / hK - exact_dir))
+    assert all(b < a for a, b in zip(errs, errs[1:])) and errs[-1] < 1e-3 * errs[0]
+
+
+def test_pairwise_finite_differences_and_hand_worked(rng):
+    scores, labels, offsets = random_lists(rng, n_queries=5, max_size=6)
+    scores = rng.normal(size=scores.size)
+    obj = RankNet(sigma=1.7)
+    g, h = obj.grad_hess(scores, labels, offsets)
+    np.testing.assert_allclose(g, _fd_grad(lambda s: obj.loss(s, labels, offsets), scores), atol=1e-6)
+    diag = np.array([(obj.grad_hess(scores + d, labels, offsets)[0][i] - obj.grad_hess(scores - d, labels, offsets)[0][i])
+                     / 2e-6 for i, d in enumerate(np.eye(scores.size) * 1e-6)])
+    np.testing.assert_allclose(h, diag, atol=1e-5)
+    # LambdaMART on two documents, labels (1, 0), tied scores: ranks 0, 1
+    g, h = LambdaMART(exact_sigmoid=True).grad_hess([0.0, 0.0], [1, 0], [0, 2])
+    w = 1.0 * (1 - 1 / math.log2(3)) / 1.0         # gain gap 1, discount gap, ideal DCG 1
+    np.testing.assert_allclose(g, [-0.5 * w, 0.5 * w])
+    np.testing.assert_allclose(h, [0.25 * w, 0.25 * w])
+    g_tab, _ = LambdaMART().grad_hess([0.0, 0.0], [1, 0], [0, 2])
+    np.testing.assert_allclose(g_tab, g, rtol=1e-4)  # LightGBM's table, not far from exact
+
+
+@pytest.mark.parametrize("obj", [XENDCG(), ListNet(), LambdaMART(), LambdaMART(norm=True), RankNet(), SquaredLoss()])
+def test_no_nan_on_edge_cases(obj):
+    rng = np.random.default_rng(0)
+    cases = [
+        (np.zeros(5), np.zeros(5, int), [0, 5]),                       # all-zero labels, ties
+        (np.array([3.0]), np.array([2]), [0, 1]),                      # one-document query
+        (np.array([1e4, -1e4, 0, 5e3]), np.array([0, 4, 1, 1]), [0, 4]),  # huge scores
+        (np.array([1e-300, -1e-300, 0.0]), np.array([1, 0, 2]), [0, 3]),
+        (np.full(6, 2.5), np.array([4, 4, 0, 0, 1, 1]), [0, 2, 6]),
+    ]
+    for s, y, off in cases:
+        g, h = obj.grad_hess(s, y, off, rng=rng)
+        check_grad_hess(g, h, obj.name, 0)
+    g, h = obj.grad_hess(np.zeros(5), np.zeros(5, int), [0, 5], rng=rng)
+    if not isinstance(obj, (SquaredLoss, XENDCG)):
+        assert np.all(g == 0)          # nothing to learn from a list with one grade
+    # (XE_NDCG's random γ makes φ non-uniform even then, as in LightGBM's rank_xendcg)
+
+
+def test_guard_raises_on_bad_values():
+    with pytest.raises(FloatingPointError, match="non-finite gradient at document 1"):
+        check_grad_hess(np.array([0.0, np.nan]), np.ones(2), "x", 3)
+    with pytest.raises(FloatingPointError, match="negative"):
+        check_grad_hess(np.zeros(2), np.array([1.0, -1.0]), "x", 3)
+
+
+LGB_BASE = dict(learning_rate=0.1, num_leaves=31, min_data_in_leaf=20, min_sum_hessian_in_leaf=0.0, verbose=-1,
+                num_threads=1, deterministic=True, lambdarank_norm=False, sigmoid=1.0, max_bin=255)
+
+
+@pytest.mark.parametrize("params", [{}, {"lambdarank_truncation_level": 5}, {"lambdarank_norm": True, "sigmoid": 2.0}])
+def test_lambdamart_builds_lightgbms_trees(params):
+    ds = make_synthetic("web30k", n_queries=120, seed=1)
+    p = {**LGB_BASE, **params}
+    builtin = lgb.train({**p, "objective": "lambdarank"}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 8)
+    obj = LambdaMART(sigma=p["sigmoid"], truncation_level=p.get("lambdarank_truncation_level", 30),
+                     norm=p["lambdarank_norm"])
+    custom = lgb.train({**p, "objective": LightGBMObjective(obj)}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 8)
+    # same splits, same leaves: identical up to LightGBM's float32 accumulation of lambdas
+    np.testing.assert_allclose(custom.predict(ds.X), builtin.predict(ds.X), atol=1e-6)
+    assert custom.num_trees() == builtin.num_trees() == 8
+
+
+def _fit_predict(params, objective, tr, va_X, te_X, rounds):
+    bst = lgb.train({**params, "objective": objective}, lgb.Dataset(tr.X, tr.y, group=tr.query_sizes), rounds)
+    return bst.predict(te_X)
+
+
+def _paired_xendcg_runs(ds, n_trials, rounds, params):
+    ours, ref = [], []
+    for t in range(n_trials):
+        sp = trial_split(ds.n_queries, seed=5, trial=t)
+        tr, te = ds.subset(sp.train), ds.subset(sp.test)
+        p = {**params, "seed": t, "objective_seed": t}
+        a = _fit_predict(p, LightGBMObjective(XENDCG(), seed=t), tr, None, te.X, rounds)
+        b = _fit_predict(p, "rank_xendcg", tr, None, te.X, rounds)
+        ours.append(np.nanmean(ndcg(a, te.y, te.offsets, k=5)))
+        ref.append(np.nanmean(ndcg(b, te.y, te.offsets, k=5)))
+    return np.array(ours), np.array(ref)
+
+
+@pytest.mark.slow
+def test_xendcg_matches_lightgbm_rank_xendcg_over_random_splits(mq2008_dir):
+    from ltrrepro.datasets import load_dataset
+    cases = [
+        (make_synthetic("web30k", n_queries=250, seed=2), 40, {**LGB_BASE, "num_leaves": 15}),
+        (load_dataset("svmlight", paths=[mq2008_dir / "vali.txt", mq2008_dir / "test.txt"]), 40,
+         {**LGB_BASE, "num_leaves": 7, "min_data_in_leaf": 10}),
+    ]
+    for ds, rounds, params in cases:
+        ours, ref = _paired_xendcg_runs(ds, 20, rounds, params)
+        diff = ours - ref
+        p = stats.ttest_rel(ours, ref).pvalue
+        assert abs(diff.mean()) < 0.01, (ds.name, diff.mean())
+        assert p > 0.05, (ds.name, p, diff.mean())
+
+
+def test_lightgbm_sklearn_and_xgboost_adapters_and_determinism():
+    ds = make_synthetic("web30k", n_queries=150, seed=3)
+    sp = trial_split(ds.n_queries, seed=0, trial=0)
+    tr, te = ds.subset(sp.train), ds.subset(sp.test)
+    # LGBMRanker, 4-argument objective
+    r1 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG(), seed=4).sklearn, n_estimators=20, num_leaves=15,
+                        min_child_samples=20, min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True)
+    r1.fit(tr.X, tr.y, group=tr.query_sizes)
+    r2 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG(), seed=4).sklearn, n_estimators=20, num_leaves=15,
+                        min_child_samples=20, min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True)
+    r2.fit(tr.X, tr.y, group=tr.query_sizes)
+    np.testing.assert_array_equal(r1.predict(te.X), r2.predict(te.X))      # same seed, same model
+    # XGBoost with the same objectives, leaf-wise trees like LightGBM's
+    xp = {"tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 15, "max_depth": 0, "eta": 0.1,
+          "min_child_weight": 0.0, "max_bin": 255, "nthread": 1, "base_score": 0.0}
+    dtr = xgb.DMatrix(tr.X, tr.y, group=tr.query_sizes)
+    res = {}
+    for name, obj in (("lambdamart", LambdaMART()), ("xendcg", XENDCG())):
+        bx = xgb.train(xp, dtr, 60, obj=XGBoostObjective(obj, seed=1))
+        bl = lgb.train({**LGB_BASE, "num_leaves": 15, "objective": LightGBMObjective(obj, seed=1)},
+                       lgb.Dataset(tr.X, tr.y, group=tr.query_sizes), 60)
+        res[name] = (np.nanmean(ndcg(bx.predict(xgb.DMatrix(te.X)), te.y, te.offsets, k=5)),
+                     np.nanmean(ndcg(bl.predict(te.X), te.y, te.offsets, k=5)))
+    for name, (x, l) in res.items():
+        assert abs(x - l) < 0.03, (name, x, l)
