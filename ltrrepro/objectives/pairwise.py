@@ -36,30 +36,41 @@ LOSS_LOGISTIC, LOSS_SQ_HINGE = 0, 1
 WEIGHT_UNIT, WEIGHT_NDCG = 0, 1
 
 
-@numba.njit(cache=True, nogil=True)
-def _sigmoid_table(delta, sigma, exact):
-    """p = 1 / (1 + exp(σ δ)), or LightGBM's table lookup of it."""
-    if exact:
+def sigmoid_table(sigma: float) -> np.ndarray:
+    """LightGBM's lookup table of p(δ) = 1 / (1 + exp(σ δ)): 1,048,576 bins over
+    [−25/σ, 25/σ], bin i holding p at its left edge."""
+    lo = -50.0 / sigma / 2.0
+    factor = _SIGMOID_BINS / (-2.0 * lo)
+    x = np.arange(_SIGMOID_BINS, dtype=np.float64) / factor + lo
+    return 1.0 / (1.0 + np.exp(x * sigma))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _sigmoid(delta, sigma, table):
+    """p = 1 / (1 + exp(σ δ)); with a non-empty ``table``, LightGBM's lookup of it."""
+    nb = table.shape[0]
+    if nb == 0:
         return 1.0 / (1.0 + math.exp(min(sigma * delta, 700.0)))
     lo = -50.0 / sigma / 2.0
-    hi = -lo
-    factor = _SIGMOID_BINS / (hi - lo)
     if delta <= lo:
-        idx = 0
-    elif delta >= hi:
-        idx = _SIGMOID_BINS - 1
-    else:
-        idx = int((delta - lo) * factor)
-    x = idx / factor + lo
-    return 1.0 / (1.0 + math.exp(x * sigma))
+        return table[0]
+    if delta >= -lo:
+        return table[nb - 1]
+    return table[int((delta - lo) * (nb / (-2.0 * lo)))]
 
 
 @numba.njit(parallel=True, cache=True)
 def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, truncation,
-                    gain, norm, exact_sigmoid, grad, hess, pair_weight):
+                    gain, norm, table, grad, hess, pair_weight):
     """Fill grad/hess. ``tau`` < 0 means τ = |y_h − y_l|. ``pair_weight`` multiplies every
-    pair (QBRank's w)."""
+    pair (QBRank's w). ``table``: LightGBM's sigmoid table, or empty for the exact sigmoid."""
     nq = offsets.shape[0] - 1
+    maxm = 1
+    for q in range(nq):
+        maxm = max(maxm, offsets[q + 1] - offsets[q])
+    discount = np.empty(maxm)
+    for r in range(maxm):
+        discount[r] = 1.0 / math.log2(2.0 + r)
     for q in numba.prange(nq):
         a, b = offsets[q], offsets[q + 1]
         m = b - a
@@ -78,7 +89,7 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
             ys = np.sort(y)[::-1]
             mx = 0.0
             for r in range(min(truncation, m)):
-                mx += gain[ys[r]] / math.log2(2.0 + r)
+                mx += gain[ys[r]] * discount[r]
             inv_max_dcg = 1.0 / mx if mx > 0 else 0.0
         imax = min(m - 1, truncation) if weight_kind == WEIGHT_NDCG else m - 1
         sum_lambdas = 0.0
@@ -96,12 +107,12 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
                 w = pair_weight
                 if weight_kind == WEIGHT_NDCG:
                     dcg_gap = gain[y[h]] - gain[y[l]]
-                    disc = abs(1.0 / math.log2(2.0 + rh) - 1.0 / math.log2(2.0 + rl))
+                    disc = abs(discount[rh] - discount[rl])
                     w = dcg_gap * disc * inv_max_dcg
                     if norm and best != worst:
                         w /= 0.01 + abs(delta)
                 if loss_kind == LOSS_LOGISTIC:
-                    p = _sigmoid_table(delta, sigma, exact_sigmoid)
+                    p = _sigmoid(delta, sigma, table)
                     g = -sigma * p * w
                     hh = sigma * sigma * p * (1.0 - p) * w
                 else:
@@ -149,6 +160,7 @@ class LambdaMART(Objective):
         self.norm = bool(norm)
         self.label_gain = None if label_gain is None else tuple(label_gain)
         self.exact_sigmoid = bool(exact_sigmoid)
+        self._table = np.zeros(0) if exact_sigmoid else sigmoid_table(self.sigma)
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
@@ -156,7 +168,7 @@ class LambdaMART(Objective):
         grad = np.empty_like(scores)
         hess = np.empty_like(scores)
         pairwise_kernel(scores, labels, offsets, LOSS_LOGISTIC, WEIGHT_NDCG, self.sigma, 0.0,
-                        self.truncation_level, gain, self.norm, self.exact_sigmoid, grad, hess, 1.0)
+                        self.truncation_level, gain, self.norm, self._table, grad, hess, 1.0)
         return grad, hess
 
 
@@ -174,7 +186,7 @@ class RankNet(Objective):
         grad = np.empty_like(scores)
         hess = np.empty_like(scores)
         pairwise_kernel(scores, labels, offsets, LOSS_LOGISTIC, WEIGHT_UNIT, self.sigma, 0.0, 0,
-                        np.zeros(1), False, True, grad, hess, 1.0)
+                        np.zeros(1), False, np.zeros(0), grad, hess, 1.0)
         return grad, hess
 
     def loss(self, scores, labels, offsets, **kw):

@@ -1,0 +1,73 @@
+"""Training time of custom objectives against LightGBM's native ones, measured in one run.
+
+Web30K-shaped synthetic data (default 1,800 queries ≈ 215K documents, 136 features),
+63 leaves, 2 threads, the same number of trees for both. Prints total training times,
+their ratios (targets: XE_NDCG / rank_xendcg <= 1.05, LambdaMART / lambdarank <= 1.25) and
+gradient throughput of the kernels alone (documents/s; pairs/s for LambdaMART).
+
+    python benchmarks/bench_objectives.py [--queries 1800] [--trees 100]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import lightgbm as lgb
+import numpy as np
+
+from ltrrepro.objectives import XENDCG, LambdaMART, LightGBMObjective
+from ltrrepro.synthetic import make_synthetic
+
+
+def _train(ds, objective, trees, threads):
+    params = {"objective": objective, "num_leaves": 63, "learning_rate": 0.05, "min_data_in_leaf": 50,
+              "min_sum_hessian_in_leaf": 0.0, "num_threads": threads, "verbose": -1, "max_bin": 255,
+              "lambdarank_norm": False, "sigmoid": 1.0}
+    data = lgb.Dataset(ds.X, ds.y, group=ds.query_sizes, params={"max_bin": 255})
+    data.construct()
+    t = time.perf_counter()
+    lgb.train(params, data, trees)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--queries", type=int, default=1800)
+    ap.add_argument("--trees", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=2)
+    args = ap.parse_args()
+    ds = make_synthetic("web30k", n_queries=args.queries, seed=0)
+    print(f"{ds.n_docs} documents, {ds.n_queries} queries, {ds.n_features} features, 63 leaves, "
+          f"{args.trees} trees, {args.threads} threads")
+    import numba
+    numba.set_num_threads(args.threads)
+    # compile kernels outside timing
+    s = np.zeros(ds.n_docs)
+    XENDCG().grad_hess(s, ds.y, ds.offsets, rng=np.random.default_rng(0))
+    LambdaMART().grad_hess(s, ds.y, ds.offsets)
+    rows = []
+    for label, native, custom in (("XE_NDCG", "rank_xendcg", lambda: LightGBMObjective(XENDCG(), seed=0)),
+                                  ("LambdaMART", "lambdarank", lambda: LightGBMObjective(LambdaMART()))):
+        tn = min(_train(ds, native, args.trees, args.threads) for _ in range(args.repeats))
+        tc = min(_train(ds, custom(), args.trees, args.threads) for _ in range(args.repeats))
+        rows.append((label, native, tn, tc))
+    for label, native, tn, tc in rows:
+        target = 1.05 if label == "XE_NDCG" else 1.25
+        print(f"{label:10s}: native {native} {tn:7.2f} s, custom {tc:7.2f} s, ratio {tc / tn:.3f} (target <= {target})")
+    rng = np.random.default_rng(1)
+    scores = rng.normal(size=ds.n_docs)
+    for label, obj in (("XE_NDCG", XENDCG()), ("LambdaMART", LambdaMART())):
+        reps = 5
+        t = time.perf_counter()
+        for _ in range(reps):
+            obj.grad_hess(scores, ds.y, ds.offsets, rng=rng)
+        dt = (time.perf_counter() - t) / reps
+        m = np.diff(ds.offsets)
+        pairs = int(np.sum(np.minimum(m - 1, 30) * (2 * m - np.minimum(m - 1, 30) - 1) // 2))
+        extra = f", {pairs / dt / 1e6:.1f} M candidate pairs/s" if label == "LambdaMART" else ""
+        print(f"{label:10s} gradients: {dt * 1e3:.1f} ms per call, {ds.n_docs / dt / 1e6:.1f} M documents/s{extra}")
+
+
+if __name__ == "__main__":
+    main()
