@@ -2,8 +2,10 @@
 from .adapters import LightGBMObjective, XGBoostObjective
 from .base import HESS_FLOOR, Objective, check_grad_hess
 from .listwise import XENDCG, ListNet
-from .pairwise import LambdaMART, RankNet
+from .mcrank_listmle import ListMLE, McRank, mcrank_scores
+from .pairwise import LambdaMART, QBRank, RankNet, qbrank_step
 from .pointwise import SquaredLoss
 
-__all__ = ["Objective", "XENDCG", "ListNet", "LambdaMART", "RankNet", "SquaredLoss",
+__all__ = ["Objective", "XENDCG", "ListNet", "LambdaMART", "RankNet", "SquaredLoss", "QBRank", "qbrank_step", "McRank", "mcrank_scores",
+           "ListMLE",
            "LightGBMObjective", "XGBoostObjective", "check_grad_hess", "HESS_FLOOR"]

@@ -49,9 +49,10 @@ class LightGBMObjective(_Adapter):
         key = id(dataset)
         if key != self._offsets_key:
             group = dataset.get_group()
-            if group is None:
-                raise ValueError("a ranking objective needs query groups: lgb.Dataset(..., group=sizes)")
-            self._offsets = offsets_from_group_sizes(group)
+            if group is None:      # pointwise objectives (McRank) need no groups
+                self._offsets = np.array([0, dataset.num_data()], dtype=np.int64)
+            else:
+                self._offsets = offsets_from_group_sizes(group)
             self._offsets_key = key
         return self._offsets
 
@@ -71,7 +72,7 @@ class XGBoostObjective(_Adapter):
 
     def __call__(self, preds, dtrain):
         ptr = dtrain.get_uint_info("group_ptr")
-        if ptr is None or len(ptr) < 2:
-            raise ValueError("a ranking objective needs query groups: DMatrix.set_group(sizes) or qid=")
         labels = dtrain.get_label()
+        if ptr is None or len(ptr) < 2:      # pointwise objectives (McRank) need no groups
+            ptr = np.array([0, labels.shape[0]])
         return self._compute(preds, labels, np.asarray(ptr, dtype=np.int64))
