@@ -103,7 +103,11 @@ def test_pairwise_finite_differences_and_hand_worked(rng):
     np.testing.assert_allclose(g_tab, g, rtol=1e-4)  # LightGBM's table, not far from exact
 
 
-@pytest.mark.parametrize("obj", [XENDCG(), ListNet(), LambdaMART(), LambdaMART(norm=True), RankNet(), SquaredLoss()])
+from ltrrepro.objectives import ListMLE, QBRank
+
+
+@pytest.mark.parametrize("obj", [XENDCG(), ListNet(), LambdaMART(), LambdaMART(norm=True), RankNet(), SquaredLoss(),
+                                 ListMLE(), ListMLE(position_aware=True), QBRank()])
 def test_no_nan_on_edge_cases(obj):
     rng = np.random.default_rng(0)
     cases = [
@@ -117,7 +121,7 @@ def test_no_nan_on_edge_cases(obj):
         g, h = obj.grad_hess(s, y, off, rng=rng)
         check_grad_hess(g, h, obj.name, 0)
     g, h = obj.grad_hess(np.zeros(5), np.zeros(5, int), [0, 5], rng=rng)
-    if not isinstance(obj, (SquaredLoss, XENDCG)):
+    if not isinstance(obj, (SquaredLoss, XENDCG, ListMLE)):
         assert np.all(g == 0)          # nothing to learn from a list with one grade
     # (XE_NDCG's random γ makes φ non-uniform even then, as in LightGBM's rank_xendcg)
 
@@ -144,6 +148,16 @@ def test_lambdamart_builds_lightgbms_trees(params):
     # same splits, same leaves: identical up to LightGBM's float32 accumulation of lambdas
     np.testing.assert_allclose(custom.predict(ds.X), builtin.predict(ds.X), atol=1e-6)
     assert custom.num_trees() == builtin.num_trees() == 8
+
+
+def test_lambdamart_builds_lightgbms_trees_on_mq2008(mq2008_dir):
+    from ltrrepro.datasets import load_dataset
+    ds = load_dataset("svmlight", paths=[mq2008_dir / "vali.txt", mq2008_dir / "test.txt"])
+    p = {**LGB_BASE, "num_leaves": 7, "min_data_in_leaf": 10}
+    builtin = lgb.train({**p, "objective": "lambdarank"}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 20)
+    custom = lgb.train({**p, "objective": LightGBMObjective(LambdaMART())},
+                       lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 20)
+    np.testing.assert_allclose(custom.predict(ds.X), builtin.predict(ds.X), atol=1e-6)
 
 
 def _fit_predict(params, objective, tr, va_X, te_X, rounds):
@@ -192,16 +206,22 @@ def test_lightgbm_sklearn_and_xgboost_adapters_and_determinism():
                         min_child_samples=20, min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True)
     r2.fit(tr.X, tr.y, group=tr.query_sizes)
     np.testing.assert_array_equal(r1.predict(te.X), r2.predict(te.X))      # same seed, same model
-    # XGBoost with the same objectives, leaf-wise trees like LightGBM's
-    xp = {"tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 15, "max_depth": 0, "eta": 0.1,
-          "min_child_weight": 0.0, "max_bin": 255, "nthread": 1, "base_score": 0.0}
-    dtr = xgb.DMatrix(tr.X, tr.y, group=tr.query_sizes)
+    # XGBoost with the same objectives, leaf-wise trees like LightGBM's (presets), 3 paired splits.
+    # Measured over 10 splits of 600 queries: LambdaMART gap -0.0004, XE_NDCG -0.011 (sd 0.010);
+    # the bound here is a sanity check that the adapters feed XGBoost the same objective.
+    from ltrrepro.presets import lightgbm_params, xgboost_params
     res = {}
-    for name, obj in (("lambdamart", LambdaMART()), ("xendcg", XENDCG())):
-        bx = xgb.train(xp, dtr, 60, obj=XGBoostObjective(obj, seed=1))
-        bl = lgb.train({**LGB_BASE, "num_leaves": 15, "objective": LightGBMObjective(obj, seed=1)},
-                       lgb.Dataset(tr.X, tr.y, group=tr.query_sizes), 60)
-        res[name] = (np.nanmean(ndcg(bx.predict(xgb.DMatrix(te.X)), te.y, te.offsets, k=5)),
-                     np.nanmean(ndcg(bl.predict(te.X), te.y, te.offsets, k=5)))
-    for name, (x, l) in res.items():
-        assert abs(x - l) < 0.03, (name, x, l)
+    for name, mk in (("lambdamart", LambdaMART), ("xendcg", XENDCG)):
+        gaps = []
+        for t in range(3):
+            sp = trial_split(ds.n_queries, seed=0, trial=t)
+            tr, te = ds.subset(sp.train), ds.subset(sp.test)
+            bx = xgb.train(xgboost_params(max_leaves=15), xgb.DMatrix(tr.X, tr.y, group=tr.query_sizes), 60,
+                           obj=XGBoostObjective(mk(), seed=t))
+            bl = lgb.train(lightgbm_params(LightGBMObjective(mk(), seed=t), num_leaves=15),
+                           lgb.Dataset(tr.X, tr.y, group=tr.query_sizes), 60)
+            gaps.append(np.nanmean(ndcg(bx.predict(xgb.DMatrix(te.X)), te.y, te.offsets, k=5))
+                        - np.nanmean(ndcg(bl.predict(te.X), te.y, te.offsets, k=5)))
+        res[name] = np.mean(gaps)
+    for name, gap in res.items():
+        assert abs(gap) < 0.025, (name, gap)

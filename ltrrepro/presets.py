@@ -1,0 +1,51 @@
+"""Library parameter presets that make LightGBM and XGBoost behave with custom objectives.
+
+* Hessians of listwise/pairwise losses are small (ρ(1 − ρ), σ²p(1 − p)|ΔNDCG|): the default
+  ``min_sum_hessian_in_leaf=1e-3`` (LightGBM) / ``min_child_weight=1`` (XGBoost) would refuse
+  most splits, so both are 0 (Bruch §5.2 sets ``min_sum_hessian_in_leaf`` to 0).
+* Thread counts are explicit (jobs × threads ≤ cores is the runner's business).
+* ``deterministic=True`` / ``force_row_wise`` (LightGBM) and a fixed ``seed`` make a run
+  repeatable bit for bit; XGBoost's ``hist`` is deterministic on the CPU.
+* Custom objectives start from a zero score: ``base_score=0`` (XGBoost) and no
+  ``init_score`` (LightGBM), as the built-in ranking objectives do.
+* XGBoost grows trees leaf-wise to a fixed leaf count (``grow_policy="lossguide"``,
+  ``max_depth=0``, ``max_leaves``) so that both libraries fit the same kind of tree.
+
+``BRUCH`` holds the paper's hyperparameters per dataset (PROTOCOLS §1).
+"""
+from __future__ import annotations
+
+__all__ = ["lightgbm_params", "xgboost_params", "BRUCH"]
+
+BRUCH = {
+    "web30k": {"max_bin": 255, "learning_rate": 0.02, "num_leaves": 400, "min_data_in_leaf": 50,
+               "min_sum_hessian_in_leaf": 0.0, "sigmoid": 1.0, "lambdarank_norm": False,
+               "lambda_l1": 0.0, "lambda_l2": 0.0},
+    "yahoo": {"max_bin": 255, "learning_rate": 0.02, "num_leaves": 200, "min_data_in_leaf": 100,
+              "min_sum_hessian_in_leaf": 0.0, "sigmoid": 1.0, "lambdarank_norm": False,
+              "lambda_l1": 0.0, "lambda_l2": 0.0},
+}
+
+
+def lightgbm_params(objective, *, num_leaves=31, learning_rate=0.1, min_data_in_leaf=20, max_bin=255,
+                    num_threads=1, seed=0, **extra) -> dict:
+    """LightGBM parameters for ``objective`` (a name or an adapter callable)."""
+    p = {"objective": objective, "num_leaves": num_leaves, "learning_rate": learning_rate,
+         "min_data_in_leaf": min_data_in_leaf, "min_sum_hessian_in_leaf": 0.0, "max_bin": max_bin,
+         "num_threads": int(num_threads), "seed": seed, "objective_seed": seed, "deterministic": True,
+         "force_row_wise": True, "verbose": -1, "lambda_l1": 0.0, "lambda_l2": 0.0}
+    p.update(extra)
+    return p
+
+
+def xgboost_params(*, max_leaves=31, eta=0.1, min_data_in_leaf=None, max_bin=255, nthread=1, seed=0,
+                   objective=None, **extra) -> dict:
+    """XGBoost parameters mirroring :func:`lightgbm_params` (``objective`` for built-ins such
+    as ``rank:ndcg``; leave None with ``obj=`` custom objectives)."""
+    p = {"tree_method": "hist", "grow_policy": "lossguide", "max_depth": 0, "max_leaves": max_leaves,
+         "eta": eta, "min_child_weight": 0.0, "max_bin": max_bin, "nthread": int(nthread), "seed": seed,
+         "lambda": 0.0, "alpha": 0.0, "base_score": 0.0}
+    if objective is not None:
+        p["objective"] = objective
+    p.update(extra)
+    return p
