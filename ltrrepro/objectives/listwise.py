@@ -45,6 +45,22 @@ def _softmax_eps(s, eps):
     return rho, one_minus
 
 
+@numba.njit(cache=True, nogil=True)
+def _label_distribution(y, gamma, listnet):
+    """φ of one list: softmax(y) (ListNet) or (2^y − γ) / Σ (2^y − γ) (XE_NDCG); the
+    denominator is floored at 1e-15 as in LightGBM."""
+    m = y.shape[0]
+    phi = np.empty(m)
+    if listnet:
+        ymax = y.max()
+        for i in range(m):
+            phi[i] = math.exp(y[i] - ymax)
+    else:
+        for i in range(m):
+            phi[i] = 2.0 ** y[i] - gamma[i]
+    return phi / max(phi.sum(), 1e-15)
+
+
 @numba.njit(parallel=True, cache=True)
 def listwise_xe_kernel(scores, labels, offsets, gamma, eps, order, listnet, hess_floor, grad, hess):
     """Fill grad/hess of the cross entropy −Σ φ log ρ with a Neumann Newton step.
@@ -62,16 +78,7 @@ def listwise_xe_kernel(scores, labels, offsets, gamma, eps, order, listnet, hess
                 hess[i] = 0.0
             continue
         rho, om = _softmax_eps(scores[a:b], eps)
-        phi = np.empty(m)
-        if listnet:
-            ymax = labels[a:b].max()
-            for i in range(m):
-                phi[i] = math.exp(labels[a + i] - ymax)
-        else:
-            for i in range(m):
-                phi[i] = 2.0 ** labels[a + i] - gamma[a + i]
-        tot = max(phi.sum(), 1e-15)
-        g = rho - phi / tot
+        g = rho - _label_distribution(labels[a:b], gamma[a:b], listnet)
         om = np.maximum(om, 1e-300)
         if order >= 0:
             out = g.copy()
@@ -105,16 +112,7 @@ def _xe_loss(scores, labels, offsets, gamma, eps, listnet):
         c = s.max()
         tot = np.exp(s - c).sum() + (eps * math.exp(-c) if eps > 0 else 0.0)
         logrho = s - c - math.log(tot)
-        phi = np.empty(m)
-        if listnet:
-            ymax = labels[a:b].max()
-            for i in range(m):
-                phi[i] = math.exp(labels[a + i] - ymax)
-        else:
-            for i in range(m):
-                phi[i] = 2.0 ** labels[a + i] - gamma[a + i]
-        phi /= max(phi.sum(), 1e-15)
-        out[q] = -(phi * logrho).sum()
+        out[q] = -(_label_distribution(labels[a:b], gamma[a:b], listnet) * logrho).sum()
     return out
 
 
