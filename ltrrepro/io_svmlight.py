@@ -33,7 +33,7 @@ from .data import QueryOrderError, RankingDataset, offsets_from_qids
 __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatError",
            "default_cache_dir"]
 
-CHUNK_BYTES = 1 << 24  # 16 MiB of text per kernel call
+CHUNK_BYTES = 1 << 23  # 8 MiB of text per kernel call
 
 # error codes returned by the kernel
 _OK, _E_LABEL, _E_QID, _E_QIDVAL, _E_TOKEN, _E_INDEX0, _E_VALUE, _E_NONFINITE, _E_DUP, _E_DIM = range(10)
