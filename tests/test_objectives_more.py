@@ -108,3 +108,22 @@ def test_mcrank_gradients_and_lightgbm_multiclass():
                     "base_score": 0.0, "nthread": 1, "disable_default_eval_metric": 1},
                    xgb.DMatrix(ds.X, ds.y), 5, obj=XGBoostObjective(McRank(5)))
     assert bx.predict(xgb.DMatrix(ds.X), output_margin=True).shape == (ds.n_docs, 5)
+
+
+def test_qbrank_line_search_callback_scales_leaves_and_tracks_scores():
+    from ltrrepro.objectives import LeafRescaleCallback
+    ds = make_synthetic("web30k", n_queries=40, seed=6)
+    obj = QBRank(w=0.5, labeled=np.zeros(ds.n_docs, bool) | (ds.y == 0))
+    adapter = LightGBMObjective(obj, track_scores=True)
+    step_fn = lambda h, g: qbrank_step(obj, h, g, ds.y, ds.offsets)
+    cb = LeafRescaleCallback(adapter, ds.X, step_fn, shrinkage=0.05)
+    losses = []
+    record = lambda env: losses.append(obj.loss(adapter.scores, ds.y, ds.offsets))
+    record.order = 30                                  # after the rescale
+    bst = lgb.train({**LGB_BASE, "num_leaves": 20, "learning_rate": 1.0, "objective": adapter},
+                    lgb.Dataset(ds.X, ds.y.astype(float), group=ds.query_sizes), 15, callbacks=[cb, record])
+    # the model's predictions are the scores the objective used (leaf values are the intended ones)
+    np.testing.assert_allclose(bst.predict(ds.X), adapter.scores, rtol=1e-6, atol=1e-9)
+    assert all(s >= 0 for s in cb.steps) and max(cb.steps) > 0
+    r0 = obj.loss(np.zeros(ds.n_docs), ds.y, ds.offsets)
+    assert losses[0] < r0 and all(b <= a + 1e-9 for a, b in zip(losses, losses[1:]))   # R never increases

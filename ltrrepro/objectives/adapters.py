@@ -18,7 +18,7 @@ import numpy as np
 
 from .base import Objective, check_grad_hess
 
-__all__ = ["LightGBMObjective", "XGBoostObjective", "offsets_from_group_sizes"]
+__all__ = ["LightGBMObjective", "XGBoostObjective", "LeafRescaleCallback", "offsets_from_group_sizes"]
 
 
 def offsets_from_group_sizes(group) -> np.ndarray:
@@ -34,6 +34,14 @@ class _Adapter:
         self._offsets_key = None
         self._offsets = None
 
+    def __deepcopy__(self, memo):
+        # lgb.train deep-copies its params: keep one adapter, so that its state (iteration,
+        # generator, tracked scores) is the caller's. Use a fresh adapter per training run.
+        return self
+
+    def __copy__(self):
+        return self
+
     def _compute(self, preds, labels, offsets):
         grad, hess = self.objective.grad_hess(preds, labels, offsets, iteration=self.iteration, rng=self.rng)
         if self.check:
@@ -43,7 +51,17 @@ class _Adapter:
 
 
 class LightGBMObjective(_Adapter):
-    """``objective=`` callable for ``lgb.train``: ``(preds, train_data) -> (grad, hess)``."""
+    """``objective=`` callable for ``lgb.train``: ``(preds, train_data) -> (grad, hess)``.
+
+    With ``track_scores=True`` the adapter ignores LightGBM's cached training scores and
+    uses its own ``scores`` (kept up to date by :class:`LeafRescaleCallback`): once a tree's
+    leaves are rescaled after it was added, LightGBM's cache no longer matches the model.
+    """
+
+    def __init__(self, objective: Objective, seed=0, check: bool = True, track_scores: bool = False):
+        super().__init__(objective, seed=seed, check=check)
+        self.track_scores = bool(track_scores)
+        self.scores = None
 
     def _offsets_for(self, dataset):
         key = id(dataset)
@@ -58,6 +76,10 @@ class LightGBMObjective(_Adapter):
 
     def __call__(self, preds, train_data):
         labels = np.asarray(train_data.get_label())
+        if self.track_scores:
+            if self.scores is None:
+                self.scores = np.zeros(labels.shape[0])
+            preds = self.scores
         return self._compute(preds, labels, self._offsets_for(train_data))
 
     def sklearn(self, y_true, y_pred, weight, group):
@@ -76,3 +98,39 @@ class XGBoostObjective(_Adapter):
         if ptr is None or len(ptr) < 2:      # pointwise objectives (McRank) need no groups
             ptr = np.array([0, labels.shape[0]])
         return self._compute(preds, labels, np.asarray(ptr, dtype=np.int64))
+
+
+class LeafRescaleCallback:
+    """LightGBM callback: after each tree, rescale its leaves by ``shrinkage · step``, where
+    ``step = step_fn(scores, tree_output)`` is a line search on the true objective (QBRank,
+    Zheng et al. Algorithm 2: h <- h + η s_m g_m). Train with ``learning_rate=1`` so that the
+    tree's raw output is the fitted g_m. The adapter (``track_scores=True``) receives the
+    updated scores, so the next gradients are computed at the model's real scores.
+    LightGBM's own cached training/validation scores are stale afterwards: evaluate with
+    ``Booster.predict``. The applied steps are kept in ``steps``.
+    """
+
+    order = 20
+
+    def __init__(self, adapter: LightGBMObjective, X, step_fn, shrinkage: float = 1.0):
+        if not adapter.track_scores:
+            raise ValueError("the adapter must track its own scores (track_scores=True)")
+        self.adapter = adapter
+        self.X = X
+        self.step_fn = step_fn
+        self.shrinkage = float(shrinkage)
+        self.steps: list[float] = []
+
+    def __call__(self, env) -> None:
+        booster = env.model
+        it = booster.num_trees() - 1
+        g = booster.predict(self.X, start_iteration=it, num_iteration=1, raw_score=True)
+        h = self.adapter.scores
+        step = float(self.step_fn(h, g))
+        factor = self.shrinkage * step
+        tree = booster.dump_model(start_iteration=it, num_iteration=1)["tree_info"][0]
+        n_leaves = tree["num_leaves"]
+        for leaf in range(n_leaves):
+            booster.set_leaf_output(it, leaf, booster.get_leaf_output(it, leaf) * factor)
+        self.adapter.scores = h + factor * g
+        self.steps.append(step)
