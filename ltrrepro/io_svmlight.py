@@ -7,8 +7,8 @@ Format, one document per line::
 Indices are 1-based (feature ``i`` is column ``i - 1``); absent features are 0 (the
 Yahoo! convention) or, with ``missing="nan"``, NaN. LETOR 4.0 comments of the form
 ``#docid = GX008-86-4444840 inc = 1 ...`` keep the document id. Plain, ``.gz`` and
-``.bz2`` files are read in chunks by a numba kernel, in two passes (count + validate,
-then fill a preallocated array), so peak memory is the final arrays plus one chunk.
+``.bz2`` files are read in chunks by a numba kernel, in two passes (count rows,
+then validate and fill a preallocated array), so peak memory is the final arrays plus one chunk.
 
 Nothing is silently dropped or reordered: a blank or comment-only line is the only line
 that is skipped, and every malformed line raises :class:`SVMLightFormatError` naming the
@@ -151,11 +151,10 @@ def _parse_int(buf, i, end):
 
 
 @numba.njit(cache=True, nogil=True)
-def _parse_chunk(buf, fill, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0):
+def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0):
     """Parse the complete lines of ``buf`` (uint8).
 
-    With ``fill`` the rows are written to X/y/qid from ``row0`` on; otherwise only counted
-    and validated. ``d_limit`` > 0 bounds the feature index. Returns
+    The rows are validated and written to X/y/qid from ``row0`` on. ``d_limit`` > 0 bounds the feature index. Returns
     (rows, max_index, err_code, err_line, err_pos) where positions are into ``buf``.
     """
     n = buf.shape[0]
@@ -199,10 +198,9 @@ def _parse_chunk(buf, fill, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, r
         if (not ok) or (p < eol and not _is_space(buf[p]) and buf[p] != 35):
             return row - row0, max_idx, 3, line, tok
         k = p
-        if fill:
-            y[row] = lab
-            qid[row] = q
-            linenos[row] = line
+        y[row] = lab
+        qid[row] = q
+        linenos[row] = line
         # ---- features
         while True:
             while k < eol and _is_space(buf[k]):
@@ -210,21 +208,20 @@ def _parse_chunk(buf, fill, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, r
             if k >= eol:
                 break
             if buf[k] == 35:  # comment: look for "docid"
-                if fill:
-                    c = k + 1
-                    while c + 5 <= eol:
-                        if (buf[c] == 100 and buf[c + 1] == 111 and buf[c + 2] == 99
-                                and buf[c + 3] == 105 and buf[c + 4] == 100):
-                            c += 5
-                            while c < eol and (_is_space(buf[c]) or buf[c] == 61):
-                                c += 1
-                            s = c
-                            while c < eol and not _is_space(buf[c]):
-                                c += 1
-                            doc_lo[row - row0] = s
-                            doc_hi[row - row0] = c
-                            break
-                        c += 1
+                c = k + 1
+                while c + 5 <= eol:
+                    if (buf[c] == 100 and buf[c + 1] == 111 and buf[c + 2] == 99
+                            and buf[c + 3] == 105 and buf[c + 4] == 100):
+                        c += 5
+                        while c < eol and (_is_space(buf[c]) or buf[c] == 61):
+                            c += 1
+                        s = c
+                        while c < eol and not _is_space(buf[c]):
+                            c += 1
+                        doc_lo[row - row0] = s
+                        doc_hi[row - row0] = c
+                        break
+                    c += 1
                 break
             tok = k
             idx, p, ok = _parse_int(buf, k, eol)
@@ -243,11 +240,10 @@ def _parse_chunk(buf, fill, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, r
                 return row - row0, max_idx, 7, line, tok
             if idx > max_idx:
                 max_idx = idx
-            if fill:
-                if seen[idx - 1] == line:
-                    return row - row0, max_idx, 8, line, tok
-                seen[idx - 1] = line
-                X[row, idx - 1] = v
+            if seen[idx - 1] == line:
+                return row - row0, max_idx, 8, line, tok
+            seen[idx - 1] = line
+            X[row, idx - 1] = v
             k = p2
         row += 1
         line += 1
@@ -347,7 +343,7 @@ def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, se
     for p in numba.prange(n_parts):
         sub = buf[bounds[p]:bounds[p + 1]]
         r0 = row0 + rstart[p]
-        _, _, code, eline, pos = _parse_chunk(sub, True, d_limit, X, y, qid, linenos,
+        _, _, code, eline, pos = _parse_chunk(sub, d_limit, X, y, qid, linenos,
                                               doc_lo[rstart[p]:], doc_hi[rstart[p]:],
                                               seen[p], r0, line0 + lstart[p])
         codes[p] = code
