@@ -69,7 +69,7 @@ def _parse_number(buf, i, end):
     """Parse a decimal number at buf[i:end]. Returns (value, next_i, status).
 
     status 0 ok, 1 not a number, 2 nan/inf literal. The value is correctly rounded to
-    float64 for up to 18 significant digits and decimal exponents within 10^+-22.
+    float64 for up to 17 significant digits and decimal exponents within 10^+-22.
     """
     n = end
     neg = False
@@ -81,28 +81,25 @@ def _parse_number(buf, i, end):
         if c == 110 or c == 105:  # 'n' or 'i': nan / inf / infinity
             return 0.0, i, 2
     mant = np.int64(0)
-    ndig = 0
     exp10 = 0
-    any_digit = False
+    start = i
+    # up to 17 significant digits are kept exactly; further digits only move the exponent
     while i < n and 48 <= buf[i] <= 57:
-        any_digit = True
-        if ndig < 18:
+        if mant < 10000000000000000:
             mant = mant * 10 + (buf[i] - 48)
-            if mant > 0:
-                ndig += 1
         else:
             exp10 += 1
         i += 1
+    any_digit = i > start
     if i < n and buf[i] == 46:  # '.'
         i += 1
+        frac = i
         while i < n and 48 <= buf[i] <= 57:
-            any_digit = True
-            if ndig < 18:
+            if mant < 10000000000000000:
                 mant = mant * 10 + (buf[i] - 48)
-                if mant > 0:
-                    ndig += 1
                 exp10 -= 1
             i += 1
+        any_digit = any_digit or i > frac
     if not any_digit:
         return 0.0, i, 1
     if i < n and (buf[i] == 101 or buf[i] == 69):  # e E
