@@ -192,19 +192,28 @@ class RankNet(Objective):
     def loss(self, scores, labels, offsets, **kw):
         """Σ over lists and pairs of log(1 + e^{−σδ}) (numerically stable)."""
         scores, labels, offsets = as_arrays(scores, labels, offsets)
-        return float(_ranknet_loss(scores, labels, offsets, self.sigma))
+        return float(pair_loss_sum(scores, labels, offsets, LOSS_LOGISTIC, self.sigma, 0.0))
 
 
 @numba.njit(cache=True)
-def _ranknet_loss(scores, labels, offsets, sigma):
+def pair_loss_sum(scores, labels, offsets, loss_kind, sigma, tau):
+    """Σ over lists and pairs y_h > y_l of the pair loss (unit weights): the loss that
+    :func:`pairwise_kernel` differentiates, for tests and line searches. ``logistic``:
+    log(1 + e^{−σδ}) (stable form); ``sq_hinge``: max(0, τ − δ)² without the ½."""
     tot = 0.0
     for q in range(offsets.shape[0] - 1):
         a, b = offsets[q], offsets[q + 1]
         for i in range(a, b):
             for j in range(a, b):
                 if labels[i] > labels[j]:
-                    z = -sigma * (scores[i] - scores[j])
-                    tot += max(z, 0.0) + math.log1p(math.exp(-abs(z)))
+                    delta = scores[i] - scores[j]
+                    if loss_kind == LOSS_LOGISTIC:
+                        z = -sigma * delta
+                        tot += max(z, 0.0) + math.log1p(math.exp(-abs(z)))
+                    else:
+                        t = tau if tau >= 0 else float(labels[i] - labels[j])
+                        v = max(0.0, t - delta)
+                        tot += v * v
     return tot
 
 
@@ -217,20 +226,6 @@ def _explicit_pairs(scores, pairs, tau, w, grad, hess):
         grad[y] += w * t
         hess[x] += w
         hess[y] += w
-
-
-@numba.njit(cache=True)
-def _qbrank_pair_loss(scores, labels, offsets, tau):
-    tot = 0.0
-    for q in range(offsets.shape[0] - 1):
-        a, b = offsets[q], offsets[q + 1]
-        for i in range(a, b):
-            for j in range(a, b):
-                if labels[i] > labels[j]:
-                    t = tau if tau >= 0 else float(labels[i] - labels[j])
-                    v = max(0.0, scores[j] - scores[i] + t)
-                    tot += v * v
-    return tot
 
 
 class QBRank(Objective):
@@ -294,7 +289,8 @@ class QBRank(Objective):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
         tot = 0.0
         if self.use_label_pairs:
-            tot += _qbrank_pair_loss(scores, labels, offsets, -1.0 if self.tau is None else float(self.tau))
+            tau = -1.0 if self.tau is None else float(self.tau)
+            tot += pair_loss_sum(scores, labels, offsets, LOSS_SQ_HINGE, 1.0, tau)
         elif self.pairs is not None:
             d = np.maximum(0.0, scores[self.pairs[:, 1]] - scores[self.pairs[:, 0]] + self._pair_tau(labels))
             tot += float(np.sum(d * d))
