@@ -151,14 +151,13 @@ def _parse_int(buf, i, end):
 def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0):
     """Parse the complete lines of ``buf`` (uint8).
 
-    The rows are validated and written to X/y/qid from ``row0`` on. ``d_limit`` > 0 bounds the feature index. Returns
-    (rows, max_index, err_code, err_line, err_pos) where positions are into ``buf``.
+    The rows are validated and written to X/y/qid from ``row0`` on; ``d_limit`` > 0 bounds
+    the feature index. Returns (rows, err_code, err_line, err_pos), positions into ``buf``.
     """
     n = buf.shape[0]
     i = 0
     row = row0
     line = line0
-    max_idx = 0
     while i < n:
         # find end of line
         j = i
@@ -182,18 +181,18 @@ def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, l
             while p < k and buf[p] == 48:
                 p += 1
         if (not ok) or p != k or lab < 0 or buf[tok] == 45 or buf[tok] == 43:
-            return row - row0, max_idx, 1, line, tok
+            return row - row0, 1, line, tok
         # ---- qid
         while k < eol and _is_space(buf[k]):
             k += 1
         if not (k + 4 <= eol and (buf[k] | 32) == 113 and (buf[k + 1] | 32) == 105
                 and (buf[k + 2] | 32) == 100 and buf[k + 3] == 58):
-            return row - row0, max_idx, 2, line, k
+            return row - row0, 2, line, k
         tok = k
         k += 4
         q, p, ok = _parse_int(buf, k, eol)
         if (not ok) or (p < eol and not _is_space(buf[p]) and buf[p] != 35):
-            return row - row0, max_idx, 3, line, tok
+            return row - row0, 3, line, tok
         k = p
         y[row] = lab
         qid[row] = q
@@ -223,29 +222,27 @@ def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, l
             tok = k
             idx, p, ok = _parse_int(buf, k, eol)
             if (not ok) or p >= eol or buf[p] != 58 or buf[tok] == 45 or buf[tok] == 43:
-                return row - row0, max_idx, 4, line, tok
+                return row - row0, 4, line, tok
             if idx == 0:
-                return row - row0, max_idx, 5, line, tok
+                return row - row0, 5, line, tok
             if d_limit > 0 and idx > d_limit:
-                return row - row0, max_idx, 9, line, tok
+                return row - row0, 9, line, tok
             v, p2, st = _parse_number(buf, p + 1, eol)
             if st == 2:
-                return row - row0, max_idx, 7, line, tok
+                return row - row0, 7, line, tok
             if st != 0 or (p2 < eol and not _is_space(buf[p2]) and buf[p2] != 35):
-                return row - row0, max_idx, 6, line, tok
+                return row - row0, 6, line, tok
             if not np.isfinite(v) or abs(v) > 3.4028234663852886e38:
-                return row - row0, max_idx, 7, line, tok
-            if idx > max_idx:
-                max_idx = idx
+                return row - row0, 7, line, tok
             if seen[idx - 1] == line:
-                return row - row0, max_idx, 8, line, tok
+                return row - row0, 8, line, tok
             seen[idx - 1] = line
             X[row, idx - 1] = v
             k = p2
         row += 1
         line += 1
         i = eol + 1
-    return row - row0, max_idx, 0, line, 0
+    return row - row0, 0, line, 0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -340,7 +337,7 @@ def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, se
     for p in numba.prange(n_parts):
         sub = buf[bounds[p]:bounds[p + 1]]
         r0 = row0 + rstart[p]
-        _, _, code, eline, pos = _parse_chunk(sub, d_limit, X, y, qid, linenos,
+        _, code, eline, pos = _parse_chunk(sub, d_limit, X, y, qid, linenos,
                                               doc_lo[rstart[p]:], doc_hi[rstart[p]:],
                                               seen[p], r0, line0 + lstart[p])
         codes[p] = code

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -127,7 +127,6 @@ class MetricResult:
     metric: Metric
     per_query: np.ndarray
     n_dropped: int = 0
-    extra: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
