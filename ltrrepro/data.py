@@ -7,12 +7,18 @@ order of every metric (LightGBM and XGBoost break tied scores the same way).
 """
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["RankingDataset", "offsets_from_qids", "query_index", "QueryOrderError"]
+__all__ = ["RankingDataset", "offsets_from_qids", "query_index", "QueryOrderError", "save_npy_dir",
+           "load_npy_dir"]
 
 
 class QueryOrderError(ValueError):
@@ -216,3 +222,40 @@ class RankingDataset:
     def queries_without_relevant(self) -> np.ndarray:
         """Boolean mask over queries: True where every label is 0."""
         return np.maximum.reduceat(self.y, self.offsets[:-1]) == 0 if self.n_docs else np.zeros(0, bool)
+
+
+def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
+    """Write ``ds`` as ``.npy`` files plus ``meta.json`` into the directory ``entry``.
+
+    The files go to a temporary sibling directory that replaces ``entry`` in one
+    ``os.replace``; ``meta.json`` is written last. A failure leaves no partial entry.
+    """
+    entry = Path(entry)
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=entry.parent, prefix=".tmp-"))
+    try:
+        np.save(tmp / "X.npy", ds.X)
+        np.save(tmp / "y.npy", ds.y)
+        np.save(tmp / "qid.npy", ds.qid)
+        np.save(tmp / "offsets.npy", ds.offsets)
+        if ds.docid is not None:
+            np.save(tmp / "docid.npy", ds.docid)
+        (tmp / "meta.json").write_text(json.dumps({**meta, "n_rows": ds.n_docs, "has_docid": ds.docid is not None}))
+        if entry.exists():
+            shutil.rmtree(entry, ignore_errors=True)
+        os.replace(tmp, entry)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load_npy_dir(entry, name: str | None = None, meta: dict | None = None) -> RankingDataset:
+    """A dataset written by :func:`save_npy_dir`, with ``X`` memory-mapped read-only."""
+    entry = Path(entry)
+    if meta is None:
+        meta = json.loads((entry / "meta.json").read_text())
+    X = np.load(entry / "X.npy", mmap_mode="r")
+    docid = np.load(entry / "docid.npy") if meta.get("has_docid") else None
+    return RankingDataset(X=X, y=np.load(entry / "y.npy"), qid=np.load(entry / "qid.npy"),
+                          offsets=np.load(entry / "offsets.npy"), docid=docid,
+                          name=name or meta.get("name", entry.name), meta={"cache": str(entry)})

@@ -21,14 +21,13 @@ import gzip
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
 import numba
 import numpy as np
 
-from .data import QueryOrderError, RankingDataset, offsets_from_qids
+from .data import QueryOrderError, RankingDataset, load_npy_dir, offsets_from_qids, save_npy_dir
 
 __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatError",
            "default_cache_dir"]
@@ -623,34 +622,16 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
 
 
 def _write_entry(entry: Path, ds: RankingDataset, sig: dict, d: int, missing: str) -> None:
-    entry.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=entry.parent, prefix=".tmp-"))
     try:
-        np.save(tmp / "X.npy", ds.X)
-        np.save(tmp / "y.npy", ds.y)
-        np.save(tmp / "qid.npy", ds.qid)
-        np.save(tmp / "offsets.npy", ds.offsets)
-        if ds.docid is not None:
-            np.save(tmp / "docid.npy", ds.docid)
-        meta = {"signature": sig, "n_features": d, "missing": missing, "n_rows": ds.n_docs,
-                "has_docid": ds.docid is not None}
-        (tmp / "meta.json").write_text(json.dumps(meta))  # written last
-        if entry.exists():
-            shutil.rmtree(entry, ignore_errors=True)
-        os.replace(tmp, entry)
+        save_npy_dir(ds, entry, {"signature": sig, "n_features": d, "missing": missing})
     except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
+        pass      # an unwritable cache only costs the next parse
 
 
 def _load_entry(entry: Path, meta: dict, name: str) -> RankingDataset:
-    X = np.load(entry / "X.npy", mmap_mode="r")
-    y = np.load(entry / "y.npy")
-    qid = np.load(entry / "qid.npy")
-    offsets = np.load(entry / "offsets.npy")
-    docid = np.load(entry / "docid.npy") if meta.get("has_docid") else None
-    return RankingDataset(X=X, y=y, qid=qid, offsets=offsets, docid=docid, name=name,
-                          meta={"source": meta["signature"]["path"], "missing": meta["missing"],
-                                "cache": str(entry)})
+    ds = load_npy_dir(entry, name=name, meta=meta)
+    ds.meta.update({"source": meta["signature"]["path"], "missing": meta["missing"]})
+    return ds
 
 
 def write_svmlight(ds: RankingDataset, path, comment_docid: bool = True) -> None:

@@ -1,0 +1,268 @@
+"""Experiment runner: units of work, their seeds, parallel execution and resumption.
+
+A **unit** is one (experiment, dataset, trial, model, setting) — one trained model and its
+evaluation. Its random streams all descend from one ``SeedSequence(seed)`` through fixed
+spawn keys, so a unit's numbers depend only on the seed and on what the unit is, never on
+the order, the number of workers or which units ran before:
+
+* ``(trial, 0)``           — the trial's query split (:func:`ltrrepro.splits.trial_split`);
+* ``(trial, 1, h(setting))`` — the training-data transform of a setting (noise, clicks),
+  shared by every model of the trial: the comparison is paired;
+* ``(trial, 2, h(setting), h(model))`` — the model's own randomness (XE_NDCG's γ, library seeds);
+
+``h`` is CRC-32 of the canonical text of the setting or model name.
+
+:func:`run_units` runs the units that are not already stored (see :mod:`ltrrepro.store`)
+with joblib (``return_as="generator_unordered"``): ``backend="loky"`` with ``jobs``
+processes, or ``backend="dask"`` on a dask.distributed cluster. Each job gets ``threads``
+threads (LightGBM/XGBoost ``num_threads`` and numba kernels), ``jobs × threads ≤ cores`` by
+default. Results come back to the calling process, which writes each record as soon as it
+arrives; a unit that raises is stored with its traceback and the others go on.
+
+Workers read the data by path: :func:`materialize` writes a dataset once as ``.npy`` files
+(content-addressed), and :meth:`DataRef.open` memory-maps them, once per process.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+import traceback
+import zlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from .data import RankingDataset, load_npy_dir, save_npy_dir
+from .store import ResultStore
+
+__all__ = ["Unit", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary", "default_jobs_threads",
+           "STREAM_SPLIT", "STREAM_TRANSFORM", "STREAM_MODEL"]
+
+STREAM_SPLIT, STREAM_TRANSFORM, STREAM_MODEL = 0, 1, 2
+
+
+def _h(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One model trained and evaluated in one trial under one setting."""
+
+    experiment: str
+    dataset: str
+    trial: int
+    model: str
+    setting: tuple = ()           # ((name, value), ...), in a fixed order
+    seed: int = 0
+
+    @property
+    def setting_text(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.setting) or "base"
+
+    @property
+    def key(self) -> str:
+        return f"{self.dataset}/t{self.trial:03d}/{self.setting_text}/{self.model}"
+
+    @property
+    def settings(self) -> dict:
+        return dict(self.setting)
+
+    def transform_seed(self) -> np.random.SeedSequence:
+        """Seed of the training-data transform: shared by all models of this trial and setting."""
+        return unit_seed(self.seed, self.trial, STREAM_TRANSFORM, self.setting_text)
+
+    def model_seed(self) -> np.random.SeedSequence:
+        return unit_seed(self.seed, self.trial, STREAM_MODEL, self.setting_text, self.model)
+
+    def describe(self) -> dict:
+        return {"experiment": self.experiment, "dataset": self.dataset, "trial": self.trial, "model": self.model,
+                "setting": dict(self.setting), "seed": self.seed}
+
+
+def unit_seed(seed: int, trial: int, stream: int, *labels: str) -> np.random.SeedSequence:
+    """``SeedSequence(seed, spawn_key=(trial, stream, h(label)...))`` (see module docstring).
+
+    ``(trial, 0)`` equals ``SeedSequence(seed).spawn(trial + 1)[trial].spawn(1)[0]``, the
+    stream of :func:`ltrrepro.splits.trial_split`.
+    """
+    return np.random.SeedSequence(seed, spawn_key=(int(trial), int(stream), *(_h(x) for x in labels)))
+
+
+# --------------------------------------------------------------------------- data by path
+@dataclass(frozen=True)
+class DataRef:
+    """A dataset stored as ``.npy`` files; workers open it memory-mapped, once per process."""
+
+    path: str
+    name: str = "dataset"
+
+    def open(self) -> RankingDataset:
+        return _open_cached(self.path, self.name)
+
+
+@lru_cache(maxsize=4)
+def _open_cached(path: str, name: str) -> RankingDataset:
+    return load_npy_dir(path, name=name)
+
+
+def _content_hash(ds: RankingDataset) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for a in (ds.X, ds.y, ds.qid, ds.offsets):
+        a = np.ascontiguousarray(a)
+        h.update(str((a.dtype.str, a.shape)).encode())
+        step = 1 << 24
+        flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
+        for i in range(0, flat.size, step):
+            h.update(flat[i:i + step])
+    return h.hexdigest()
+
+
+def materialize(ds: RankingDataset, cache_dir=None) -> DataRef:
+    """Store ``ds`` under ``cache_dir/datasets/<content hash>`` (once) and return its reference.
+
+    ``cache_dir`` defaults to ``$LTRREPRO_CACHE`` or ``~/.cache/ltrrepro``. A dataset that is
+    already an unchanged entry there is not written again.
+    """
+    from .io_svmlight import default_cache_dir
+
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    entry = root / "datasets" / _content_hash(ds)
+    if not (entry / "meta.json").exists():
+        save_npy_dir(ds, entry, {"name": ds.name})
+    return DataRef(str(entry), ds.name)
+
+
+# --------------------------------------------------------------------------- execution
+def default_jobs_threads(jobs: int | None, threads: int | None, n_units: int | None = None) -> tuple[int, int]:
+    """``jobs`` processes × ``threads`` threads with ``jobs × threads ≤ cores`` unless both given."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if jobs is None or jobs <= 0:
+        jobs = cores if threads is None else max(1, cores // threads)
+        if n_units is not None:
+            jobs = max(1, min(jobs, n_units))
+    if threads is None or threads <= 0:
+        threads = max(1, cores // jobs)
+    return int(jobs), int(threads)
+
+
+def _set_threads(threads: int) -> None:
+    try:
+        import numba
+        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+    except (ImportError, ValueError):
+        pass
+
+
+def _execute(fn: Callable, unit: Unit, ctx: dict):
+    """Run one unit in a worker; never raises (a failure comes back as a record)."""
+    _set_threads(ctx.get("threads", 1))
+    t0 = time.perf_counter()
+    try:
+        record, arrays = fn(unit, ctx)
+        return "ok", unit, record, arrays, time.perf_counter() - t0, os.getpid()
+    except Exception as err:  # noqa: BLE001 - every failure is recorded, the run goes on
+        tb = traceback.format_exc()
+        return "failed", unit, {"error": f"{type(err).__name__}: {err}", "traceback": tb}, None, \
+            time.perf_counter() - t0, os.getpid()
+
+
+@dataclass
+class RunSummary:
+    n_units: int
+    n_skipped: int
+    n_done: int = 0
+    failed: list = field(default_factory=list)       # keys
+    wall_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+
+def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore, *, jobs: int | None = None,
+              threads: int | None = None, backend: str = "loky", scheduler=None, force: bool = False,
+              quiet: bool = False, log=None) -> RunSummary:
+    """Run every unit not already in ``store`` (all of them with ``force``).
+
+    ``fn(unit, ctx) -> (record: dict, arrays: dict)`` must be importable by the workers
+    (a module-level function). ``ctx`` is passed to every call with ``threads`` added;
+    keep it small (paths and settings, not arrays). ``scheduler`` is a dask.distributed
+    address or ``Client`` for ``backend="dask"``.
+    """
+    import joblib
+    from tqdm.auto import tqdm
+
+    log = log or (lambda msg: print(msg, file=sys.stderr))
+    units = list(units)
+    keys = [u.key for u in units]
+    if len(set(keys)) != len(keys):
+        raise ValueError("two units share a key")
+    pending = units if force else [u for u in units if not store.is_done(u.key)]
+    stale = [] if force else store.stale([u.key for u in pending])
+    summary = RunSummary(n_units=len(units), n_skipped=len(units) - len(pending))
+    if stale and not quiet:
+        log(f"{len(stale)} stored unit(s) were computed under another configuration and will be recomputed")
+    if summary.n_skipped and not quiet:
+        log(f"resuming: {summary.n_skipped} of {len(units)} unit(s) already done in {store.root}")
+    if not pending:
+        return summary
+    jobs, threads = default_jobs_threads(jobs, threads, len(pending))
+    ctx = {**ctx, "threads": threads}
+    t0 = time.perf_counter()
+    client = None
+    if backend == "dask":
+        try:
+            from dask.distributed import Client
+        except ImportError as err:
+            raise ImportError("--backend dask needs dask.distributed: pip install 'ltrrepro[dask]'") from err
+        client = scheduler if isinstance(scheduler, Client) else Client(scheduler) if scheduler else None
+        if client is None:
+            raise ValueError("--backend dask needs --scheduler ADDRESS (a running dask.distributed scheduler)")
+        cfg = joblib.parallel_config(backend="dask", n_jobs=-1)
+    elif backend in ("loky", "threading", "multiprocessing", "sequential"):
+        cfg = joblib.parallel_config(backend=backend if jobs > 1 else "sequential", n_jobs=jobs)
+    else:
+        raise ValueError(f"unknown backend {backend!r}: loky or dask")
+    bar = tqdm(total=len(pending), disable=quiet, unit="unit", dynamic_ncols=True, file=sys.stderr)
+    try:
+        with cfg:
+            results = joblib.Parallel(return_as="generator_unordered")(
+                joblib.delayed(_execute)(fn, u, ctx) for u in pending)
+            for status, unit, record, arrays, elapsed, pid in results:
+                if status == "ok":
+                    record = {**record, "unit": unit.describe(), "status": "ok",
+                              "timings": {**record.get("timings", {}), "unit_s": elapsed},
+                              "worker_pid": pid, "threads": threads,
+                              "seeds": {"entropy": unit.seed, "transform_spawn_key": unit.transform_seed().spawn_key,
+                                        "model_spawn_key": unit.model_seed().spawn_key}}
+                    store.write(unit.key, record, arrays)
+                    summary.n_done += 1
+                    line = f"done   {unit.key}  {elapsed:6.1f}s  {record.get('log', '')}"
+                else:
+                    store.write_failure(unit.key, {**record, "unit": unit.describe(), "status": "failed",
+                                                   "elapsed_s": elapsed})
+                    summary.failed.append(unit.key)
+                    line = f"FAILED {unit.key}  {record['error']}"
+                if not quiet:
+                    bar.write(line, file=sys.stderr)
+                bar.update(1)
+    finally:
+        bar.close()
+        if client is not None and not isinstance(scheduler, Client):
+            client.close()
+    summary.wall_s = time.perf_counter() - t0
+    if summary.failed:
+        log(f"{len(summary.failed)} of {len(pending)} unit(s) failed; tracebacks in {store.failures_dir}:")
+        for k in summary.failed:
+            log(f"  {k}")
+    return summary

@@ -1,0 +1,126 @@
+"""Statistics over paired trials: paired t-test, confidence intervals, win/tie/loss, Holm.
+
+The papers compare models trained on the same split of each trial (paired design), so
+every comparison here is on per-trial differences d_t = a_t − b_t:
+
+* paired t-test: t = mean(d) / (sd(d)/√n), two-sided, via :func:`scipy.stats.ttest_rel`
+  (Bruch §5.1 uses α = 0.01);
+* 95% CI of a mean: mean ± t_{0.975, n−1} · sd/√n (:meth:`scipy.stats.t.interval`);
+* win/tie/loss: trials where a > b, |a − b| ≤ ``tie``, a < b;
+* Holm's step-down correction across several comparisons (family-wise error).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats as _st
+
+__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm"]
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    mean: float
+    std: float
+    ci_low: float
+    ci_high: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``a`` versus ``b`` over ``n`` paired trials."""
+
+    n: int
+    mean_a: float
+    mean_b: float
+    diff: float          # mean(a − b)
+    std_diff: float
+    ci_low: float        # 95% CI of the mean difference
+    ci_high: float
+    t: float
+    p: float
+    wins: int
+    ties: int
+    losses: int
+    p_holm: float = float("nan")
+
+    def significant(self, alpha: float = 0.01, corrected: bool = False) -> bool:
+        p = self.p_holm if corrected else self.p
+        return bool(np.isfinite(p) and p < alpha)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _ci(x: np.ndarray, level: float) -> tuple[float, float]:
+    n = x.size
+    m = float(x.mean()) if n else float("nan")
+    if n < 2:
+        return m, m
+    se = float(x.std(ddof=1)) / np.sqrt(n)
+    if se == 0:
+        return m, m
+    lo, hi = _st.t.interval(level, n - 1, loc=m, scale=se)
+    return float(lo), float(hi)
+
+
+def summarize(values, level: float = 0.95) -> Summary:
+    """Mean, sample standard deviation and ``level`` CI of the mean (NaNs are an error)."""
+    x = np.asarray(values, dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("summarize: NaN among the values")
+    lo, hi = _ci(x, level)
+    return Summary(n=int(x.size), mean=float(x.mean()) if x.size else float("nan"),
+                   std=float(x.std(ddof=1)) if x.size > 1 else 0.0, ci_low=lo, ci_high=hi)
+
+
+def paired_test(a, b, tie: float = 0.0, level: float = 0.95) -> Comparison:
+    """Paired two-sided t-test of ``a`` against ``b`` (same trials, same order).
+
+    With fewer than two trials, or differences of zero variance, t and p are NaN: no
+    significance is claimed.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"paired_test needs two 1-d arrays of equal length, got {a.shape} and {b.shape}")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise ValueError("paired_test: NaN among the values")
+    d = a - b
+    n = d.size
+    if n >= 2 and d.std(ddof=1) > 0:
+        res = _st.ttest_rel(a, b)
+        t, p = float(res.statistic), float(res.pvalue)
+    else:
+        t, p = float("nan"), float("nan")
+    lo, hi = _ci(d, level)
+    return Comparison(n=n, mean_a=float(a.mean()) if n else float("nan"),
+                      mean_b=float(b.mean()) if n else float("nan"),
+                      diff=float(d.mean()) if n else float("nan"),
+                      std_diff=float(d.std(ddof=1)) if n > 1 else 0.0, ci_low=lo, ci_high=hi, t=t, p=p,
+                      wins=int((d > tie).sum()), ties=int((np.abs(d) <= tie).sum()),
+                      losses=int((d < -tie).sum()))
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values (NaNs stay NaN and do not count).
+
+    Sorted p_(1) ≤ … ≤ p_(m): adjusted p_(i) = max_{j ≤ i} min(1, (m − j + 1) p_(j)).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    idx = np.flatnonzero(ok)
+    order = np.argsort(p[ok], kind="stable")
+    adj = np.minimum(1.0, (m - np.arange(m)) * p[ok][order])
+    adj = np.maximum.accumulate(adj)
+    out[idx[order]] = adj
+    return out
