@@ -1,0 +1,138 @@
+"""End-to-end smoke runs of every Bruch experiment on tiny synthetic data, their outputs,
+the report rebuild and the notebook."""
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from experiments import clicks, convergence, jensen_gap, quality, robustness
+from experiments.report import rebuild
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--jobs", "1", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("bruch")
+    old = os.environ.get("LTRREPRO_CACHE")
+    os.environ["LTRREPRO_CACHE"] = str(base / "cache")
+    try:
+        out = {}
+        for name, mod, extra in [
+            ("robustness", robustness, ["--levels", "0,50,100"]),
+            ("quality", quality, []),
+            ("convergence", convergence, []),
+            ("clicks", clicks, ["--levels", "0.05,0.3", "--impressions", "3"]),
+        ]:
+            d = base / name
+            assert mod.main(TINY + extra + ["--out", str(d)]) == 0
+            out[name] = d
+        d = base / "jensen_gap"
+        assert jensen_gap.main(["--lists", "3", "--draws", "50", "--out", str(d), "--quiet"]) == 0
+        out["jensen_gap"] = d
+        yield out
+    finally:
+        if old is None:
+            os.environ.pop("LTRREPRO_CACHE", None)
+        else:
+            os.environ["LTRREPRO_CACHE"] = old
+
+
+def _png_ok(p: Path):
+    data = p.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, p
+
+
+@pytest.mark.parametrize("name,tables,figures", [
+    ("robustness", ["robustness"], ["fig3_documents", "fig3_labels"]),
+    ("quality", ["table1", "table1_tests"], []),
+    ("convergence", ["fig2_convergence"], ["fig2_convergence"]),
+    ("clicks", ["clicks"], ["fig4_clicks"]),
+    ("jensen_gap", ["fig1_jensen_gap"], ["fig1_jensen_gap"]),
+])
+def test_outputs_parse(runs, name, tables, figures):
+    d = runs[name]
+    man = json.loads((d / "manifest.json").read_text())
+    assert man["experiment"] == name and man["status"] == "ok" and man["finished"]
+    for t in tables:
+        df = pd.read_csv(d / "tables" / f"{t}.csv")
+        assert len(df) > 0
+        assert (d / "tables" / f"{t}.md").read_text().count("|") > 10
+        assert "\\begin{tabular}" in (d / "tables" / f"{t}.tex").read_text()
+    for f in figures:
+        _png_ok(d / "figures" / f"{f}.png")
+        assert (d / "figures" / f"{f}.pdf").read_bytes()[:4] == b"%PDF"
+    claims = json.loads((d / "claims.json").read_text())["claims"]
+    assert claims and all(c["verdict"] in ("supported", "direction only", "not supported", "contradicted")
+                          for c in claims)
+
+
+def test_robustness_table_matches_stored_units(runs):
+    d = runs["robustness"]
+    df = pd.read_csv(d / "tables" / "robustness.csv")
+    assert sorted(df.level.unique()) == [0, 50, 100] and set(df.noise) == {"documents", "labels"}
+    assert (df.trials == 3).all()
+    # recompute one cell from the unit records
+    recs = [json.loads(p.read_text()) for p in (d / "units").glob("*.json")]
+    lam = [r["means"]["ndcg@5"] for r in recs
+           if r["unit"]["model"] == "lambdamart" and r["unit"]["setting"] == {"noise": "labels", "level": 50}]
+    row = df[(df.noise == "labels") & (df.level == 50)].iloc[0]
+    assert row["λMART"] == pytest.approx(sum(lam) / len(lam), abs=1e-9)
+    claims = json.loads((d / "claims.json").read_text())["claims"]
+    assert {c["noise"] for c in claims} == {"documents", "labels"}
+    assert any("trial(s), not the paper's 100" in x for x in json.loads((d / "claims.json").read_text())["deviations"])
+
+
+def test_quality_compares_paper_models_and_baselines(runs):
+    df = pd.read_csv(runs["quality"] / "tables" / "table1.csv")
+    assert list(df.model) == ["ListNet", "λMART", "XE_NDCG MART", "LightGBM rank_xendcg", "XGBoost rank:ndcg"]
+    assert ((df["ndcg@5"] > 0) & (df["ndcg@5"] <= 1)).all()
+    tests = pd.read_csv(runs["quality"] / "tables" / "table1_tests.csv")
+    assert len(tests) == 6 and tests.p_holm.ge(tests.p - 1e-12).all()
+
+
+def test_report_rebuilds_the_same_claims_without_training(runs):
+    d = runs["robustness"]
+    before = json.loads((d / "claims.json").read_text())
+    (d / "claims.json").unlink()
+    for p in (d / "figures").glob("*"):
+        p.unlink()
+    info = rebuild(d, quiet=True)
+    assert json.loads((d / "claims.json").read_text()) == before
+    assert (d / "figures" / "fig3_labels.png").exists() and info["files"]
+
+
+def test_rerun_resumes_without_training(runs, capsys):
+    d = runs["convergence"]
+    assert convergence.main(TINY + ["--out", str(d)]) == 0
+    man = json.loads((d / "manifest.json").read_text())
+    assert man["n_done"] == 0 and man["n_skipped"] == man["n_units"] == 6
+
+
+def test_missing_real_dataset_is_a_clear_error(tmp_path):
+    with pytest.raises(SystemExit) as e:
+        robustness.main(["--dataset", "web30k", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")])
+    msg = str(e.value)
+    assert "Fold1/train.txt" in msg and "microsoft.com" in msg
+
+
+def test_xgboost_library(tmp_path):
+    d = tmp_path / "q"
+    assert quality.main(TINY + ["--library", "xgboost", "--models", "lambdamart,xendcg", "--trials", "2",
+                                "--out", str(d)]) == 0
+    recs = [json.loads(p.read_text()) for p in (d / "units").glob("*.json")]
+    assert {r["library"] for r in recs} == {"xgboost"} and len(recs) == 4
+
+
+def test_notebook_executes_on_small_results(runs, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    monkeypatch.setenv("LTRREPRO_RESULTS", str(runs["robustness"].parent))
+    nb = nbformat.read(ROOT / "notebooks" / "bruch2021.ipynb", as_version=4)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    out = nb.cells[-1].outputs
+    assert out and "verdict" in str(out[0].get("data", {}).get("text/plain", ""))
