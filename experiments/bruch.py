@@ -9,14 +9,15 @@ NDCG@1/3/5/10 (gain 2^y − 1, queries without a relevant document dropped).
 Settings: ``noise=none``; ``noise=documents,level=P`` (extra negatives, +P% per list);
 ``noise=labels,level=P`` (P% of each list relabelled with .5/.2/.15/.1/.05);
 ``noise=clicks,level=C`` (cascade clicks with label-0 click probability C, the others
-.3/.5/.7/.95, 10 impressions per list, train and validation; appendix E).
+.3/.5/.7/.95, 10 impressions per list, train and validation; appendix E); with
+``click_model=pbm`` in the context, the position-based model instead (an option).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ltrrepro.noise import BRUCH_CLICK_PROBS, add_negatives, cascade_clicks, label_noise
+from ltrrepro.noise import BRUCH_CLICK_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
 from ltrrepro.runner import DataRef
 from ltrrepro.splits import trial_split
 from ltrrepro.train import MODELS, fit_predict
@@ -43,8 +44,13 @@ def transform(unit, train, valid, ctx):
         probs = (float(s["level"]), *ctx.get("click_probs", BRUCH_CLICK_PROBS)[1:])
         r_tr, r_va = rng.spawn(2)
         n = int(ctx.get("impressions", 10))
-        train = cascade_clicks(train, r_tr, probs, impressions=n)
-        valid = cascade_clicks(valid, r_va, probs, impressions=n)
+        if ctx.get("click_model", "cascade") == "pbm":
+            eta = float(ctx.get("eta", 1.0))
+            train = position_based_clicks(train, r_tr, probs, eta=eta, impressions=n)
+            valid = position_based_clicks(valid, r_va, probs, eta=eta, impressions=n)
+        else:
+            train = cascade_clicks(train, r_tr, probs, impressions=n)
+            valid = cascade_clicks(valid, r_va, probs, impressions=n)
         info.update(click_probs=list(probs), train_impressions=train.n_queries, valid_impressions=valid.n_queries)
     elif noise != "none":
         raise ValueError(f"unknown noise {noise!r}")

@@ -31,6 +31,9 @@ def main(argv=None) -> int:
     ap = common.parser(__doc__, synthetic_trials=4, real_trials=20, synthetic_queries=400,
                        levels="0.05,0.1,0.15,0.2,0.25,0.3")
     ap.add_argument("--impressions", type=int, default=10, help="impressions per list (default 10)")
+    ap.add_argument("--click-model", choices=("cascade", "pbm"), default="cascade",
+                    help="cascade (the paper) or the position-based model (option)")
+    ap.add_argument("--eta", type=float, default=1.0, help="pbm: examination probability (1/rank)^eta")
     args = ap.parse_args(argv)
     levels = common.parse_levels(args.levels)
     if any(not 0 <= c <= 1 for c in levels):
@@ -38,10 +41,15 @@ def main(argv=None) -> int:
     cfg = common.resolve(args, EXPERIMENT)
     cfg["click_probs"] = list(BRUCH_CLICK_PROBS)
     cfg["impressions"] = args.impressions
+    cfg["click_model"] = args.click_model
+    if args.click_model == "pbm":
+        cfg["eta"] = args.eta
+        cfg["deviations"].append(f"position-based click model (eta {args.eta}), not the paper's cascade model")
     units = [Unit(EXPERIMENT, cfg["dataset"], t, m, (("noise", "clicks"), ("level", c)), seed=cfg["seed"])
              for t in range(args.trials) for c in levels for m in MODELS]
     return common.main(EXPERIMENT, args, cfg, units, bruch.unit_fn, report,
-                       ctx_extra={"click_probs": cfg["click_probs"], "impressions": args.impressions})
+                       ctx_extra={"click_probs": cfg["click_probs"], "impressions": args.impressions,
+                                  "click_model": args.click_model, "eta": args.eta})
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@ leaving the input untouched. All are vectorized over documents and take an expli
   user is persistent (scans on until a click or the end) and stops at the first click; the
   scanned prefix is one impression (clicked = 1, the others 0). A scan with no click gives no
   impression (the paper is silent; this harness's choice).
+* :func:`position_based_clicks` — an option: the position-based model (Craswell et al.
+  2008; Joachims et al. 2017), examination probability (1/r)^η at rank r, independent
+  clicks, several clicks per impression possible.
 
 Per-list counts ``percent/100 · m`` are rounded stochastically (floor, plus one with the
 fractional part's probability), so the realized share matches ``percent`` in expectation
@@ -23,7 +26,9 @@ import numpy as np
 
 from .data import RankingDataset, query_index
 
-__all__ = ["add_negatives", "label_noise", "cascade_clicks", "BRUCH_NOISE_PROBS", "BRUCH_CLICK_PROBS"]
+__all__ = ["add_negatives", "label_noise", "cascade_clicks", "position_based_clicks", "pbm_clicks",
+           "BRUCH_NOISE_PROBS",
+           "BRUCH_CLICK_PROBS"]
 
 BRUCH_NOISE_PROBS = (0.5, 0.2, 0.15, 0.1, 0.05)
 BRUCH_CLICK_PROBS = (0.05, 0.3, 0.5, 0.7, 0.95)
@@ -96,16 +101,9 @@ def cascade_clicks(ds: RankingDataset, rng: np.random.Generator, click_probs=BRU
     c = np.asarray(click_probs, dtype=float)
     if ds.y.max(initial=0) >= c.size:
         raise ValueError(f"labels reach {ds.y.max()} but click_probs has {c.size} entries")
-    sizes = ds.query_sizes
-    n_blocks = ds.n_queries * impressions
-    bsizes = np.repeat(sizes, impressions)
-    boffs = np.r_[0, np.cumsum(bsizes)]
-    block = np.repeat(np.arange(n_blocks), bsizes)
-    q_of_block = np.repeat(np.arange(ds.n_queries), impressions)
-    # rows of each block, then shuffled inside the block (a random base ranker)
-    rows = ds.offsets[q_of_block][block] + (np.arange(block.size) - boffs[block])
-    order = np.lexsort((rng.random(block.size), block))
-    rows = rows[order]
+    rows, block, boffs, q_of_block, _ = _shuffled_blocks(ds, rng, impressions)
+    n_blocks = q_of_block.size
+    bsizes = np.diff(boffs)
     click = rng.random(rows.size) < c[ds.y[rows]]
     csum = np.cumsum(click)
     before = csum - click - np.repeat(np.r_[0, csum[boffs[1:-1] - 1]], bsizes)   # clicks before, same block
@@ -121,4 +119,62 @@ def cascade_clicks(ds: RankingDataset, rng: np.random.Generator, click_probs=BRU
                                                           "impressions_per_list": impressions})
     out.meta["source_query"] = q_of_block[nonempty]
     out.meta["source_rows"] = rows[keep]
+    return out
+
+
+def _shuffled_blocks(ds: RankingDataset, rng: np.random.Generator, impressions: int):
+    """Rows of ``impressions`` copies of every list, each copy shuffled; with block ids,
+    block offsets, the query of each block and the 0-based position inside the block."""
+    sizes = ds.query_sizes
+    n_blocks = ds.n_queries * impressions
+    bsizes = np.repeat(sizes, impressions)
+    boffs = np.r_[0, np.cumsum(bsizes)]
+    block = np.repeat(np.arange(n_blocks), bsizes)
+    q_of_block = np.repeat(np.arange(ds.n_queries), impressions)
+    rows = ds.offsets[q_of_block][block] + (np.arange(block.size) - boffs[block])
+    order = np.lexsort((rng.random(block.size), block))
+    return rows[order], block, boffs, q_of_block, np.arange(block.size) - boffs[block]
+
+
+def pbm_clicks(labels: np.ndarray, positions: np.ndarray, rng: np.random.Generator, click_probs,
+               eta: float = 1.0) -> np.ndarray:
+    """Clicks of the position-based model for documents with ``labels`` shown at 0-based
+    ``positions``: examined with probability (1/(position+1))^η, then clicked with
+    ``click_probs[label]``, all independent."""
+    c = np.asarray(click_probs, dtype=float)
+    examined = rng.random(labels.size) < (1.0 / (positions + 1.0)) ** eta
+    return examined & (rng.random(labels.size) < c[labels])
+
+
+def position_based_clicks(ds: RankingDataset, rng: np.random.Generator, click_probs=BRUCH_CLICK_PROBS,
+                          eta: float = 1.0, impressions: int = 10, cutoff: int | None = None) -> RankingDataset:
+    """Position-based click model over a random base ranker.
+
+    Per list and impression: shuffle the list; the document at rank r (1-based) is examined
+    with probability (1/r)^η and, if examined, clicked with the probability of its label,
+    independently of the other ranks. The impression is the top ``cutoff`` documents
+    (default: all) with labels clicked = 1, not clicked = 0; an impression without a click
+    is dropped. Same output layout as :func:`cascade_clicks`.
+    """
+    c = np.asarray(click_probs, dtype=float)
+    if ds.y.max(initial=0) >= c.size:
+        raise ValueError(f"labels reach {ds.y.max()} but click_probs has {c.size} entries")
+    if eta < 0:
+        raise ValueError("eta must be >= 0")
+    rows, block, boffs, q_of_block, pos = _shuffled_blocks(ds, rng, impressions)
+    click = pbm_clicks(ds.y[rows], pos, rng, c, eta)
+    shown = pos < (cutoff if cutoff is not None else np.iinfo(np.int64).max)
+    n_blocks = q_of_block.size
+    clicks_per_block = np.bincount(block[shown & click], minlength=n_blocks)
+    keep = shown & (clicks_per_block[block] > 0)
+    new_sizes = np.bincount(block[keep], minlength=n_blocks)
+    nonempty = new_sizes > 0
+    out = RankingDataset(X=ds.X[rows[keep]], y=click[keep].astype(np.int32),
+                         qid=np.repeat(np.arange(int(nonempty.sum())), new_sizes[nonempty]),
+                         offsets=np.r_[0, np.cumsum(new_sizes[nonempty])].astype(np.int64),
+                         name=f"{ds.name}+pbm-clicks", meta={**ds.meta, "click_probs": c.tolist(), "eta": eta,
+                                                             "impressions_per_list": impressions})
+    out.meta["source_query"] = q_of_block[nonempty]
+    out.meta["source_rows"] = rows[keep]
+    out.meta["source_position"] = pos[keep]
     return out

@@ -119,6 +119,15 @@ def test_missing_real_dataset_is_a_clear_error(tmp_path):
     assert "Fold1/train.txt" in msg and "microsoft.com" in msg
 
 
+def test_clicks_position_based_option(tmp_path):
+    d = tmp_path / "c"
+    assert clicks.main(TINY + ["--click-model", "pbm", "--levels", "0.1", "--trials", "1", "--impressions", "2",
+                               "--out", str(d)]) == 0
+    recs = [json.loads(p.read_text()) for p in (d / "units").glob("*.json")]
+    assert len(recs) == 2 and all(r["transform"]["train_impressions"] > 0 for r in recs)
+    assert any("position-based" in x for x in json.loads((d / "claims.json").read_text())["deviations"])
+
+
 def test_xgboost_library(tmp_path):
     d = tmp_path / "q"
     assert quality.main(TINY + ["--library", "xgboost", "--models", "lambdamart,xendcg", "--trials", "2",

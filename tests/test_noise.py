@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise
+from ltrrepro.noise import (BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise,
+                           pbm_clicks, position_based_clicks)
 from ltrrepro.synthetic import make_synthetic
 
 
@@ -86,4 +87,35 @@ def test_cascade_clicks_rates_match_probabilities(train):
     assert np.all(out.y[out.offsets[:-1]][m == 1] == 1)     # a one-document list is kept only if clicked
     assert out.n_queries <= 10 * train.n_queries
     same = cascade_clicks(train, np.random.default_rng(3), impressions=10)
+    np.testing.assert_array_equal(same.y, out.y)
+
+
+def test_pbm_click_rates_per_label_and_position(rng):
+    n = 400_000
+    labels = rng.integers(0, 5, n)
+    pos = rng.integers(0, 6, n)
+    eta = 1.3
+    click = pbm_clicks(labels, pos, np.random.default_rng(1), BRUCH_CLICK_PROBS, eta)
+    for label in range(5):
+        for r in range(6):
+            m = (labels == label) & (pos == r)
+            expect = BRUCH_CLICK_PROBS[label] * (1.0 / (r + 1)) ** eta
+            assert stats.binomtest(int(click[m].sum()), int(m.sum()), expect).pvalue > 1e-4, (label, r)
+
+
+def test_position_based_clicks_impressions(train):
+    snap = _snapshot(train)
+    out = position_based_clicks(train, np.random.default_rng(4), impressions=5, cutoff=10)
+    _unchanged(train, snap)
+    assert out.query_sizes.max() <= 10
+    assert np.all(np.add.reduceat(out.y, out.offsets[:-1]) >= 1)        # no impression without a click
+    pos = out.meta["source_position"]
+    for q in range(0, out.n_queries, 97):                                 # ranks 0,1,2,... inside an impression
+        a, b = out.offsets[q], out.offsets[q + 1]
+        np.testing.assert_array_equal(pos[a:b], np.arange(b - a))
+        src = out.meta["source_query"][q]
+        rows = out.meta["source_rows"][a:b]
+        assert np.all((rows >= train.offsets[src]) & (rows < train.offsets[src + 1]))
+        np.testing.assert_array_equal(out.X[a:b], train.X[rows])
+    same = position_based_clicks(train, np.random.default_rng(4), impressions=5, cutoff=10)
     np.testing.assert_array_equal(same.y, out.y)

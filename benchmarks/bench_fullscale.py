@@ -1,0 +1,62 @@
+"""Training time per model at full Web30K scale, and the cost of the 100-trial protocol.
+
+    python benchmarks/bench_fullscale.py [--queries 31531] [--trees 20] [--threads 2]
+
+Draws the synthetic Web30K profile at full size (31,531 queries, ≈3.7M documents), takes
+trial 0's 60/20/20 split and trains λMART (LightGBM ``lambdarank``), XE_NDCG MART and
+ListNet with the paper's hyperparameters (``bruch-web30k``: 400 leaves, lr 0.02, 255 bins,
+min_data_in_leaf 50) for ``--trees`` trees, evaluating validation NDCG@5 after every tree
+as the experiments do. Prints the dataset construction time and the time per tree, and
+extrapolates to 500 trees (the paper's cap; early stopping can only shorten it) and to the
+100-trial protocol of Table 1 (3 models) and of one Figure 3 panel (2 models × 6 levels) on
+``--cores`` cores with ``--threads`` threads per job.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ltrrepro import make_synthetic, trial_split  # noqa: E402
+from ltrrepro.runner import unit_seed  # noqa: E402
+from ltrrepro.train import fit_predict, preset  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--queries", type=int, default=31531)
+    ap.add_argument("--trees", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--cores", type=int, default=16)
+    ap.add_argument("--models", default="lambdamart,xendcg,listnet")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    ds = make_synthetic("web30k", n_queries=args.queries, seed=0)
+    t_gen = time.perf_counter() - t0
+    sp = trial_split(ds.n_queries, 0, 0)
+    tr, va, te = ds.subset(sp.train), ds.subset(sp.valid), ds.subset(sp.test)
+    print(f"{ds}: generated in {t_gen:.1f} s; train {tr.n_docs} docs, valid {va.n_docs}, test {te.n_docs}")
+    del ds
+    per_tree = {}
+    for m in args.models.split(","):
+        params = preset("bruch-web30k", max_trees=args.trees, early_stopping=args.trees)
+        t0 = time.perf_counter()
+        fit = fit_predict(m, "lightgbm", tr, va, te, params, unit_seed(0, 0, 2, m), threads=args.threads)
+        total = time.perf_counter() - t0
+        per_tree[m] = fit.train_s / fit.n_trees
+        print(f"{m:12s} {fit.n_trees} trees in {fit.train_s:.1f} s (incl. binning; {total:.1f} s with test "
+              f"evaluation): {per_tree[m]:.2f} s/tree with {args.threads} threads -> 500 trees "
+              f"{per_tree[m] * 500 / 60:.1f} min; valid NDCG@5 after {fit.n_trees} trees {fit.valid_curve[-1]:.4f}")
+    jobs = max(1, args.cores // args.threads)
+    t1 = sum(per_tree[m] * 500 for m in ("lambdamart", "xendcg", "listnet") if m in per_tree)
+    t3 = sum(per_tree[m] * 500 for m in ("lambdamart", "xendcg") if m in per_tree) * 6
+    print(f"estimate, 100 trials on {args.cores} cores ({jobs} jobs x {args.threads} threads, perfect scaling, "
+          f"500 trees each, per-tree times as above): Table 1 {100 * t1 / jobs / 3600:.1f} h; "
+          f"one Figure 3 panel (6 levels) {100 * t3 / jobs / 3600:.1f} h")
+
+
+if __name__ == "__main__":
+    main()

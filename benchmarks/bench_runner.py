@@ -1,0 +1,110 @@
+"""Parallel efficiency of independent units and peak memory per worker.
+
+    python benchmarks/bench_runner.py [--queries 3000] [--units 8] [--trees 40] [--jobs N]
+
+Runs the same ``units`` Bruch units (XE_NDCG MART, fixed number of trees, no early
+stopping, one thread each) once with 1 job and once with ``--jobs`` jobs (default: all
+cores) through :func:`ltrrepro.runner.run_units`, and prints
+
+* parallel efficiency = T(1 job) / (jobs × T(jobs));
+* per worker, the peak of its private memory (``Private_*`` of /proc/self/smaps_rollup,
+  sampled every 20 ms while a unit runs, minus the value before the unit) and the peak
+  RSS increase (which also counts the pages of the memory-mapped dataset, shared by all
+  workers), both as multiples of the dataset's in-memory size.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from experiments import bruch  # noqa: E402
+from ltrrepro import make_synthetic  # noqa: E402
+from ltrrepro.runner import Unit, materialize, run_units  # noqa: E402
+from ltrrepro.store import ResultStore  # noqa: E402
+from ltrrepro.train import preset  # noqa: E402
+
+
+def _private_kb() -> int:
+    try:
+        with open("/proc/self/smaps_rollup") as fh:
+            return sum(int(line.split()[1]) for line in fh if line.startswith(("Private_Clean", "Private_Dirty")))
+    except OSError:
+        return 0
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1])
+    return 0
+
+
+def measured_unit(unit, ctx):
+    base_priv, base_rss = _private_kb(), _rss_kb()
+    peak = {"priv": base_priv, "rss": base_rss}
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak["priv"] = max(peak["priv"], _private_kb())
+            peak["rss"] = max(peak["rss"], _rss_kb())
+            time.sleep(0.02)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    try:
+        rec, arrays = bruch.unit_fn(unit, ctx)
+    finally:
+        stop.set()
+        th.join()
+    rec["memory_kb"] = {"private_increase": peak["priv"] - base_priv, "rss_increase": peak["rss"] - base_rss,
+                        "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+    return rec, arrays
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--queries", type=int, default=3000)
+    ap.add_argument("--units", type=int, default=8)
+    ap.add_argument("--trees", type=int, default=40)
+    ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    args = ap.parse_args()
+    ds = make_synthetic("web30k", n_queries=args.queries, seed=0)
+    data_bytes = ds.X.nbytes + ds.y.nbytes + ds.qid.nbytes + ds.offsets.nbytes
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = materialize(ds, cache_dir=tmp)
+        del ds
+        params = preset("fast", max_trees=args.trees, early_stopping=args.trees)
+        ctx = {"data": {"path": ref.path, "name": ref.name}, "library": "lightgbm", "params": params}
+        units = [Unit("bench", "syn", t, "xendcg", (("noise", "none"),)) for t in range(args.units)]
+        times = {}
+        mem = []
+        for jobs in (1, args.jobs):
+            store = ResultStore(Path(tmp) / f"run{jobs}", {"jobs": jobs})
+            t0 = time.perf_counter()
+            s = run_units(units, measured_unit, ctx, store, jobs=jobs, threads=1, quiet=True)
+            times[jobs] = time.perf_counter() - t0
+            assert s.ok, s.failed
+            mem += [r["memory_kb"] for r in store.records()]
+    eff = times[1] / (args.jobs * times[args.jobs])
+    mb = data_bytes / 2**20
+    priv = max(m["private_increase"] for m in mem) * 1024 / data_bytes
+    rss = max(m["rss_increase"] for m in mem) * 1024 / data_bytes
+    print(f"dataset {args.queries} queries, {mb:.0f} MiB in memory; {args.units} units of {args.trees} trees")
+    print(f"1 job: {times[1]:.1f} s   {args.jobs} jobs: {times[args.jobs]:.1f} s   "
+          f"parallel efficiency {eff:.2f}")
+    print(f"peak private memory per unit: {priv:.2f}x the dataset (limit 1.5x + model); "
+          f"peak RSS increase (counts the shared memory map too): {rss:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
