@@ -1,16 +1,18 @@
 """Parallel efficiency of independent units and peak memory per worker.
 
-    python benchmarks/bench_runner.py [--queries 3000] [--units 8] [--trees 40] [--jobs N]
+    python benchmarks/bench_runner.py [--queries 10000] [--units 8] [--trees 40] [--jobs N]
 
 Runs the same ``units`` Bruch units (XE_NDCG MART, fixed number of trees, no early
 stopping, one thread each) once with 1 job and once with ``--jobs`` jobs (default: all
 cores) through :func:`ltrrepro.runner.run_units`, and prints
 
 * parallel efficiency = T(1 job) / (jobs × T(jobs));
-* per worker, the peak of its private memory (``Private_*`` of /proc/self/smaps_rollup,
-  sampled every 20 ms while a unit runs, minus the value before the unit) and the peak
-  RSS increase (which also counts the pages of the memory-mapped dataset, shared by all
-  workers), both as multiples of the dataset's in-memory size.
+* per unit, the peak of the worker's anonymous memory (``Anonymous`` of
+  /proc/self/smaps_rollup: heap and arrays, not the memory-mapped dataset, whose pages are
+  shared by all workers through the page cache), sampled every 20 ms while the unit runs,
+  minus its value before the unit; and the peak RSS increase, which also counts the mapped
+  dataset pages the unit touched. Both as multiples of the dataset's in-memory size; the
+  model (a few MB of trees) is included in both.
 """
 from __future__ import annotations
 
@@ -32,10 +34,10 @@ from ltrrepro.store import ResultStore  # noqa: E402
 from ltrrepro.train import preset  # noqa: E402
 
 
-def _private_kb() -> int:
+def _anon_kb() -> int:
     try:
         with open("/proc/self/smaps_rollup") as fh:
-            return sum(int(line.split()[1]) for line in fh if line.startswith(("Private_Clean", "Private_Dirty")))
+            return sum(int(line.split()[1]) for line in fh if line.startswith("Anonymous:"))
     except OSError:
         return 0
 
@@ -49,13 +51,13 @@ def _rss_kb() -> int:
 
 
 def measured_unit(unit, ctx):
-    base_priv, base_rss = _private_kb(), _rss_kb()
+    base_priv, base_rss = _anon_kb(), _rss_kb()
     peak = {"priv": base_priv, "rss": base_rss}
     stop = threading.Event()
 
     def sample():
         while not stop.is_set():
-            peak["priv"] = max(peak["priv"], _private_kb())
+            peak["priv"] = max(peak["priv"], _anon_kb())
             peak["rss"] = max(peak["rss"], _rss_kb())
             time.sleep(0.02)
 
@@ -66,14 +68,14 @@ def measured_unit(unit, ctx):
     finally:
         stop.set()
         th.join()
-    rec["memory_kb"] = {"private_increase": peak["priv"] - base_priv, "rss_increase": peak["rss"] - base_rss,
+    rec["memory_kb"] = {"anon_increase": peak["priv"] - base_priv, "rss_increase": peak["rss"] - base_rss,
                         "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
     return rec, arrays
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--queries", type=int, default=3000)
+    ap.add_argument("--queries", type=int, default=10000)
     ap.add_argument("--units", type=int, default=8)
     ap.add_argument("--trees", type=int, default=40)
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
@@ -97,12 +99,12 @@ def main() -> None:
             mem += [r["memory_kb"] for r in store.records()]
     eff = times[1] / (args.jobs * times[args.jobs])
     mb = data_bytes / 2**20
-    priv = max(m["private_increase"] for m in mem) * 1024 / data_bytes
+    priv = max(m["anon_increase"] for m in mem) * 1024 / data_bytes
     rss = max(m["rss_increase"] for m in mem) * 1024 / data_bytes
     print(f"dataset {args.queries} queries, {mb:.0f} MiB in memory; {args.units} units of {args.trees} trees")
     print(f"1 job: {times[1]:.1f} s   {args.jobs} jobs: {times[args.jobs]:.1f} s   "
           f"parallel efficiency {eff:.2f}")
-    print(f"peak private memory per unit: {priv:.2f}x the dataset (limit 1.5x + model); "
+    print(f"peak anonymous memory per unit: {priv:.2f}x the dataset (limit 1.5x + model); "
           f"peak RSS increase (counts the shared memory map too): {rss:.2f}x")
 
 

@@ -28,49 +28,60 @@ PAPER_TABLE1 = {  # PROTOCOLS §1, ×100, mean over 100 trials
 }
 
 
-def transform(unit, train, valid, ctx):
-    """The unit's training (and validation) data."""
-    s = unit.settings
-    noise = s.get("noise", "none")
+def _click_probs(unit, ctx):
+    return (float(unit.settings["level"]), *ctx.get("click_probs", BRUCH_CLICK_PROBS)[1:])
+
+
+def _clicks(unit, ds, rng, ctx):
+    probs = _click_probs(unit, ctx)
+    n = int(ctx.get("impressions", 10))
+    if ctx.get("click_model", "cascade") == "pbm":
+        return position_based_clicks(ds, rng, probs, eta=float(ctx.get("eta", 1.0)), impressions=n)
+    return cascade_clicks(ds, rng, probs, impressions=n)
+
+
+def transform_train(unit, train, ctx, info):
+    """The unit's training data (noise drawn from the trial's transform stream)."""
+    noise = unit.settings.get("noise", "none")
     rng = np.random.default_rng(unit.transform_seed())
-    info = {}
     if noise == "documents":
-        train = add_negatives(train, float(s["level"]), rng)
+        train = add_negatives(train, float(unit.settings["level"]), rng)
         info["added_negatives"] = train.meta["added_negatives"]
     elif noise == "labels":
-        train = label_noise(train, float(s["level"]), rng)
+        train = label_noise(train, float(unit.settings["level"]), rng)
         info["relabelled"] = train.meta["relabelled"]
     elif noise == "clicks":
-        probs = (float(s["level"]), *ctx.get("click_probs", BRUCH_CLICK_PROBS)[1:])
-        r_tr, r_va = rng.spawn(2)
-        n = int(ctx.get("impressions", 10))
-        if ctx.get("click_model", "cascade") == "pbm":
-            eta = float(ctx.get("eta", 1.0))
-            train = position_based_clicks(train, r_tr, probs, eta=eta, impressions=n)
-            valid = position_based_clicks(valid, r_va, probs, eta=eta, impressions=n)
-        else:
-            train = cascade_clicks(train, r_tr, probs, impressions=n)
-            valid = cascade_clicks(valid, r_va, probs, impressions=n)
-        info.update(click_probs=list(probs), train_impressions=train.n_queries, valid_impressions=valid.n_queries)
+        train = _clicks(unit, train, rng.spawn(2)[0], ctx)
+        info.update(click_probs=list(_click_probs(unit, ctx)), train_impressions=train.n_queries)
     elif noise != "none":
         raise ValueError(f"unknown noise {noise!r}")
-    return train, valid, info
+    return train
+
+
+def transform_valid(unit, valid, ctx, info):
+    """Validation data: untouched, except with clicks (appendix E turns it into clicks too)."""
+    if unit.settings.get("noise") == "clicks":
+        valid = _clicks(unit, valid, np.random.default_rng(unit.transform_seed()).spawn(2)[1], ctx)
+        info["valid_impressions"] = valid.n_queries
+    return valid
 
 
 def unit_fn(unit, ctx):
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
-    train, valid, test = ds.subset(split.train), ds.subset(split.valid), ds.subset(split.test)
-    train, valid, info = transform(unit, train, valid, ctx)
-    fit = fit_predict(unit.model, ctx["library"], train, valid, test, ctx["params"], unit.model_seed(),
-                      threads=ctx["threads"])
+    info: dict = {}
+    # parts are built lazily so that a worker holds one part's features at a time
+    fit = fit_predict(unit.model, ctx["library"],
+                      lambda: transform_train(unit, ds.subset(split.train), ctx, info),
+                      lambda: transform_valid(unit, ds.subset(split.valid), ctx, info),
+                      lambda: ds.subset(split.test), ctx["params"], unit.model_seed(), threads=ctx["threads"])
     record = {"means": fit.means, "n_dropped": fit.n_dropped, "best_iteration": fit.best_iteration,
               "n_trees": fit.n_trees, "valid_curve": fit.valid_curve, "timings": {"train_s": fit.train_s},
-              "n_train_docs": train.n_docs, "n_train_queries": train.n_queries, "n_test_queries": test.n_queries,
+              **{k: v for k, v in fit.data.items() if k != "test_qid"},
               "library": MODELS[unit.model].library or ctx["library"], "params": fit.params, "transform": info,
               "log": f"ndcg@5={fit.means['ndcg@5']:.4f} trees={fit.best_iteration}"}
     arrays = {f"test_{k}": v.astype(np.float32) for k, v in fit.per_query.items()}
-    arrays["test_qid"] = test.query_ids
+    arrays["test_qid"] = fit.data["test_qid"]
     return record, arrays
 
 

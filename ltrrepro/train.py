@@ -87,9 +87,21 @@ class FitResult:
     valid_curve: list          # validation NDCG@5 after each tree
     train_s: float
     params: dict
+    data: dict = field(default_factory=dict)    # test query ids and the parts' sizes
 
 
-def _valid_ndcg5(pred, ds: RankingDataset) -> float:
+class _Labels:
+    """What validation needs of a dataset once its features are binned: labels and offsets."""
+
+    def __init__(self, ds: RankingDataset):
+        self.y, self.offsets = ds.y, ds.offsets
+
+
+def _sizes(part: str, ds: RankingDataset) -> dict:
+    return {f"n_{part}_docs": int(ds.n_docs), f"n_{part}_queries": int(ds.n_queries)}
+
+
+def _valid_ndcg5(pred, ds) -> float:
     r = evaluate(pred, ds.y, ds.offsets, ["ndcg@5"])
     return next(iter(r.values())).mean
 
@@ -98,10 +110,19 @@ def _int_seed(ss: np.random.SeedSequence) -> int:
     return int(ss.generate_state(1)[0] & 0x7FFFFFFF)
 
 
-def fit_predict(model: str, library: str, train: RankingDataset, valid: RankingDataset, test: RankingDataset,
-                params: dict, seed: np.random.SeedSequence, threads: int = 1,
-                metrics=TEST_METRICS) -> FitResult:
-    """Train ``model`` with ``library`` on ``train``, select on ``valid``, score ``test``."""
+def _get(part):
+    return part() if callable(part) else part
+
+
+def fit_predict(model: str, library: str, train, valid, test, params: dict, seed: np.random.SeedSequence,
+                threads: int = 1, metrics=TEST_METRICS) -> FitResult:
+    """Train ``model`` with ``library`` on ``train``, select on ``valid``, score ``test``.
+
+    Each part is a :class:`RankingDataset` or a zero-argument callable returning one. With
+    callables, the features of a part exist only while the library bins them (train,
+    valid) or scores them (test, made after training): a worker's peak memory is then one
+    part's features plus the library's binned copy, not all three parts at once.
+    """
     spec = MODELS[model]
     lib = spec.library or library
     if lib not in ("lightgbm", "xgboost"):
@@ -119,11 +140,13 @@ def fit_predict(model: str, library: str, train: RankingDataset, valid: RankingD
         pred, best, n_trees, curve, used = _fit_xgboost(spec, train, valid, test, p, max_trees, patience, seed,
                                                         threads)
     train_s = time.perf_counter() - t0
+    pred, test = pred
     res = evaluate(pred, test.y, test.offsets, list(metrics))
     per_query = {m.split("[")[0]: r.per_query for m, r in res.items()}
     means = {m.split("[")[0]: r.mean for m, r in res.items()}
     n_dropped = max(r.n_dropped for r in res.values())
-    return FitResult(pred, per_query, means, n_dropped, best, n_trees, curve, train_s, used)
+    return FitResult(pred, per_query, means, n_dropped, best, n_trees, curve, train_s, used,
+                     {"test_qid": test.query_ids, **used.pop("_sizes")})
 
 
 def _fit_lightgbm(spec, train, valid, test, p, max_trees, patience, seed, threads):
@@ -137,20 +160,29 @@ def _fit_lightgbm(spec, train, valid, test, p, max_trees, patience, seed, thread
     norm = p.pop("lambdarank_norm", False)
     extra = {"sigmoid": sigmoid, "lambdarank_norm": norm} if objective == "lambdarank" else {}
     prm = lightgbm_params(objective, num_threads=threads, seed=_int_seed(seed), metric="None", **p, **extra)
-    dtr = lgb.Dataset(train.X, train.y, group=train.query_sizes, params={"max_bin": prm["max_bin"], "verbose": -1})
-    dva = lgb.Dataset(valid.X, valid.y, group=valid.query_sizes, reference=dtr)
+    ds_params = {k: v for k, v in prm.items() if k != "objective"}
+    tr = _get(train)
+    sizes = _sizes("train", tr)
+    dtr = lgb.Dataset(tr.X, tr.y, group=tr.query_sizes, params=ds_params).construct()
+    del tr                                      # the binned copy is all LightGBM needs
+    va = _get(valid)
+    sizes.update(_sizes("valid", va))
+    dva = lgb.Dataset(va.X, va.y, group=va.query_sizes, reference=dtr, params=ds_params).construct()
+    va = _Labels(va)
     evals: dict = {}
 
     def feval(preds, data):
-        return "ndcg@5", _valid_ndcg5(preds, valid), True
+        return "ndcg@5", _valid_ndcg5(preds, va), True
 
     bst = lgb.train(prm, dtr, max_trees, valid_sets=[dva], valid_names=["valid"], feval=feval,
                     callbacks=[lgb.early_stopping(patience, verbose=False), lgb.record_evaluation(evals)])
     best = int(bst.best_iteration) or bst.current_iteration()
-    pred = bst.predict(test.X, num_iteration=best, num_threads=threads)
+    te = _get(test)
+    pred = bst.predict(te.X, num_iteration=best, num_threads=threads)
     used = {k: (v if not callable(v) else repr(getattr(v, "objective", v))) for k, v in prm.items()}
+    used["_sizes"] = sizes
     curve = list(evals["valid"]["ndcg@5"])
-    return pred, best, len(curve), curve, used     # the returned booster holds only the best trees
+    return (pred, te), best, len(curve), curve, used     # the returned booster holds only the best trees
 
 
 def _fit_xgboost(spec, train, valid, test, p, max_trees, patience, seed, threads):
@@ -169,19 +201,25 @@ def _fit_xgboost(spec, train, valid, test, p, max_trees, patience, seed, threads
     prm = xgboost_params(max_leaves=p.pop("num_leaves"), eta=p.pop("learning_rate"), max_bin=p.pop("max_bin"),
                          nthread=threads, seed=_int_seed(seed), objective=objective,
                          disable_default_eval_metric=1, **p, **extra)
-    dtr = xgb.DMatrix(train.X, train.y, nthread=threads)
-    dtr.set_group(train.query_sizes)
-    dva = xgb.DMatrix(valid.X, valid.y, nthread=threads)
-    dva.set_group(valid.query_sizes)
-    dte = xgb.DMatrix(test.X, nthread=threads)
+    tr = _get(train)
+    sizes = _sizes("train", tr)
+    dtr = xgb.DMatrix(tr.X, tr.y, nthread=threads)
+    dtr.set_group(tr.query_sizes)
+    del tr
+    va = _get(valid)
+    sizes.update(_sizes("valid", va))
+    dva = xgb.DMatrix(va.X, va.y, nthread=threads)
+    dva.set_group(va.query_sizes)
+    va = _Labels(va)
     evals: dict = {}
 
     def metric(preds, dmat):
-        return "ndcg@5", _valid_ndcg5(preds, valid)
+        return "ndcg@5", _valid_ndcg5(preds, va)
 
     bst = xgb.train(prm, dtr, max_trees, evals=[(dva, "valid")], obj=obj, custom_metric=metric, maximize=True,
                     early_stopping_rounds=patience, evals_result=evals, verbose_eval=False)
     best = int(bst.best_iteration) + 1
-    pred = bst.predict(dte, iteration_range=(0, best), output_margin=True)
-    used = {**prm, "objective": objective or repr(obj.objective)}
-    return pred, best, bst.num_boosted_rounds(), list(evals["valid"]["ndcg@5"]), used
+    te = _get(test)
+    pred = bst.predict(xgb.DMatrix(te.X, nthread=threads), iteration_range=(0, best), output_margin=True)
+    used = {**prm, "objective": objective or repr(obj.objective), "_sizes": sizes}
+    return (pred, te), best, bst.num_boosted_rounds(), list(evals["valid"]["ndcg@5"]), used
