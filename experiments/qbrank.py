@@ -302,6 +302,11 @@ def report(store) -> dict:
         devs.append("a single trial: no significance test")
     if cfg["library"] == "xgboost":
         devs.append("XGBoost: QBRank without the per-round line search (η only)")
+    if sizes:
+        n_q = sizes["L1_queries"] + sizes["L2_queries"] + sizes["V_queries"] + sizes["L3_queries"]
+        share = sizes["L1_queries"] / n_q
+        if abs(share - 2000 / 4898) > 0.1:
+            devs.append(f"L1 (single-grade queries) is {100 * share:.0f}% of the queries, the paper's ≈41%")
     legend = (f"Precision at K% on P3, mean over {trials} trial(s); p: paired t-tests. Paper: Zheng et al. Table 1 "
               f"(proprietary data). Sizes (trial 0): {sizes}. Deviations: {'; '.join(devs) or 'none'}.")
     files += write_table(table, root / "tables" / "table1_precision", caption=f"Precision at K% ({cfg['dataset']})",

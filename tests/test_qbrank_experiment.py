@@ -94,3 +94,21 @@ def test_qbrank_experiment_smoke(tmp_path):
     assert any("adding L1 helps QBRank" in c["claim"] for c in claims)
     png = (out / "figures" / "fig1_dcg_iterations.png").read_bytes()
     assert png[:4] == b"\x89PNG" and len(png) > 5000
+    # the notebook rebuilds everything from these results
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    import os
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    old = os.environ.get("LTRREPRO_RESULTS")
+    os.environ["LTRREPRO_RESULTS"] = str(out)
+    try:
+        nb = nbformat.read(root / "notebooks" / "zheng2007.ipynb", as_version=4)
+        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                resources={"metadata": {"path": str(root / "notebooks")}}).execute()
+    finally:
+        if old is None:
+            os.environ.pop("LTRREPRO_RESULTS")
+        else:
+            os.environ["LTRREPRO_RESULTS"] = old
+    assert "adding L1 helps" in str(nb.cells[-1].outputs[0]["data"]["text/plain"])
