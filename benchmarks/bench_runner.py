@@ -13,6 +13,13 @@ cores) through :func:`ltrrepro.runner.run_units`, and prints
   minus its value before the unit; and the peak RSS increase, which also counts the mapped
   dataset pages the unit touched. Both as multiples of the dataset's in-memory size; the
   model (a few MB of trees) is included in both.
+
+Measured on the 2-core development machine (LightGBM 4.7, preset ``fast``, XE_NDCG):
+full scale (``--queries 31531 --units 2 --trees 20``, 2,000 MiB): efficiency 0.66, peak
+anonymous memory 0.95x, RSS increase 1.95x; ``--queries 6000 --units 4 --trees 30`` (380 MiB):
+efficiency 0.75, anonymous 1.74x — at that size LightGBM's bin-construction sample
+(``bin_construct_sample_cnt`` = 200,000 rows × 12 bytes per value, ≈ 330 MB whatever the
+dataset) dominates; it is a fixed cost, 0.16x of the full dataset.
 """
 from __future__ import annotations
 

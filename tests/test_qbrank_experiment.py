@@ -112,3 +112,16 @@ def test_qbrank_experiment_smoke(tmp_path):
         else:
             os.environ["LTRREPRO_RESULTS"] = old
     assert "adding L1 helps" in str(nb.cells[-1].outputs[0]["data"]["text/plain"])
+
+
+def test_qbrank_experiment_xgboost_library(tmp_path):
+    out = tmp_path / "x"
+    argv = ["--queries", "200", "--trials", "1", "--iterations", "10", "--every", "5", "--gbt-grid", "0.1:10",
+            "--max-pairs", "2000", "--library", "xgboost", "--models", "gbt_L2,qbrank_P2L1", "--jobs", "1",
+            "--quiet", "--out", str(out)]
+    assert qbrank.main(argv) == 0
+    recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
+    assert {r["library"] for r in recs} == {"xgboost"} and len(recs) == 2
+    assert all(r["means"]["dcg@5"] > 0 for r in recs)
+    devs = json.loads((out / "claims.json").read_text())["deviations"]
+    assert any("without the per-round line search" in d for d in devs)
