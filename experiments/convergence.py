@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from experiments import bruch, common
-from ltrrepro.report import band, save_figure, verdict, write_json, write_table
+from ltrrepro.report import band, claims_text, save_figure, verdict, write_claims, write_table
 from ltrrepro.runner import Unit
 from ltrrepro.stats import paired_test
 
@@ -86,14 +86,9 @@ def report(store) -> dict:
            "detail": f"lead at {early} trees {diff[:, early - 1].mean():+.4f} vs at {n_trees} trees "
                      f"{diff[:, -1].mean():+.4f}" if n_trials else "no trials",
            "verdict": verdict(t.diff, t.p, +1, ALPHA) if t else "not supported"}]
-    files.append(write_json(root / "claims.json", {"claims": cl, "deviations": devs}))
-    files += write_table(pd.DataFrame(cl)[["claim", "value", "p", "trials", "verdict", "detail"]], root / "claims",
-                         caption="Claims check (Bruch Figure 2)", digits=5)
+    files += write_claims(root, cl, devs, "Claims check (Bruch Figure 2)", ALPHA)
     text = [f"Bruch Figure 2 — convergence ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})",
-            table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), "Claims check (α = 0.01):"]
-    text += [f"  [{x['verdict']}] {x['claim']}: {x['detail']}, p = {x['p']:.3g}" for x in cl]
-    if devs:
-        text.append("Deviations from the paper: " + "; ".join(devs))
+            table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), *claims_text(cl, devs, ALPHA)]
     return {"text": "\n".join(text), "files": files, "claims": cl}
 
 

@@ -13,7 +13,6 @@ import argparse
 import time
 
 import lightgbm as lgb
-import numpy as np
 
 from ltrrepro.datasets import load_dataset
 from ltrrepro.metrics import evaluate

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ltrrepro.report import save_figure, verdict, write_json, write_table
+from ltrrepro.report import claims_text, save_figure, verdict, write_claims, write_table
 from ltrrepro.runner import Unit, run_units
 from ltrrepro.store import ResultStore
 
@@ -82,12 +82,10 @@ def report(store) -> dict:
           {"claim": "γ changes the gap of an example (vertically stretched clouds)", "value": spread,
            "p": float("nan"), "trials": len(recs), "verdict": verdict(spread - 1, 0.0, +1, 1.0),
            "detail": f"median over examples of max/min gap across draws: {spread:.3f}"}]
-    files.append(write_json(store.root / "claims.json", {"claims": cl, "deviations": [
-        f"label probabilities {cfg['probs']} (the paper gives none)"]}))
-    files += write_table(pd.DataFrame(cl)[["claim", "value", "trials", "verdict", "detail"]], store.root / "claims",
-                         caption="Claims check (Bruch Figure 1)", digits=6)
-    text = ["Bruch Figure 1 — Jensen gap", table.to_string(index=False, float_format=lambda v: f"{v:.3e}")]
-    text += [f"  [{c['verdict']}] {c['claim']}: {c['detail']}" for c in cl]
+    devs = [f"label probabilities {cfg['probs']} (the paper gives none)"]
+    files += write_claims(store.root, cl, devs, "Claims check (Bruch Figure 1)")
+    text = ["Bruch Figure 1 — Jensen gap", table.to_string(index=False, float_format=lambda v: f"{v:.3e}"),
+            *claims_text(cl, devs)]
     return {"text": "\n".join(text), "files": files, "claims": cl}
 
 

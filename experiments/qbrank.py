@@ -39,7 +39,7 @@ from ltrrepro.data import RankingDataset
 from ltrrepro.metrics import evaluate, pairwise_precision_at
 from ltrrepro.objectives import LeafRescaleCallback, LightGBMObjective, QBRank, XGBoostObjective, qbrank_step
 from ltrrepro.presets import lightgbm_params, xgboost_params
-from ltrrepro.report import band, save_figure, verdict, write_json, write_table
+from ltrrepro.report import band, claims_text, save_figure, verdict, write_claims, write_table
 from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, unit_seed
 from ltrrepro.splits import random_query_split
 from ltrrepro.stats import paired_test, summarize
@@ -360,17 +360,11 @@ def report(store) -> dict:
     claim("QBRank(P2) beats GBT(L2) trained on the same judgments (DCG-5)", "dcg@5", "qbrank_P2", "gbt_L2")
     for other in ("qbrank_P2", "gbt_L1L2", "gbt_L2", "gbt_L1", "ranksvm_P2"):
         claim(f"QBRank(P2∪L1) best on DCG-5: beats {LABELS[other]}", "dcg@5", "qbrank_P2L1", other)
-    files.append(write_json(root / "claims.json", {"claims": cl, "deviations": devs, "sizes": sizes}))
-    if cl:
-        files += write_table(pd.DataFrame(cl)[["claim", "value", "p", "trials", "verdict", "detail"]],
-                             root / "claims", caption="Claims check (Zheng et al.)", digits=5)
+    files += write_claims(root, cl, devs, "Claims check (Zheng et al.)", ALPHA, extra={"sizes": sizes})
     text = [f"Zheng et al. Table 1 — precision at K% on P3 ({cfg['dataset']}, {cfg['library']})",
             table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), "",
             dcg_table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), f"sizes: {sizes}",
-            "Claims check (α = 0.01):"]
-    text += [f"  [{c['verdict']}] {c['claim']}: {c['detail']}, p = {c['p']:.3g}" for c in cl]
-    if devs:
-        text.append("Deviations from the paper: " + "; ".join(devs))
+            *claims_text(cl, devs, ALPHA)]
     return {"text": "\n".join(text), "files": files, "claims": cl}
 
 

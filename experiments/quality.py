@@ -20,7 +20,7 @@ from itertools import combinations
 import pandas as pd
 
 from experiments import bruch, common
-from ltrrepro.report import verdict, write_json, write_table
+from ltrrepro.report import claims_text, verdict, write_claims, write_table
 from ltrrepro.runner import Unit
 from ltrrepro.stats import holm, paired_test, summarize
 from ltrrepro.train import MODELS as MODEL_SPECS
@@ -113,16 +113,10 @@ def report(store) -> dict:
     if len(comp):
         files += write_table(comp, root / "tables" / "table1_tests", caption="Paired t-tests (a − b)",
                              legend="p_holm: Holm across all listed comparisons.", digits=5)
-    files.append(write_json(root / "claims.json", {"claims": cl, "deviations": devs}))
-    if cl:
-        files += write_table(pd.DataFrame(cl)[["claim", "value", "p", "trials", "verdict", "detail"]],
-                             root / "claims", caption="Claims check (Bruch Table 1)", digits=5)
+    files += write_claims(root, cl, devs, "Claims check (Bruch Table 1)", ALPHA)
     cols = ["model", "trials", *METRICS, "trees", "train_s"] + [c for c in ("paper@5", "paper@10") if c in table]
     text = [f"Bruch Table 1 ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})",
-            table[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"), "", "Claims check (α = 0.01):"]
-    text += [f"  [{c['verdict']}] {c['claim']}: {c['detail']}, p = {c['p']:.3g}" for c in cl]
-    if devs:
-        text.append("Deviations from the paper: " + "; ".join(devs))
+            table[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"), "", *claims_text(cl, devs, ALPHA)]
     return {"text": "\n".join(text), "files": files, "table": table, "claims": cl}
 
 

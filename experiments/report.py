@@ -15,7 +15,10 @@ from ltrrepro.store import ResultStore
 
 
 def rebuild(run_dir, quiet: bool = False) -> dict:
-    store = ResultStore.open(run_dir)
+    try:
+        store = ResultStore.open(run_dir)
+    except FileNotFoundError as err:
+        raise SystemExit(f"error: {err}") from None
     name = store.read_manifest()["experiment"]
     try:
         mod = importlib.import_module(f"experiments.{name}")

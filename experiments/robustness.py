@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats as st
 
 from experiments import bruch, common
-from ltrrepro.report import band, save_figure, verdict, write_json, write_table
+from ltrrepro.report import band, claims_text, save_figure, verdict, write_claims, write_json, write_table
 from ltrrepro.runner import Unit
 from ltrrepro.stats import holm, paired_test, summarize
 
@@ -115,7 +115,8 @@ def claims(df: pd.DataFrame, metric: str = "ndcg@5") -> list[dict]:
         out.append({"claim": claim, "noise": noise,
                     "statistic": "mean per-trial slope of NDCG@5 difference (XE_NDCG − λMART) per level point",
                     "value": mean, "p": p, "trials": int(slopes.size),
-                    "detail": f"NDCG@5 drop from level {lv[0]:g} to {lv[-1]:g}: λMART {drop['lambdamart']:+.4f}, "
+                    "detail": f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from "
+                              f"level {lv[0]:g} to {lv[-1]:g}: λMART {drop['lambdamart']:+.4f}, "
                               f"XE_NDCG {drop['xendcg']:+.4f}",
                     "verdict": verdict(mean, p, +1, ALPHA)})
     return out
@@ -165,20 +166,9 @@ def report(store, name: str = "robustness", figure: str = "fig3", paper_trials: 
         ax.legend(lines, [ln.get_label() for ln in lines], fontsize=7, loc="best")
         ax.set_title(f"{cfg['dataset']}: {noise} noise ({trials} trials, 95% CI)", fontsize=9)
         files += save_figure(fig, root / "figures" / f"{figure}_{noise}")
-    cl_table = pd.DataFrame([{k: c[k] for k in ("claim", "value", "p", "trials", "verdict", "detail")} for c in cl])
     text = [f"{title} ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})",
-            table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), "", "Claims check (α = 0.01):"]
-    for c in cl:
-        text.append(f"  [{c['verdict']}] {c['claim']}: slope {c['value']:+.2e} per level point, p = {c['p']:.3g} "
-                    f"({c['trials']} trials); {c['detail']}")
-    if devs:
-        text.append("Deviations from the paper: " + "; ".join(devs))
-    if len(cl_table):
-        files += write_table(cl_table, root / "claims", caption=f"Claims check ({title})",
-                             legend=f"verdict: supported = expected direction and p < {ALPHA}; direction only = "
-                                    f"expected direction, p ≥ {ALPHA}; contradicted = opposite direction, "
-                                    f"p < {ALPHA}.", digits=5)
-    files.append(write_json(root / "claims.json", {"claims": cl, "deviations": devs}))
+            table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), "", *claims_text(cl, devs, ALPHA)]
+    files += write_claims(root, cl, devs, f"Claims check ({title})", ALPHA)
     files.append(write_json(root / "summary.json", {"table": res.to_dict(orient="records")}))
     return {"text": "\n".join(text), "files": files, "table": res, "claims": cl}
 

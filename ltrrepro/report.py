@@ -15,7 +15,8 @@ import pandas as pd
 
 from .store import atomic_write_bytes, atomic_write_text, to_jsonable
 
-__all__ = ["write_table", "markdown_table", "latex_table", "save_figure", "band", "write_json", "verdict"]
+__all__ = ["write_table", "markdown_table", "latex_table", "save_figure", "band", "write_json", "verdict",
+           "write_claims", "claims_text"]
 
 
 def _fmt(v, digits: int) -> str:
@@ -66,12 +67,13 @@ def write_table(df: pd.DataFrame, stem, caption: str = "", legend: str = "", dig
 
 
 def save_figure(fig, stem) -> list[Path]:
-    """``stem.png`` (150 dpi) and ``stem.pdf``."""
+    """``stem.png`` (150 dpi) and ``stem.pdf`` (no creation date, so a rebuild from the same
+    results gives the same bytes)."""
     import matplotlib.pyplot as plt
 
     stem = Path(stem)
     out = []
-    for ext, kw in ((".png", {"dpi": 150}), (".pdf", {})):
+    for ext, kw in ((".png", {"dpi": 150}), (".pdf", {"metadata": {"CreationDate": None}})):
         buf = io.BytesIO()
         fig.savefig(buf, format=ext[1:], bbox_inches="tight", **kw)
         atomic_write_bytes(stem.with_suffix(ext), buf.getvalue())
@@ -102,3 +104,29 @@ def verdict(diff: float, p: float, expected_sign: int, alpha: float = 0.01) -> s
     if right:
         return "supported" if sig else "direction only"
     return "contradicted" if sig else "not supported"
+
+
+def write_claims(root, claims: list[dict], deviations: list[str], caption: str, alpha: float = 0.01,
+                 extra: dict | None = None) -> list[Path]:
+    """``claims.json`` (claims, deviations, ``extra``) and ``claims.{md,tex,csv}``."""
+    root = Path(root)
+    files = [write_json(root / "claims.json", {"claims": claims, "deviations": deviations, **(extra or {})})]
+    if claims:
+        cols = [c for c in ("claim", "value", "p", "trials", "verdict", "detail") if c in claims[0]]
+        files += write_table(pd.DataFrame(claims)[cols], root / "claims", caption=caption, digits=5,
+                             legend=f"verdict: supported = expected direction and p < {alpha:g}; direction only = "
+                                    f"expected direction, p ≥ {alpha:g}; contradicted = opposite direction, "
+                                    f"p < {alpha:g}; not supported otherwise.")
+    return files
+
+
+def claims_text(claims: list[dict], deviations: list[str], alpha: float = 0.01) -> list[str]:
+    """The claims check and the deviations as printed lines."""
+    lines = [f"Claims check (α = {alpha:g}):"]
+    for c in claims:
+        p = c.get("p")
+        ptxt = f", p = {p:.3g}" if p is not None and np.isfinite(p) else ""
+        lines.append(f"  [{c['verdict']}] {c['claim']}: {c['detail']}{ptxt}")
+    if deviations:
+        lines.append("Deviations from the paper: " + "; ".join(deviations))
+    return lines
