@@ -34,7 +34,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from experiments import common
+from experiments import bruch, common
 from ltrrepro.data import RankingDataset
 from ltrrepro.metrics import evaluate, pairwise_precision_at
 from ltrrepro.objectives import LeafRescaleCallback, LightGBMObjective, QBRank, XGBoostObjective, qbrank_step
@@ -115,7 +115,7 @@ def _curve(predict_at, ds, n_trees, every):
     return points, [float(np.mean(_dcg5(predict_at(k), ds))) for k in points]
 
 
-def _fit_gbt(train, valid, test, lib, eta, leaves, n_iter, seed, threads, every):
+def _fit_gbt(train, valid, test, lib, eta, leaves, n_iter, seed, threads):
     if lib == "lightgbm":
         import lightgbm as lgb
         p = lightgbm_params("regression", num_leaves=leaves, learning_rate=eta, num_threads=threads, seed=seed,
@@ -224,8 +224,7 @@ def unit_fn(unit, ctx):
             train = RankingDataset.concat([sub["L1"], sub["L2"]], name="L1+L2")
         best = None
         for eta, leaves in ctx["gbt_grid"]:
-            pv, pt = _fit_gbt(train, valid, test, ctx["library"], eta, leaves, ctx["iterations"], seed, threads,
-                              ctx["every"])
+            pv, pt = _fit_gbt(train, valid, test, ctx["library"], eta, leaves, ctx["iterations"], seed, threads)
             v = float(np.mean(_dcg5(pv(ctx["iterations"]), valid)))
             if best is None or v > best[0]:
                 best = (v, eta, leaves, pt)
@@ -266,9 +265,7 @@ def frame(store) -> pd.DataFrame:
 
 
 def _paired(df, metric, a, b):
-    wa = df[df.model == a][["trial", metric]].rename(columns={metric: "a"})
-    wb = df[df.model == b][["trial", metric]].rename(columns={metric: "b"})
-    pr = wa.merge(wb, on="trial")
+    pr = bruch.paired(df, metric, a, b)
     return paired_test(pr.a.values, pr.b.values) if len(pr) else None
 
 
