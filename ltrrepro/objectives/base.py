@@ -23,6 +23,9 @@ class Objective:
 
     name = "objective"
     stochastic = False
+    #: True when the loss is a sum of per-document terms, so that a tree leaf's exact first
+    #: and second derivatives are the sums of the documents' (Xia et al. Definition 1).
+    derivative_additive = False
 
     def grad_hess(self, scores, labels, offsets, iteration: int = 0, rng: np.random.Generator | None = None):
         raise NotImplementedError

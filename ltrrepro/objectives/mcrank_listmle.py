@@ -43,6 +43,7 @@ class McRank(Objective):
     """K-class softmax objective; ``grad_hess`` takes and returns (n, K) arrays."""
 
     name = "mcrank"
+    derivative_additive = True
 
     def __init__(self, n_classes: int = 5, hess_factor: float = 1.0, hess_floor: float = HESS_FLOOR):
         self.n_classes = int(n_classes)

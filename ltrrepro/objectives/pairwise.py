@@ -61,9 +61,15 @@ def _sigmoid(delta, sigma, table):
 
 @numba.njit(parallel=True, cache=True)
 def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, truncation,
-                    gain, norm, table, grad, hess, pair_weight):
+                    gain, norm, table, grad, hess, pair_weight, pair_start, pi, pj, prho):
     """Fill grad/hess. ``tau`` < 0 means τ = |y_h − y_l|. ``pair_weight`` multiplies every
-    pair (QBRank's w). ``table``: LightGBM's sigmoid table, or empty for the exact sigmoid."""
+    pair (QBRank's w). ``table``: LightGBM's sigmoid table, or empty for the exact sigmoid.
+
+    With a non-empty ``pair_start`` (from :func:`pairwise_counts`), the pairs are also
+    recorded: pair ``pair_start[q] + c`` of list ``q`` gets its two row indices (``pi`` the
+    preferred document) and its Hessian ``prho`` (the term it adds to both documents'
+    ``hess``), so that Σ over pairs containing a document of ``prho`` equals its ``hess``."""
+    record = pair_start.shape[0] > 0
     nq = offsets.shape[0] - 1
     maxm = 1
     for q in range(nq):
@@ -93,6 +99,7 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
             inv_max_dcg = 1.0 / mx if mx > 0 else 0.0
         imax = min(m - 1, truncation) if weight_kind == WEIGHT_NDCG else m - 1
         sum_lambdas = 0.0
+        c = pair_start[q] if record else 0
         for i in range(imax):
             for j in range(i + 1, m):
                 di = order[i]
@@ -124,11 +131,64 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
                 hess[a + h] += hh
                 hess[a + l] += hh
                 sum_lambdas -= 2.0 * g
+                if record:
+                    pi[c] = a + h
+                    pj[c] = a + l
+                    prho[c] = hh
+                    c += 1
         if weight_kind == WEIGHT_NDCG and norm and sum_lambdas > 0:
             f = math.log2(1.0 + sum_lambdas) / sum_lambdas
             for i in range(a, b):
                 grad[i] *= f
                 hess[i] *= f
+            if record:
+                for k in range(pair_start[q], c):
+                    prho[k] *= f
+
+
+@numba.njit(parallel=True, cache=True)
+def pairwise_counts(scores, labels, offsets, weight_kind, truncation):
+    """Number of pairs :func:`pairwise_kernel` visits in each list (the same ranking and
+    truncation rule), so that its pairs can be recorded into preallocated arrays."""
+    nq = offsets.shape[0] - 1
+    counts = np.zeros(nq, dtype=np.int64)
+    for q in numba.prange(nq):
+        a, b = offsets[q], offsets[q + 1]
+        m = b - a
+        if m <= 1:
+            continue
+        y = labels[a:b]
+        order = np.argsort(-scores[a:b], kind="mergesort")
+        imax = min(m - 1, truncation) if weight_kind == WEIGHT_NDCG else m - 1
+        c = 0
+        for i in range(imax):
+            for j in range(i + 1, m):
+                if y[order[i]] != y[order[j]]:
+                    c += 1
+        counts[q] = c
+    return counts
+
+
+def _run_pairwise(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, truncation, gain, norm, table,
+                  pair_weight, record: bool):
+    """Run :func:`pairwise_kernel`; with ``record``, also return the pairs as
+    ``(i, j, rho)`` (int64, int64, float64 arrays)."""
+    grad = np.empty_like(scores)
+    hess = np.empty_like(scores)
+    if record:
+        counts = pairwise_counts(scores, labels, offsets, weight_kind, truncation)
+        start = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts, out=start[1:])
+        npairs = int(start[-1])
+        pi = np.empty(npairs, dtype=np.int64)
+        pj = np.empty(npairs, dtype=np.int64)
+        prho = np.empty(npairs, dtype=np.float64)
+    else:
+        start = pi = pj = np.zeros(0, dtype=np.int64)
+        prho = np.zeros(0)
+    pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, truncation, gain, norm, table,
+                    grad, hess, pair_weight, start, pi, pj, prho)
+    return grad, hess, ((pi, pj, prho) if record else None)
 
 
 def _gain_table(label_gain, max_label):
@@ -164,12 +224,15 @@ class LambdaMART(Objective):
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
+        return self.grad_hess_pairs(scores, labels, offsets, iteration, rng, record=False)[:2]
+
+    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None, record=True):
+        """(grad, hess, (i, j, rho)): also the pairs and their Hessian terms, for the
+        exact-OLE tree learner (:mod:`ltrrepro.gbdt`)."""
+        scores, labels, offsets = as_arrays(scores, labels, offsets)
         gain = _gain_table(self.label_gain, int(labels.max(initial=0)))
-        grad = np.empty_like(scores)
-        hess = np.empty_like(scores)
-        pairwise_kernel(scores, labels, offsets, LOSS_LOGISTIC, WEIGHT_NDCG, self.sigma, 0.0,
-                        self.truncation_level, gain, self.norm, self._table, grad, hess, 1.0)
-        return grad, hess
+        return _run_pairwise(scores, labels, offsets, LOSS_LOGISTIC, WEIGHT_NDCG, self.sigma, 0.0,
+                             self.truncation_level, gain, self.norm, self._table, 1.0, record)
 
 
 class RankNet(Objective):
@@ -182,12 +245,13 @@ class RankNet(Objective):
         self.sigma = float(sigma)
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
+        return self.grad_hess_pairs(scores, labels, offsets, iteration, rng, record=False)[:2]
+
+    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None, record=True):
+        """(grad, hess, (i, j, rho)) with the pairs' Hessian terms σ² p (1 − p)."""
         scores, labels, offsets = as_arrays(scores, labels, offsets)
-        grad = np.empty_like(scores)
-        hess = np.empty_like(scores)
-        pairwise_kernel(scores, labels, offsets, LOSS_LOGISTIC, WEIGHT_UNIT, self.sigma, 0.0, 0,
-                        np.zeros(1), False, np.zeros(0), grad, hess, 1.0)
-        return grad, hess
+        return _run_pairwise(scores, labels, offsets, LOSS_LOGISTIC, WEIGHT_UNIT, self.sigma, 0.0, 0,
+                             np.zeros(1), False, np.zeros(0), 1.0, record)
 
     def loss(self, scores, labels, offsets, **kw):
         """Σ over lists and pairs of log(1 + e^{−σδ}) (numerically stable)."""
@@ -274,8 +338,8 @@ class QBRank(Objective):
         hess = np.zeros_like(scores)
         if self.use_label_pairs:
             tau = -1.0 if self.tau is None else float(self.tau)
-            pairwise_kernel(scores, labels, offsets, LOSS_SQ_HINGE, WEIGHT_UNIT, 1.0, tau, 0,
-                            np.zeros(1), False, np.zeros(0), grad, hess, self.w)
+            grad, hess, _ = _run_pairwise(scores, labels, offsets, LOSS_SQ_HINGE, WEIGHT_UNIT, 1.0, tau, 0,
+                                          np.zeros(1), False, np.zeros(0), self.w, False)
         elif self.pairs is not None:
             _explicit_pairs(scores, self.pairs, self._pair_tau(labels), self.w, grad, hess)
         if self.labeled is not None:

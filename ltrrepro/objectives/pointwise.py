@@ -12,6 +12,7 @@ class SquaredLoss(Objective):
     """½ Σ_i (y_i − f_i)² (Friedman's least-squares boosting; Zheng's GBT)."""
 
     name = "squared"
+    derivative_additive = True
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         scores, labels, offsets = as_arrays(scores, labels, offsets)

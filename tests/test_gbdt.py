@@ -1,0 +1,269 @@
+"""The histogram GBDT with SE / RWSE / exact-OLE split principles (ltrrepro.gbdt, issue 8)."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+from ltrrepro.data import RankingDataset
+from ltrrepro.gbdt import BinMapper, Model, TreeGrower, train
+from ltrrepro.objectives import LambdaMART, ListNet, McRank, RankNet, SquaredLoss
+
+
+def _tiny(seed=0, nq=4, m=(5, 9), nf=3, levels=4, max_label=2):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(m[0], m[1], size=nq)
+    n = int(sizes.sum())
+    X = rng.integers(0, levels, size=(n, nf)).astype(np.float32)
+    y = rng.integers(0, max_label + 1, size=n).astype(np.int32)
+    qid = np.repeat(np.arange(nq), sizes)
+    return RankingDataset(X=X, y=y, qid=qid), rng.normal(size=n)
+
+
+def _grower(ds, criterion, num_leaves, leaf_hessian="exact"):
+    bm = BinMapper(max_bin=255).fit(ds.X)
+    return TreeGrower(bm.transform(ds.X), bm.n_bins, bm.thresholds, criterion=criterion, num_leaves=num_leaves,
+                      min_data_in_leaf=1, min_sum_hessian_in_leaf=0.0, leaf_hessian=leaf_hessian), bm
+
+
+def _fd_derivs(loss, scores, mask, eps=1e-3):
+    """L'(0), L''(0) of o -> loss(scores + o·1_mask) by central differences."""
+    lp, l0, lm = loss(scores + eps * mask), loss(scores), loss(scores - eps * mask)
+    return (lp - lm) / (2 * eps), (lp - 2 * l0 + lm) / eps ** 2
+
+
+def _term(g, h):
+    """g²/h, or 0 for a flat direction (h = 0 up to finite-difference noise: every pair of
+    the part lies inside it, so the loss does not move with its output)."""
+    return 0.0 if h < 1e-6 else g * g / h
+
+
+def _reference_best(ds, node_mask, loss):
+    """Exhaustive OLE: every feature and threshold of the node, each child's L' and L''
+    taken from the objective itself (finite differences of the loss along the child)."""
+    scores = ds._scores
+    gp, hp = _fd_derivs(loss, scores, node_mask.astype(float))
+    best = (-np.inf, None, None)
+    for f in range(ds.X.shape[1]):
+        vals = np.unique(ds.X[node_mask, f])
+        for a, b in zip(vals[:-1], vals[1:]):
+            thr = (float(a) + float(b)) / 2
+            left = node_mask & (ds.X[:, f] <= thr)
+            right = node_mask & ~(ds.X[:, f] <= thr)
+            gl, hl = _fd_derivs(loss, scores, left.astype(float))
+            gr, hr = _fd_derivs(loss, scores, right.astype(float))
+            gain = _term(gl, hl) + _term(gr, hr) - _term(gp, hp)
+            if gain > best[0] + 1e-9 * abs(gain):
+                best = (gain, f, thr)
+    return best
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_ole_matches_exhaustive_reference_on_ranknet(seed):
+    """Root and second split of exact OLE = the exhaustive search with L', L'' from the loss."""
+    ds, scores = _tiny(seed)
+    ds._scores = scores
+    obj = RankNet(sigma=1.0)
+    loss = lambda s: obj.loss(s, ds.y, ds.offsets)
+    g, h, pairs = obj.grad_hess_pairs(scores, ds.y, ds.offsets)
+    grower, _ = _grower(ds, "ole", num_leaves=3)
+    tree, leaf_of_row = grower.grow(g, h, pairs)
+    gain, f, thr = _reference_best(ds, np.ones(ds.n_docs, bool), loss)
+    assert (tree.feature[0], tree.threshold[0]) == (f, pytest.approx(thr))
+    assert tree.gain[0] == pytest.approx(gain, rel=1e-5)
+    # second split: the best over both children, each searched with the rest fixed
+    left = ds.X[:, f] <= thr
+    cands = [_reference_best(ds, left, loss), _reference_best(ds, ~left, loss)]
+    gain2, f2, thr2 = max(cands, key=lambda c: c[0])
+    assert (tree.feature[1], tree.threshold[1]) == (f2, pytest.approx(thr2))
+    assert tree.gain[1] == pytest.approx(gain2, rel=1e-5)
+    # and the principles differ here: RWSE's gains are not OLE's
+    rw, _ = _grower(ds, "rwse", num_leaves=3)
+    assert rw.grow(g, h, pairs)[0].gain[0] != pytest.approx(tree.gain[0], rel=1e-3)
+
+
+def _brute_lambdamart_pairs(scores, labels, offsets, trunc=30, sigma=1.0):
+    """LambdaMART pairs and ρ = |ΔNDCG| σ² p(1 − p) enumerated directly (exact sigmoid)."""
+    out = {}
+    for q in range(len(offsets) - 1):
+        a, b = offsets[q], offsets[q + 1]
+        s, y = scores[a:b], labels[a:b]
+        order = np.argsort(-s, kind="mergesort")
+        rank = np.empty(b - a, int)
+        rank[order] = np.arange(b - a)
+        gains = 2.0 ** y - 1
+        ideal = np.sort(gains)[::-1][:trunc]
+        idcg = np.sum(ideal / np.log2(np.arange(2, ideal.size + 2)))
+        for i, j in itertools.combinations(range(b - a), 2):
+            if y[i] == y[j] or min(rank[i], rank[j]) >= min(trunc, b - a - 1):
+                continue
+            hi, lo = (i, j) if y[i] > y[j] else (j, i)
+            w = abs(gains[hi] - gains[lo]) * abs(1 / math.log2(2 + rank[hi]) - 1 / math.log2(2 + rank[lo])) / idcg
+            p = 1 / (1 + math.exp(sigma * (s[hi] - s[lo])))
+            out[(a + hi, a + lo)] = w * sigma ** 2 * p * (1 - p)
+    return out
+
+
+def test_lambdamart_pairs_and_exact_child_hessians_match_direct_enumeration():
+    ds, scores = _tiny(3, nq=5, m=(6, 12))
+    obj = LambdaMART(exact_sigmoid=True, truncation_level=4)
+    g, h, (pi, pj, rho) = obj.grad_hess_pairs(scores, ds.y, ds.offsets)
+    ref = _brute_lambdamart_pairs(scores, ds.y, ds.offsets, trunc=4)
+    got = {(int(i), int(j)): float(r) for i, j, r in zip(pi, pj, rho)}
+    assert got.keys() == ref.keys()
+    assert np.allclose([got[k] for k in ref], list(ref.values()), rtol=1e-12)
+    hsum = np.zeros(ds.n_docs)
+    np.add.at(hsum, pi, rho)
+    np.add.at(hsum, pj, rho)
+    assert np.allclose(hsum, h)
+    # the learner's root gain = the gain with L''_C = Σ over pairs with exactly one end in C
+    grower, _ = _grower(ds, "ole", num_leaves=2)
+    tree, _ = grower.grow(g, h, (pi, pj, rho))
+    def exact_h(mask):
+        return sum(r for (i, j), r in ref.items() if mask[i] != mask[j])
+    best = -np.inf
+    allm = np.ones(ds.n_docs, bool)
+    for f in range(ds.X.shape[1]):
+        for v in np.unique(ds.X[:, f])[:-1]:
+            L = ds.X[:, f] <= v
+            gain = _term(g[L].sum(), exact_h(L)) + _term(g[~L].sum(), exact_h(~L)) - _term(g.sum(), exact_h(allm))
+            best = max(best, gain)
+    # the root holds every pair: its own L'' is 0 and G = 0, so its term is 0
+    assert tree.gain[0] == pytest.approx(best, rel=1e-9)
+
+
+def test_exact_leaf_value_is_the_newton_step_on_a_hand_built_list():
+    """RankNet at zero scores, labels 2, 1, 0, split {d1, d2} | {d3}: p = ½ for all pairs, so
+    g = (−1, 0, +1), h = (½, ½, ½), ρ = ¼. Leaf {d1, d2}: G = −1, exact L'' = 1 − 2·¼ = ½
+    → −G/L'' = 2 (diagonal: 1); leaf {d3}: G = 1, L'' = ½ → −2."""
+    X = np.array([[0.0], [0.0], [1.0]], dtype=np.float32)
+    ds = RankingDataset(X=X, y=np.array([2, 1, 0], np.int32), qid=np.zeros(3, np.int64))
+    g, h, pairs = RankNet().grad_hess_pairs(np.zeros(3), ds.y, ds.offsets)
+    assert np.allclose(g, [-1, 0, 1]) and np.allclose(h, [0.5, 0.5, 0.5]) and np.allclose(pairs[2], 0.25)
+    for crit in ("se", "rwse", "ole"):
+        grower, _ = _grower(ds, crit, num_leaves=2)
+        tree, leaf = grower.grow(g, h, pairs, learning_rate=0.1)
+        assert np.allclose(tree.value[leaf], [0.2, 0.2, -0.2])
+        grower.leaf_hessian = "diagonal"
+        tree, leaf = grower.grow(g, h, pairs, learning_rate=0.1)
+        assert np.allclose(tree.value[leaf], [0.1, 0.1, -0.2])
+
+
+def test_ole_equals_rwse_on_a_pointwise_loss_and_both_equal_the_loss_expansion():
+    """Theorem 1: McRank's loss is derivative additive, so OLE's gain (from the loss itself,
+    by finite differences) is RWSE's gain, and the learner's OLE and RWSE trees coincide."""
+    ds, scores = _tiny(4, nq=6)
+    F = np.random.default_rng(4).normal(size=(ds.n_docs, 3))
+    obj = McRank(n_classes=3)
+    G, H = obj.grad_hess(F, ds.y, ds.offsets)
+    k = 1
+    def loss(s):
+        FF = F.copy()
+        FF[:, k] = s
+        return obj.loss(FF, ds.y)
+    ds._scores = F[:, k]
+    gain, f, thr = _reference_best(ds, np.ones(ds.n_docs, bool), loss)
+    trees = {}
+    for crit in ("rwse", "ole"):
+        grower, _ = _grower(ds, crit, num_leaves=6)
+        trees[crit] = grower.grow(G[:, k], H[:, k], None)[0]
+    assert (trees["rwse"].feature[0], trees["rwse"].threshold[0]) == (f, pytest.approx(thr))
+    assert trees["rwse"].gain[0] == pytest.approx(gain, rel=1e-5)
+    for name in ("feature", "threshold", "left", "right", "gain", "value"):
+        assert np.array_equal(getattr(trees["rwse"], name), getattr(trees["ole"], name))
+
+
+def test_squared_loss_se_rwse_ole_grow_the_same_trees():
+    """Theorem 2 (Xia §3.4): for MART's squared loss SE = RWSE = OLE."""
+    ds, _ = _tiny(5, nq=20, m=(10, 30), nf=5, levels=8, max_label=4)
+    models = {c: train(SquaredLoss(), ds, criterion=c, num_rounds=15, num_leaves=7, min_data_in_leaf=3)[0]
+              for c in ("se", "rwse", "ole")}
+    for c in ("rwse", "ole"):
+        for name in ("feature", "threshold", "left", "right", "value"):
+            assert np.array_equal(getattr(models["se"], name), getattr(models[c], name)), (c, name)
+        assert np.allclose(models["se"].gain, models[c].gain)
+
+
+def test_rwse_on_squared_loss_reaches_lightgbms_training_loss():
+    """Equal binning (≤ 12 distinct values per feature: one bin per value in both) and the
+    same settings: the boosted model's training loss equals LightGBM's regression."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = rng.integers(0, 12, size=(n, 6)).astype(np.float32)
+    y = ((X[:, 0] > 5).astype(int) + (X[:, 1] * X[:, 2] > 30) + (rng.random(n) < 0.2)).astype(np.int32)
+    ds = RankingDataset(X=X, y=y, qid=np.repeat(np.arange(n // 30), 30))
+    model, log = train(SquaredLoss(), ds, criterion="rwse", leaf_hessian="diagonal", num_rounds=30,
+                       num_leaves=8, learning_rate=0.1, min_data_in_leaf=5, track_loss=True)
+    params = dict(objective="regression", boost_from_average=False, num_leaves=8, learning_rate=0.1,
+                  min_data_in_leaf=5, min_sum_hessian_in_leaf=1e-3, lambda_l2=0.0, max_bin=255, min_data_in_bin=1,
+                  feature_pre_filter=False, verbose=-1, num_threads=1, deterministic=True)
+    booster = lgb.train(params, lgb.Dataset(X, y.astype(float)), 30)
+    ref = 0.5 * np.sum((y - booster.predict(X)) ** 2)
+    assert log.train_loss[-1] == pytest.approx(ref, rel=1e-6)
+    assert log.train_loss[-1] < 0.5 * np.sum((y - y.mean()) ** 2) * 0.8
+
+
+def test_model_predicts_like_training_and_survives_save_and_load(tmp_path):
+    ds, _ = _tiny(6, nq=30, m=(8, 20), nf=4, levels=10, max_label=3)
+    va, _ = _tiny(7, nq=10, m=(8, 20), nf=4, levels=10, max_label=3)
+    model, log = train(LambdaMART(), ds, va, criterion="ole", num_rounds=8, num_leaves=5, min_data_in_leaf=2)
+    assert np.allclose(model.predict(ds.X), model.train_scores, atol=1e-12)
+    path = model.save(tmp_path / "m.npz")
+    back = Model.load(path)
+    assert np.array_equal(back.predict(va.X), model.predict(va.X))
+    assert back.meta["criterion"] == "ole" and back.num_trees == model.num_trees
+    # validation curve = the metric of the saved model's predictions, round by round
+    from ltrrepro.metrics import evaluate
+    for r in (1, 8):
+        v = evaluate(back.predict(va.X, num_rounds=r), va.y, va.offsets, ["ndcg@10"]).popitem()[1].mean
+        assert v == pytest.approx(log.valid_curve[r - 1])
+    # same seed, same model
+    again, _ = train(LambdaMART(), ds, va, criterion="ole", num_rounds=8, num_leaves=5, min_data_in_leaf=2)
+    assert np.array_equal(again.predict(va.X), model.predict(va.X))
+
+
+def test_mcrank_grows_one_tree_per_class_and_early_stopping_stops():
+    ds, _ = _tiny(8, nq=30, m=(8, 20), nf=4, levels=10, max_label=2)
+    model, log = train(McRank(n_classes=3), ds, ds, criterion="se", num_rounds=6, num_leaves=4,
+                       min_data_in_leaf=2, track_loss=True)
+    assert model.num_trees == 18 and model.predict(ds.X).shape == (ds.n_docs, 3)
+    assert log.train_loss[-1] < log.train_loss[0]
+    assert np.allclose(model.predict(ds.X), model.train_scores)
+    _, log = train(McRank(n_classes=3), ds, ds, criterion="se", num_rounds=200, num_leaves=4, learning_rate=2.0,
+                   min_data_in_leaf=2, early_stopping_rounds=3)
+    assert len(log.valid_curve) < 200 and len(log.valid_curve) - log.best_iteration == 3
+
+
+def test_listwise_loss_with_exact_ole_says_what_is_missing():
+    ds, _ = _tiny(9)
+    with pytest.raises(NotImplementedError, match="grad_hess_pairs"):
+        train(ListNet(), ds, criterion="ole", num_rounds=1)
+    model, _ = train(ListNet(), ds, criterion="rwse", leaf_hessian="diagonal", num_rounds=2, min_data_in_leaf=1)
+    assert model.num_trees == 2
+
+
+def test_bad_inputs_are_refused_clearly():
+    X = np.array([[0.0], [np.nan]], dtype=np.float32)
+    with pytest.raises(ValueError, match="feature 0 has NaN"):
+        BinMapper().fit(X)
+    with pytest.raises(ValueError, match="max_bin"):
+        BinMapper(max_bin=1000)
+    ds, _ = _tiny(0)
+    with pytest.raises(ValueError, match="criterion"):
+        train(SquaredLoss(), ds, criterion="gini")
+
+
+def test_binning_is_consistent_with_raw_thresholds():
+    rng = np.random.default_rng(1)
+    X = np.c_[rng.normal(size=5000), rng.integers(0, 5, 5000), np.zeros(5000)].astype(np.float32)
+    bm = BinMapper(max_bin=16).fit(X)
+    bins = bm.transform(X)
+    assert list(bm.n_bins) == [16, 5, 1]
+    for f in range(2):
+        for b in range(bm.n_bins[f] - 1):
+            assert np.array_equal(bins[:, f] <= b, X[:, f] <= bm.upper_bound(f, b))
+    counts = np.bincount(bins[:, 0], minlength=16)
+    assert counts.min() > 0.5 * 5000 / 16          # equal-frequency bins
