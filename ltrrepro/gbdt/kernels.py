@@ -64,20 +64,23 @@ def hist_pairs_max(bins, pi, pj, prho, s, e, out, nblk):
     """out[f, b] = Σ rho over pairs [s, e) whose larger bin on feature f is b, so that the
     cumulative sum over b ≤ t is the weight of the pairs lying wholly left of "bin ≤ t"."""
     F = bins.shape[1]
+    B = out.shape[1]
+    flat = out.reshape(-1)
     for blk in numba.prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk
-        for f in range(f0, f1):
-            for b in range(out.shape[1]):
-                out[f, b] = 0.0
+        for x in range(f0 * B, f1 * B):
+            flat[x] = 0.0
         for k in range(s, e):
-            i = pi[k]
-            j = pj[k]
+            ri = bins[pi[k]]
+            rj = bins[pj[k]]
             r = prho[k]
+            base = f0 * B
             for f in range(f0, f1):
-                bi = bins[i, f]
-                bj = bins[j, f]
-                out[f, bi if bi > bj else bj] += r
+                bi = ri[f]
+                bj = rj[f]
+                flat[base + (bi if bi > bj else bj)] += r
+                base += B
 
 
 @numba.njit(cache=True, nogil=True)
@@ -207,6 +210,17 @@ def partition_pairs(pi, pj, prho, s, e, side, bi, bj, br):
         pj[s + nl + nr + k] = bj[m - 1 - k]
         prho[s + nl + nr + k] = br[m - 1 - k]
     return nl, nr
+
+
+@numba.njit(cache=True, nogil=True)
+def leaf_pair_weight(leaf_of_row, pi, pj, prho, n_leaves):
+    """Σ rho over the pairs whose two documents share a leaf, per leaf."""
+    out = np.zeros(n_leaves)
+    for k in range(pi.shape[0]):
+        a = leaf_of_row[pi[k]]
+        if a == leaf_of_row[pj[k]]:
+            out[a] += prho[k]
+    return out
 
 
 @numba.njit(parallel=True, cache=True)

@@ -183,17 +183,18 @@ class TreeGrower:
         if grad.shape != (n,) or hess.shape != (n,):
             raise ValueError(f"grad/hess must have shape ({n},)")
         self.order[:] = np.arange(n)
-        if pairs is not None:
+        ole = self._crit == K.OLE and pairs is not None
+        npairs = 0
+        if ole:
+            # the pairs are partitioned along with the documents: copy them
             pi, pj, prho = pairs
             pairs = (np.array(pi, dtype=np.int64), np.array(pj, dtype=np.int64), np.array(prho, dtype=np.float64))
             npairs = pairs[0].shape[0]
             pbuf = (np.empty(npairs, dtype=np.int64), np.empty(npairs, dtype=np.int64), np.empty(npairs))
-        else:
-            npairs = 0
+        inner = pairs if ole else None
         root = _Leaf(0, n, 0, npairs, -1, False)
         root.hist = self._doc_hist(root, grad, hess)
-        self._totals(root, pairs)
-        ole = self._crit == K.OLE and pairs is not None
+        self._totals(root, inner)
         if ole:
             self._pair_hists(root, pairs)
         self._find(root)
@@ -210,7 +211,7 @@ class TreeGrower:
                 nodes[best.parent][2 if best.is_left else 3] = nid
             nl = K.partition_docs(self.bins, self.order, best.s, best.e, best.feature, best.bin, self.side, self.buf)
             pl = pr = 0
-            if pairs is not None and best.pe > best.ps:
+            if ole and best.pe > best.ps:
                 pl, pr = K.partition_pairs(pairs[0], pairs[1], pairs[2], best.ps, best.pe, self.side, *pbuf)
             left = _Leaf(best.s, best.s + nl, best.ps, best.ps + pl, nid, True)
             right = _Leaf(best.s + nl, best.e, best.ps + pl, best.ps + pl + pr, nid, False)
@@ -233,20 +234,26 @@ class TreeGrower:
                     self._pair_hists(large, pairs)
                 best.ahist = best.ihist = None
             for child in (left, right):
-                self._totals(child, pairs)
+                self._totals(child, inner)
                 self._find(child)
             leaves[k:k + 1] = [left, right]
-        return self._finish(leaves, nodes, learning_rate, n)
+        return self._finish(leaves, nodes, learning_rate, n, None if ole else pairs)
 
-    def _finish(self, leaves, nodes, learning_rate, n):
+    def _finish(self, leaves, nodes, learning_rate, n, pairs):
         L = len(leaves)
         value = np.empty(L)
         count = np.empty(L, dtype=np.int64)
         leaf_of_row = np.empty(n, dtype=np.int64)
         for idx, lf in enumerate(leaves):
+            leaf_of_row[self.order[lf.s:lf.e]] = idx
+        if pairs is not None and self.leaf_hessian == "exact":   # SE, RWSE: inner pair weight per leaf
+            T = K.leaf_pair_weight(leaf_of_row, np.asarray(pairs[0], dtype=np.int64),
+                                   np.asarray(pairs[1], dtype=np.int64), np.asarray(pairs[2], dtype=np.float64), L)
+            for idx, lf in enumerate(leaves):
+                lf.T = float(T[idx])
+        for idx, lf in enumerate(leaves):
             value[idx] = learning_rate * self.leaf_value(lf.G, lf.H, lf.T)
             count[idx] = lf.e - lf.s
-            leaf_of_row[self.order[lf.s:lf.e]] = idx
             if lf.parent >= 0:
                 nodes[lf.parent][2 if lf.is_left else 3] = ~idx
             lf.hist = lf.ahist = lf.ihist = None

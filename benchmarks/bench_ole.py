@@ -1,0 +1,95 @@
+"""Per-tree time of the split principles against LightGBM, measured in one run (issue 8).
+
+Web10K-shaped synthetic data (the Web30K profile: 136 features, ≈120 documents per query;
+default 1,000 queries ≈ 120K documents), LambdaMART gradients (LightGBM's lambdas,
+truncation 30: ≈15 pairs per document), 20 leaves, 255 bins, the same trees for every
+learner. Times the tree growth alone (the objective's time is measured and reported
+separately) for ltrrepro's SE, RWSE and exact OLE, and for LightGBM growing trees on the
+same gradients through a custom objective. Prints per-tree seconds and the two target
+ratios: OLE / SE (target ≤ 3; Xia et al. report ≈ 1.3 for a sort-based learner) and
+SE / LightGBM (target ≤ 2).
+
+    python benchmarks/bench_ole.py [--queries 1000] [--trees 10] [--leaves 20] [--threads 2]
+
+Why OLE costs more here: the exact child Hessian needs the weight of the pairs lying inside
+each child for every threshold, O(pairs in node × features) per node, against
+O(documents in node × features) for SE; with ≈15 LambdaMART pairs per document the pair
+histograms dominate (histogram subtraction cuts them to the cheaper two of the three pair
+groups: left, right, split across).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import lightgbm as lgb
+import numba
+import numpy as np
+
+from ltrrepro.gbdt import train
+from ltrrepro.objectives import LambdaMART, LightGBMObjective
+from ltrrepro.synthetic import make_synthetic
+
+
+class _TimedObjective(LightGBMObjective):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.seconds = 0.0
+
+    def __call__(self, preds, data):
+        t = time.perf_counter()
+        out = super().__call__(preds, data)
+        self.seconds += time.perf_counter() - t
+        return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=1000)
+    ap.add_argument("--trees", type=int, default=10)
+    ap.add_argument("--leaves", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = ap.parse_args()
+    numba.set_num_threads(args.threads)
+    ds = make_synthetic("web30k", n_queries=args.queries, seed=0)
+    print(f"data: {ds.n_queries} queries, {ds.n_docs} documents, {ds.X.shape[1]} features; "
+          f"{args.trees} trees of {args.leaves} leaves, {args.threads} threads")
+    common = dict(num_leaves=args.leaves, learning_rate=0.1, max_bin=255, min_data_in_leaf=20,
+                  min_sum_hessian_in_leaf=1e-3, seed=0)
+    small = make_synthetic("web30k", n_queries=20, seed=1)
+    for crit in ("se", "rwse", "ole"):          # compile the kernels outside the timings
+        train(LambdaMART(), small, criterion=crit, num_rounds=2, **common)
+    res = {}
+    for crit in ("se", "rwse", "ole"):
+        _, log = train(LambdaMART(), ds, criterion=crit, num_rounds=args.trees, threads=args.threads, **common)
+        res[crit] = {"tree_s": float(np.mean(log.tree_s)), "objective_s": float(np.mean(log.objective_s)),
+                     "pairs": int(np.mean(log.n_pairs))}
+    data = lgb.Dataset(ds.X, ds.y, group=ds.query_sizes, params={"max_bin": 255, "verbose": -1})
+    data.construct()
+    obj = _TimedObjective(LambdaMART())
+    params = {"objective": obj, "num_leaves": args.leaves, "learning_rate": 0.1, "min_data_in_leaf": 20,
+              "min_sum_hessian_in_leaf": 1e-3, "num_threads": args.threads, "verbose": -1, "max_bin": 255}
+    t = time.perf_counter()
+    lgb.train(params, data, args.trees)
+    total = time.perf_counter() - t
+    res["lightgbm"] = {"tree_s": (total - obj.seconds) / args.trees, "objective_s": obj.seconds / args.trees}
+    pairs = res["ole"]["pairs"]
+    print(f"LambdaMART pairs per round: {pairs} ({pairs / ds.n_docs:.1f} per document)")
+    print(f"{'learner':<10}{'tree s':>10}{'objective s':>14}")
+    for k, v in res.items():
+        print(f"{k:<10}{v['tree_s']:>10.4f}{v['objective_s']:>14.4f}")
+    r1 = res["ole"]["tree_s"] / res["se"]["tree_s"]
+    r2 = res["se"]["tree_s"] / res["lightgbm"]["tree_s"]
+    print(f"OLE / SE per tree:      {r1:.2f}  (target <= 3; Xia et al. ~1.3)")
+    print(f"RWSE / SE per tree:     {res['rwse']['tree_s'] / res['se']['tree_s']:.2f}")
+    print(f"SE / LightGBM per tree: {r2:.2f}  (target <= 2)")
+    res["ratios"] = {"ole_over_se": r1, "se_over_lightgbm": r2}
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"args": vars(args), **res}, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()
