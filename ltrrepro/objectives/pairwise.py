@@ -61,14 +61,15 @@ def _sigmoid(delta, sigma, table):
 
 @numba.njit(parallel=True, cache=True)
 def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, truncation,
-                    gain, norm, table, grad, hess, pair_weight, pair_start, pi, pj, prho):
+                    gain, norm, table, grad, hess, pair_weight, pair_start, pi, pj, prho, pw):
     """Fill grad/hess. ``tau`` < 0 means τ = |y_h − y_l|. ``pair_weight`` multiplies every
     pair (QBRank's w). ``table``: LightGBM's sigmoid table, or empty for the exact sigmoid.
 
     With a non-empty ``pair_start`` (from :func:`pairwise_counts`), the pairs are also
     recorded: pair ``pair_start[q] + c`` of list ``q`` gets its two row indices (``pi`` the
-    preferred document) and its Hessian ``prho`` (the term it adds to both documents'
-    ``hess``), so that Σ over pairs containing a document of ``prho`` equals its ``hess``."""
+    preferred document), its Hessian ``prho`` (the term it adds to both documents'
+    ``hess``, so that Σ over pairs containing a document of ``prho`` equals its ``hess``) and
+    its weight ``pw`` (|ΔNDCG| for LambdaMART, after normalisation)."""
     record = pair_start.shape[0] > 0
     nq = offsets.shape[0] - 1
     maxm = 1
@@ -135,6 +136,7 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
                     pi[c] = a + h
                     pj[c] = a + l
                     prho[c] = hh
+                    pw[c] = w
                     c += 1
         if weight_kind == WEIGHT_NDCG and norm and sum_lambdas > 0:
             f = math.log2(1.0 + sum_lambdas) / sum_lambdas
@@ -144,6 +146,7 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
             if record:
                 for k in range(pair_start[q], c):
                     prho[k] *= f
+                    pw[k] *= f
 
 
 @numba.njit(parallel=True, cache=True)
@@ -183,11 +186,14 @@ def _run_pairwise(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, t
         pi = np.empty(npairs, dtype=np.int64)
         pj = np.empty(npairs, dtype=np.int64)
         prho = np.empty(npairs, dtype=np.float64)
+        pw = np.empty(npairs, dtype=np.float64)
     else:
         start = pi = pj = np.zeros(0, dtype=np.int64)
-        prho = np.zeros(0)
+        prho = pw = np.zeros(0)
     pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, truncation, gain, norm, table,
-                    grad, hess, pair_weight, start, pi, pj, prho)
+                    grad, hess, pair_weight, start, pi, pj, prho, pw)
+    if record == "weights":
+        return grad, hess, (pi, pj, prho, pw)
     return grad, hess, ((pi, pj, prho) if record else None)
 
 
@@ -225,6 +231,16 @@ class LambdaMART(Objective):
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
         return self.grad_hess_pairs(scores, labels, offsets, iteration, rng, record=False)[:2]
+
+    def loss(self, scores, labels, offsets, **kw):
+        """LambdaMART has no loss of its own; this is the one whose gradient its lambdas are
+        when the pair weights are held fixed at the current ranking:
+        Σ_pairs |ΔNDCG_hl| · log(1 + e^{−σ(f_h − f_l)}) (Burges 2010 §6; the pairs and
+        truncation of ``grad_hess``). Used to compare final objective losses (Xia §4)."""
+        scores, labels, offsets = as_arrays(scores, labels, offsets)
+        _, _, (pi, pj, _, pw) = self.grad_hess_pairs(scores, labels, offsets, record="weights")
+        z = -self.sigma * (scores[pi] - scores[pj])
+        return float(np.sum(pw * (np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z))))))
 
     def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None, record=True):
         """(grad, hess, (i, j, rho)): also the pairs and their Hessian terms, for the
