@@ -1,6 +1,3 @@
-import bz2
-import gzip
-import os
 import time
 
 import numpy as np
