@@ -1,0 +1,152 @@
+"""Xia et al. split-principle study: SE inside LightGBM, LambdaMART's loss, end-to-end run (issue 7)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import lightgbm as lgb
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import split_principles as sp
+from ltrrepro.gbdt import BinMapper, TreeGrower
+from ltrrepro.objectives import LambdaMART, LightGBMObjective, McRank, NewtonLeafCallback, UnitHessian
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _lgb_se(X, y, K, rounds, lr, leaves=2, min_data=1):
+    wrap = UnitHessian(McRank(n_classes=K))
+    wrap.keep_calls = True
+    adapter = LightGBMObjective(wrap, track_scores=True)
+    cb = NewtonLeafCallback(adapter, X, lr, K)
+    params = {"objective": adapter, "num_class": K, "num_leaves": leaves, "learning_rate": lr,
+              "min_data_in_leaf": min_data, "min_data_in_bin": 1, "min_sum_hessian_in_leaf": 1e-3,
+              "num_threads": 1, "verbose": -1, "deterministic": True, "feature_pre_filter": False}
+    bst = lgb.train(params, lgb.Dataset(X, y.astype(float)), rounds, callbacks=[cb])
+    return bst, wrap, adapter
+
+
+def test_se_in_lightgbm_sets_newton_leaves_on_a_hand_built_case():
+    """Four documents, x = (0, 0, 1, 1), labels (0, 0, 0, 1), McRank with K = 2 at zero scores:
+    p = ½, class-0 gradients p − 1[y = 0] = (−½, −½, −½, +½), Hessians ¼. The SE split is
+    x ≤ ½; leaf {d0, d1}: −ΣG/ΣH = 1/½ = 2, leaf {d2, d3}: 0 — not LightGBM's −ΣG/n = ½.
+    Class 1 mirrors it. The second round's gradients are taken at these scores."""
+    X = np.array([[0.0], [0.0], [1.0], [1.0]])
+    y = np.array([0, 0, 0, 1])
+    lr = 0.1
+    bst, wrap, adapter = _lgb_se(X, y, K=2, rounds=2, lr=lr)
+    raw1 = bst.predict(X, raw_score=True, num_iteration=1)
+    assert np.allclose(raw1[:, 0], [2 * lr, 2 * lr, 0, 0])
+    assert np.allclose(raw1[:, 1], [-2 * lr, -2 * lr, 0, 0])
+    assert np.allclose(wrap.calls[1], raw1)                  # round 2 sees the rescaled scores
+    assert np.allclose(adapter.scores, bst.predict(X, raw_score=True))
+
+
+def test_se_in_lightgbm_leaves_and_scores_are_the_intended_ones_on_random_data():
+    rng = np.random.default_rng(0)
+    n, K, lr = 300, 3, 0.2
+    X = rng.integers(0, 8, size=(n, 4)).astype(float)
+    y = (X[:, 0] > 3).astype(int) + (X[:, 1] > 5) + (rng.random(n) < 0.1)
+    y = np.minimum(y, K - 1)
+    bst, wrap, adapter = _lgb_se(X, y, K, rounds=4, lr=lr, leaves=5, min_data=5)
+    obj = McRank(n_classes=K)
+    for t in range(4):
+        prev = bst.predict(X, raw_score=True, num_iteration=t) if t else np.zeros((n, K))
+        assert np.allclose(wrap.calls[t], prev)              # gradients at the model's scores
+        G, H = obj.grad_hess(prev, y, None)
+        leaf = np.asarray(bst.predict(X, pred_leaf=True, start_iteration=t, num_iteration=1))
+        step = bst.predict(X, raw_score=True, num_iteration=t + 1) - prev
+        for k in range(K):
+            for v in np.unique(leaf[:, k]):
+                m = leaf[:, k] == v
+                assert np.allclose(step[m, k], -lr * G[m, k].sum() / H[m, k].sum())
+    # the splits are SE's: LightGBM's first tree (class 0) splits its root where ltrrepro's
+    # SE learner does on the same gradients and the same (one value per bin) binning
+    bm = BinMapper().fit(X)
+    G, H = obj.grad_hess(np.zeros((n, K)), y, None)
+    tree, _ = TreeGrower(bm.transform(X), bm.n_bins, bm.thresholds, criterion="se", num_leaves=2,
+                         min_data_in_leaf=5).grow(G[:, 0], H[:, 0], None)
+    root = bst.dump_model()["tree_info"][0]["tree_structure"]
+    assert root["split_feature"] == tree.feature[0]
+    assert root["threshold"] == pytest.approx(tree.threshold[0])
+
+
+def test_lambdamart_loss_has_the_lambdas_as_gradient_at_fixed_ranking():
+    rng = np.random.default_rng(1)
+    sizes = [7, 5, 9]
+    y = rng.integers(0, 4, sum(sizes))
+    off = np.r_[0, np.cumsum(sizes)]
+    s = rng.normal(size=y.size)
+    obj = LambdaMART(exact_sigmoid=True)
+    g, _ = obj.grad_hess(s, y, off)
+    eps = 1e-6
+    fd = np.array([(obj.loss(s + eps * e, y, off) - obj.loss(s - eps * e, y, off)) / (2 * eps)
+                   for e in np.eye(y.size)])
+    assert np.allclose(fd, g, atol=1e-7)
+
+
+def test_paper_tables_are_the_protocol_numbers():
+    key, t = sp.paper_table("synthetic-web30k")
+    assert key == "web10k" and t[("mcrank", 10, .06)][0] == (47.43, 47.14)
+    key, t = sp.paper_table("yahoo")
+    assert key == "yahoo" and t[("lambdamart", 20, .10)][3] == (45.72, 46.02)
+    assert len(t) == 12 and all(len(v) == 4 for v in t.values())
+
+
+def test_default_settings_match_the_protocol():
+    assert sp.LEAVES == (10, 20) and sp.RATES == (0.06, 0.10, 0.12)
+    assert sp.SYSTEMS == {"mcrank": ("se", "ole"), "lambdamart": ("se", "ole", "rwse")}
+    assert sp.checkpoints(60, 20) == [20, 40, 60] and sp.checkpoints(50, 20) == [20, 40, 50]
+
+
+@pytest.mark.slow
+def test_end_to_end_run_resumes_and_reports(tmp_path, capsys):
+    out = tmp_path / "xia"
+    argv = ["--queries", "80", "--trials", "2", "--rounds", "4", "--every", "2", "--leaves", "10",
+            "--rates", "0.1,0.12", "--out", str(out), "--quiet", "--jobs", "1", "--threads", "1"]
+    assert sp.main(argv) == 0
+    recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
+    assert len(recs) == 2 * 2 * 5
+    assert {r["unit"]["model"] for r in recs} == {"mcrank-se", "mcrank-ole", "lambdamart-se", "lambdamart-ole",
+                                                 "lambdamart-rwse"}
+    assert all(r["curve_points"] == [2, 4] and len(r["curves"]["err"]) == 2 for r in recs)
+    assert all(np.isfinite(r["train_loss"]) and r["train_loss"] > 0 for r in recs)
+    t = pd.read_csv(out / "tables" / "table_se_ole.csv")
+    assert set(t.system) == {"mcrank", "lambdamart"} and (t.folds == 2).all()
+    assert t["NDCG@10 paper SE/OLE"].iloc[0] == "49.00/49.47"        # web10k, 10 leaves, lr .10
+    assert t["NDCG@1 SE"].between(0, 100).all()
+    d = pd.read_csv(out / "tables" / "ole_minus_se.csv")
+    assert len(d) == 2 * 2 * 4
+    claims = json.loads((out / "claims.json").read_text())["claims"]
+    assert any("most comparisons" in c["claim"] for c in claims) and any("time overhead" in c["claim"] for c in claims)
+    for system in ("mcrank", "lambdamart"):
+        png = (out / "figures" / f"fig2_{system}.png").read_bytes()
+        assert png[:4] == b"\x89PNG"
+    # the same command resumes: nothing recomputed, identical records
+    before = {p.name: p.read_bytes() for p in (out / "units").glob("*.json")}
+    assert sp.main(argv) == 0
+    assert {p.name: p.read_bytes() for p in (out / "units").glob("*.json")} == before
+    # the notebook rebuilds everything from these results
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    old = os.environ.get("LTRREPRO_RESULTS")
+    os.environ["LTRREPRO_RESULTS"] = str(out)
+    try:
+        nb = nbformat.read(ROOT / "notebooks" / "xia.ipynb", as_version=4)
+        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    finally:
+        if old is None:
+            os.environ.pop("LTRREPRO_RESULTS")
+        else:
+            os.environ["LTRREPRO_RESULTS"] = old
+    assert "most comparisons" in str(nb.cells[-1].outputs[0]["data"]["text/plain"])
+
+
+def test_web10k_without_data_says_where_to_get_it(tmp_path):
+    with pytest.raises(SystemExit) as err:
+        sp.main(["--dataset", "web10k", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"])
+    assert "MSLR-WEB10K" in str(err.value) or "Fold1" in str(err.value)
