@@ -10,7 +10,7 @@ import pytest
 
 from ltrrepro.data import RankingDataset
 from ltrrepro.gbdt import BinMapper, Model, TreeGrower, train
-from ltrrepro.objectives import LambdaMART, ListNet, McRank, RankNet, SquaredLoss
+from ltrrepro.objectives import LambdaMART, ListMLE, ListNet, McRank, RankNet, SquaredLoss
 
 
 def _tiny(seed=0, nq=4, m=(5, 9), nf=3, levels=4, max_label=2):
@@ -39,6 +39,12 @@ def _term(g, h):
     """g²/h, or 0 for a flat direction (h = 0 up to finite-difference noise: every pair of
     the part lies inside it, so the loss does not move with its output)."""
     return 0.0 if h < 1e-6 else g * g / h
+
+
+def _same_split(ds, node, f1, t1, f2, t2):
+    """Two (feature, threshold) splits send the node's documents the same way (thresholds
+    between the same two present values are one split)."""
+    return f1 == f2 and np.array_equal(ds.X[node, f1] <= t1, ds.X[node, f2] <= t2)
 
 
 def _reference_best(ds, node_mask, loss):
@@ -71,14 +77,15 @@ def test_exact_ole_matches_exhaustive_reference_on_ranknet(seed):
     g, h, pairs = obj.grad_hess_pairs(scores, ds.y, ds.offsets)
     grower, _ = _grower(ds, "ole", num_leaves=3)
     tree, leaf_of_row = grower.grow(g, h, pairs)
-    gain, f, thr = _reference_best(ds, np.ones(ds.n_docs, bool), loss)
-    assert (tree.feature[0], tree.threshold[0]) == (f, pytest.approx(thr))
+    allm = np.ones(ds.n_docs, bool)
+    gain, f, thr = _reference_best(ds, allm, loss)
+    assert _same_split(ds, allm, tree.feature[0], tree.threshold[0], f, thr)
     assert tree.gain[0] == pytest.approx(gain, rel=1e-5)
     # second split: the best over both children, each searched with the rest fixed
     left = ds.X[:, f] <= thr
-    cands = [_reference_best(ds, left, loss), _reference_best(ds, ~left, loss)]
-    gain2, f2, thr2 = max(cands, key=lambda c: c[0])
-    assert (tree.feature[1], tree.threshold[1]) == (f2, pytest.approx(thr2))
+    cands = [(*_reference_best(ds, node, loss), node) for node in (left, ~left)]
+    gain2, f2, thr2, node = max(cands, key=lambda c: c[0])
+    assert _same_split(ds, node, tree.feature[1], tree.threshold[1], f2, thr2)
     assert tree.gain[1] == pytest.approx(gain2, rel=1e-5)
     # and the principles differ here: RWSE's gains are not OLE's
     rw, _ = _grower(ds, "rwse", num_leaves=3)
@@ -165,12 +172,13 @@ def test_ole_equals_rwse_on_a_pointwise_loss_and_both_equal_the_loss_expansion()
         FF[:, k] = s
         return obj.loss(FF, ds.y)
     ds._scores = F[:, k]
-    gain, f, thr = _reference_best(ds, np.ones(ds.n_docs, bool), loss)
+    allm = np.ones(ds.n_docs, bool)
+    gain, f, thr = _reference_best(ds, allm, loss)
     trees = {}
     for crit in ("rwse", "ole"):
         grower, _ = _grower(ds, crit, num_leaves=6)
         trees[crit] = grower.grow(G[:, k], H[:, k], None)[0]
-    assert (trees["rwse"].feature[0], trees["rwse"].threshold[0]) == (f, pytest.approx(thr))
+    assert _same_split(ds, allm, trees["rwse"].feature[0], trees["rwse"].threshold[0], f, thr)
     assert trees["rwse"].gain[0] == pytest.approx(gain, rel=1e-5)
     for name in ("feature", "threshold", "left", "right", "gain", "value"):
         assert np.array_equal(getattr(trees["rwse"], name), getattr(trees["ole"], name))
@@ -237,10 +245,34 @@ def test_mcrank_grows_one_tree_per_class_and_early_stopping_stops():
     assert len(log.valid_curve) < 200 and len(log.valid_curve) - log.best_iteration == 3
 
 
-def test_listwise_loss_with_exact_ole_says_what_is_missing():
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_ole_matches_exhaustive_reference_on_listnet(seed):
+    """A listwise loss: ListNet's cross entropy (order 0) couples every pair of a list through
+    −ρ_i ρ_j; root and second split of exact OLE = the search with L', L'' from the loss."""
+    ds, scores = _tiny(seed + 10)
+    ds._scores = scores
+    obj = ListNet(order=0)
+    loss = lambda s: obj.loss(s, ds.y, ds.offsets, per_query=True).sum()  # noqa: E731
+    g, h, pairs = obj.grad_hess_pairs(scores, ds.y, ds.offsets)
+    assert pairs[0].shape[0] == sum(m * (m - 1) // 2 for m in ds.query_sizes)
+    tree, _ = _grower(ds, "ole", num_leaves=3)[0].grow(g, h, pairs)
+    allm = np.ones(ds.n_docs, bool)
+    gain, f, thr = _reference_best(ds, allm, loss)
+    assert _same_split(ds, allm, tree.feature[0], tree.threshold[0], f, thr)
+    assert tree.gain[0] == pytest.approx(gain, rel=1e-5)
+    left = ds.X[:, f] <= thr
+    cands = [(*_reference_best(ds, node, loss), node) for node in (left, ~left)]
+    gain2, f2, thr2, node = max(cands, key=lambda c: c[0])
+    assert _same_split(ds, node, tree.feature[1], tree.threshold[1], f2, thr2)
+    assert tree.gain[1] == pytest.approx(gain2, rel=1e-5)
+
+
+def test_losses_without_a_pair_structure_say_what_is_missing():
     ds, _ = _tiny(9)
+    with pytest.raises(ValueError, match="order=0"):
+        train(ListNet(), ds, criterion="ole", num_rounds=1)          # Neumann order 2: no loss's gradient
     with pytest.raises(NotImplementedError, match="grad_hess_pairs"):
-        train(ListNet(), ds, criterion="ole", num_rounds=1)
+        train(ListMLE(ties="input"), ds, criterion="ole", num_rounds=1)
     model, _ = train(ListNet(), ds, criterion="rwse", leaf_hessian="diagonal", num_rounds=2, min_data_in_leaf=1)
     assert model.num_trees == 2
 

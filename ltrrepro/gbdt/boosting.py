@@ -128,9 +128,9 @@ def _objective_step(objective, scores, y, offsets, it, rng, need_pairs):
         if not hasattr(objective, "grad_hess_pairs"):
             raise NotImplementedError(
                 f"{objective.name}: exact OLE and exact leaf values need the pair structure of the objective's "
-                "Hessian (grad_hess_pairs); it exists for pairwise objectives (LambdaMART, RankNet) and "
-                "derivative-additive ones (squared loss, McRank). Use criterion='rwse' with "
-                "leaf_hessian='diagonal' for listwise losses.")
+                "Hessian (grad_hess_pairs); it exists for pairwise objectives (LambdaMART, RankNet), ListNet "
+                "and XE_NDCG with order=0, and derivative-additive ones (squared loss, McRank). Use "
+                "criterion='rwse' with leaf_hessian='diagonal' otherwise.")
         return objective.grad_hess_pairs(scores, y, offsets, iteration=it, rng=rng)
     g, h = objective.grad_hess(scores, y, offsets, iteration=it, rng=rng)
     return g, h, None

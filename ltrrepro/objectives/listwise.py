@@ -116,6 +116,25 @@ def _xe_loss(scores, labels, offsets, gamma, eps, listnet):
     return out
 
 
+@numba.njit(parallel=True, cache=True)
+def _softmax_pairs(scores, offsets, pair_start, pi, pj, prho):
+    """All pairs i < j of every list with the off-diagonal Hessian term ρ_i ρ_j of
+    −Σ φ log ρ (Σ φ = 1, ε = 0): ∂²ℓ/∂f_i∂f_j = −ρ_i ρ_j, so ∂²ℓ/∂f_i² = Σ_{j≠i} ρ_i ρ_j."""
+    nq = offsets.shape[0] - 1
+    for q in numba.prange(nq):
+        a, b = offsets[q], offsets[q + 1]
+        if b - a <= 1:
+            continue
+        rho, _ = _softmax_eps(scores[a:b], 0.0)
+        c = pair_start[q]
+        for i in range(b - a):
+            for j in range(i + 1, b - a):
+                pi[c] = a + i
+                pj[c] = a + j
+                prho[c] = rho[i] * rho[j]
+                c += 1
+
+
 class _CrossEntropy(Objective):
     _listnet = False
 
@@ -142,6 +161,26 @@ class _CrossEntropy(Objective):
         listwise_xe_kernel(scores, labels, offsets, np.asarray(gamma, np.float64), self.eps, self.order,
                            self._listnet, self.hess_floor, grad, hess)
         return grad, hess
+
+    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None, gamma=None):
+        """(grad, hess, (i, j, rho)) of the plain cross entropy for the exact-OLE tree learner:
+        every pair of a list with its Hessian term ρ_i ρ_j (O(m²) pairs per list). Only for
+        ``order=0`` and ``eps=0``, where (grad, hess) are the loss's own gradient and Hessian
+        diagonal; a Neumann-corrected gradient (order > 0) is no loss's derivative."""
+        if self.order != 0 or self.eps != 0:
+            raise ValueError(f"{self.name}: the pair structure of the Hessian is defined for order=0 and eps=0 "
+                             f"(got order={self.order}, eps={self.eps})")
+        scores, labels, offsets = as_arrays(scores, labels, offsets)
+        grad, hess = self.grad_hess(scores, labels, offsets, iteration=iteration, rng=rng, gamma=gamma)
+        m = np.diff(offsets)
+        start = np.zeros(m.shape[0] + 1, dtype=np.int64)
+        np.cumsum(m * (m - 1) // 2, out=start[1:])
+        npairs = int(start[-1])
+        pi = np.empty(npairs, dtype=np.int64)
+        pj = np.empty(npairs, dtype=np.int64)
+        prho = np.empty(npairs)
+        _softmax_pairs(scores, offsets, start, pi, pj, prho)
+        return grad, hess, (pi, pj, prho)
 
     def loss(self, scores, labels, offsets, gamma=None, per_query=False):
         """Mean over lists of −Σ φ log ρ (XE_NDCG needs the γ used; default γ = 0)."""
