@@ -185,6 +185,18 @@ def _fit_lightgbm(spec, train, valid, test, p, max_trees, patience, seed, thread
     return (pred, te), best, len(curve), curve, used     # the returned booster holds only the best trees
 
 
+def hessian_floor(objective, train: RankingDataset, min_data_in_leaf: int) -> float:
+    """XGBoost's stand-in for LightGBM's ``min_data_in_leaf`` with a custom objective: a
+    ``min_child_weight`` of ``min_data_in_leaf`` times the mean Hessian of the objective at
+    the initial (zero) scores, i.e. the Hessian of a leaf of ``min_data_in_leaf`` average
+    documents. XGBoost has no document floor; without one it fits leaves of a few
+    documents with tiny listwise Hessians and large Newton steps (see
+    :mod:`ltrrepro.presets`). The objective's own generator is not touched."""
+    _, h = objective.grad_hess(np.zeros(train.n_docs), train.y, train.offsets, iteration=0,
+                               rng=np.random.default_rng(0))
+    return float(min_data_in_leaf * np.mean(h))
+
+
 def _fit_xgboost(spec, train, valid, test, p, max_trees, patience, seed, threads):
     import xgboost as xgb
 
@@ -196,12 +208,14 @@ def _fit_xgboost(spec, train, valid, test, p, max_trees, patience, seed, threads
         obj = XGBoostObjective(spec.objective(), seed=seed.spawn(1)[0])
     p.pop("sigmoid", None)
     norm = p.pop("lambdarank_norm", False)
-    p.pop("min_data_in_leaf", None)      # XGBoost has no minimum leaf size in documents
+    min_data = p.pop("min_data_in_leaf", None)      # XGBoost has no minimum leaf size in documents
     extra = {"lambdarank_normalization": bool(norm)} if objective == "rank:ndcg" else {}
     prm = xgboost_params(max_leaves=p.pop("num_leaves"), eta=p.pop("learning_rate"), max_bin=p.pop("max_bin"),
                          nthread=threads, seed=_int_seed(seed), objective=objective,
                          disable_default_eval_metric=1, **p, **extra)
     tr = _get(train)
+    if obj is not None and min_data and "min_child_weight" not in p:
+        prm["min_child_weight"] = hessian_floor(spec.objective(), tr, min_data)
     sizes = _sizes("train", tr)
     dtr = xgb.DMatrix(tr.X, tr.y, nthread=threads)
     dtr.set_group(tr.query_sizes)

@@ -127,3 +127,23 @@ def test_qbrank_line_search_callback_scales_leaves_and_tracks_scores():
     assert all(s >= 0 for s in cb.steps) and max(cb.steps) > 0
     r0 = obj.loss(np.zeros(ds.n_docs), ds.y, ds.offsets)
     assert losses[0] < r0 and all(b <= a + 1e-9 for a, b in zip(losses, losses[1:]))   # R never increases
+
+
+def test_xgboost_gets_a_hessian_floor_standing_for_lightgbms_document_floor():
+    """min_child_weight = min_data_in_leaf × mean Hessian at zero scores: lists of 2 and 4
+    documents give ρ(1 − ρ) = ¼ and 3/16, mean (2·¼ + 4·3/16)/6 = 5/24."""
+    from ltrrepro.data import RankingDataset
+    from ltrrepro.objectives import XENDCG
+    from ltrrepro.synthetic import make_synthetic
+    from ltrrepro.train import fit_predict, hessian_floor, preset
+
+    ds = RankingDataset(X=np.zeros((6, 1), np.float32), y=np.array([1, 0, 2, 0, 0, 1], np.int32),
+                        qid=np.array([0, 0, 1, 1, 1, 1]))
+    assert hessian_floor(XENDCG(), ds, 50) == pytest.approx(50 * 5 / 24)
+    data = make_synthetic("web30k", n_queries=60, seed=3)
+    parts = [data.subset(np.arange(k, 60, 3)) for k in range(3)]
+    p = preset("tiny")
+    res = fit_predict("xendcg", "xgboost", *parts, params=p, seed=np.random.SeedSequence(0), threads=1)
+    assert res.params["min_child_weight"] == pytest.approx(hessian_floor(XENDCG(), parts[0], p["min_data_in_leaf"]))
+    res = fit_predict("lambdamart", "xgboost", *parts, params=p, seed=np.random.SeedSequence(0), threads=1)
+    assert res.params["min_child_weight"] == 0.0      # built-in rank:ndcg: the library's own Hessians
