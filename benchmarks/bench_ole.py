@@ -46,6 +46,8 @@ class _TimedObjective(LightGBMObjective):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--profile", default="web30k", choices=("web30k", "yahoo"),
+                    help="synthetic profile: web30k (Web10K/30K-shaped, the target's data) or yahoo")
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--trees", type=int, default=10)
     ap.add_argument("--leaves", type=int, default=20)
@@ -53,12 +55,12 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args()
     numba.set_num_threads(args.threads)
-    ds = make_synthetic("web30k", n_queries=args.queries, seed=0)
+    ds = make_synthetic(args.profile, n_queries=args.queries, seed=0)
     print(f"data: {ds.n_queries} queries, {ds.n_docs} documents, {ds.X.shape[1]} features; "
           f"{args.trees} trees of {args.leaves} leaves, {args.threads} threads")
     common = dict(num_leaves=args.leaves, learning_rate=0.1, max_bin=255, min_data_in_leaf=20,
                   min_sum_hessian_in_leaf=1e-3, seed=0)
-    small = make_synthetic("web30k", n_queries=20, seed=1)
+    small = make_synthetic(args.profile, n_queries=20, seed=1)
     for crit in ("se", "rwse", "ole"):          # compile the kernels outside the timings
         train(LambdaMART(), small, criterion=crit, num_rounds=2, **common)
     res = {}
@@ -85,6 +87,11 @@ def main() -> None:
     print(f"OLE / SE per tree:      {r1:.2f}  (target <= 3; Xia et al. ~1.3)")
     print(f"RWSE / SE per tree:     {res['rwse']['tree_s'] / res['se']['tree_s']:.2f}")
     print(f"SE / LightGBM per tree: {r2:.2f}  (target <= 2)")
+    F = ds.X.shape[1]
+    per_pair = (res["ole"]["tree_s"] - res["se"]["tree_s"]) / (pairs * F) * 1e9
+    per_doc = res["se"]["tree_s"] / (ds.n_docs * F) * 1e9
+    print(f"cost per tree: SE {per_doc:.2f} ns per (document, feature); OLE's extra {per_pair:.2f} ns per "
+          f"(pair, feature) -> OLE / SE ~ 1 + {per_pair / per_doc:.2f} x pairs per document")
     res["ratios"] = {"ole_over_se": r1, "se_over_lightgbm": r2}
     if args.json:
         with open(args.json, "w") as fh:
