@@ -3,7 +3,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
 MQ2008 = SHARED / "data" / "mq2008-sample"
 
 
@@ -34,3 +35,19 @@ def random_lists(rng, n_queries=40, max_size=25, max_label=4, distinct=True):
     scores = rng.permutation(n).astype(float) / n if distinct else rng.integers(0, 4, n).astype(float)
     offsets = np.r_[0, np.cumsum(sizes)]
     return scores, labels, offsets
+
+
+def execute_notebook(name: str, results) -> str:
+    """Run ``notebooks/NAME`` on the results directory ``results`` (through
+    ``LTRREPRO_RESULTS``) and return the text of its last cell's first output."""
+    import os
+    from unittest import mock
+
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    with mock.patch.dict(os.environ, {"LTRREPRO_RESULTS": str(results)}):
+        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    out = nb.cells[-1].outputs
+    return str(out[0].get("data", {}).get("text/plain", "")) if out else ""

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from conftest import execute_notebook
 from experiments import clicks, convergence, jensen_gap, quality, robustness
 from experiments.report import rebuild
 
@@ -136,12 +137,5 @@ def test_xgboost_library(tmp_path):
     assert {r["library"] for r in recs} == {"xgboost"} and len(recs) == 4
 
 
-def test_notebook_executes_on_small_results(runs, monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    monkeypatch.setenv("LTRREPRO_RESULTS", str(runs["robustness"].parent))
-    nb = nbformat.read(ROOT / "notebooks" / "bruch2021.ipynb", as_version=4)
-    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
-    out = nb.cells[-1].outputs
-    assert out and "verdict" in str(out[0].get("data", {}).get("text/plain", ""))
+def test_notebook_executes_on_small_results(runs):
+    assert "verdict" in execute_notebook("bruch2021.ipynb", runs["robustness"].parent)

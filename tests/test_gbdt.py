@@ -67,6 +67,20 @@ def _reference_best(ds, node_mask, loss):
     return best
 
 
+def _check_first_two_splits(ds, tree, loss):
+    """Root and second split (split, gain) of ``tree`` = the exhaustive reference's; the second
+    is the best over both children, each searched with the rest of the data fixed."""
+    allm = np.ones(ds.n_docs, bool)
+    gain, f, thr = _reference_best(ds, allm, loss)
+    assert _same_split(ds, allm, tree.feature[0], tree.threshold[0], f, thr)
+    assert tree.gain[0] == pytest.approx(gain, rel=1e-5)
+    left = ds.X[:, f] <= thr
+    cands = [(*_reference_best(ds, node, loss), node) for node in (left, ~left)]
+    gain2, f2, thr2, node = max(cands, key=lambda c: c[0])
+    assert _same_split(ds, node, tree.feature[1], tree.threshold[1], f2, thr2)
+    assert tree.gain[1] == pytest.approx(gain2, rel=1e-5)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_exact_ole_matches_exhaustive_reference_on_ranknet(seed):
     """Root and second split of exact OLE = the exhaustive search with L', L'' from the loss."""
@@ -77,16 +91,7 @@ def test_exact_ole_matches_exhaustive_reference_on_ranknet(seed):
     g, h, pairs = obj.grad_hess_pairs(scores, ds.y, ds.offsets)
     grower, _ = _grower(ds, "ole", num_leaves=3)
     tree, leaf_of_row = grower.grow(g, h, pairs)
-    allm = np.ones(ds.n_docs, bool)
-    gain, f, thr = _reference_best(ds, allm, loss)
-    assert _same_split(ds, allm, tree.feature[0], tree.threshold[0], f, thr)
-    assert tree.gain[0] == pytest.approx(gain, rel=1e-5)
-    # second split: the best over both children, each searched with the rest fixed
-    left = ds.X[:, f] <= thr
-    cands = [(*_reference_best(ds, node, loss), node) for node in (left, ~left)]
-    gain2, f2, thr2, node = max(cands, key=lambda c: c[0])
-    assert _same_split(ds, node, tree.feature[1], tree.threshold[1], f2, thr2)
-    assert tree.gain[1] == pytest.approx(gain2, rel=1e-5)
+    _check_first_two_splits(ds, tree, loss)
     # and the principles differ here: RWSE's gains are not OLE's
     rw, _ = _grower(ds, "rwse", num_leaves=3)
     assert rw.grow(g, h, pairs)[0].gain[0] != pytest.approx(tree.gain[0], rel=1e-3)
@@ -256,15 +261,7 @@ def test_exact_ole_matches_exhaustive_reference_on_listnet(seed):
     g, h, pairs = obj.grad_hess_pairs(scores, ds.y, ds.offsets)
     assert pairs[0].shape[0] == sum(m * (m - 1) // 2 for m in ds.query_sizes)
     tree, _ = _grower(ds, "ole", num_leaves=3)[0].grow(g, h, pairs)
-    allm = np.ones(ds.n_docs, bool)
-    gain, f, thr = _reference_best(ds, allm, loss)
-    assert _same_split(ds, allm, tree.feature[0], tree.threshold[0], f, thr)
-    assert tree.gain[0] == pytest.approx(gain, rel=1e-5)
-    left = ds.X[:, f] <= thr
-    cands = [(*_reference_best(ds, node, loss), node) for node in (left, ~left)]
-    gain2, f2, thr2, node = max(cands, key=lambda c: c[0])
-    assert _same_split(ds, node, tree.feature[1], tree.threshold[1], f2, thr2)
-    assert tree.gain[1] == pytest.approx(gain2, rel=1e-5)
+    _check_first_two_splits(ds, tree, loss)
 
 
 def test_losses_without_a_pair_structure_say_what_is_missing():

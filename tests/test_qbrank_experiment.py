@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import execute_notebook
 from experiments import qbrank
 from ltrrepro import make_synthetic
 from ltrrepro.data import RankingDataset
@@ -95,23 +96,7 @@ def test_qbrank_experiment_smoke(tmp_path):
     png = (out / "figures" / "fig1_dcg_iterations.png").read_bytes()
     assert png[:4] == b"\x89PNG" and len(png) > 5000
     # the notebook rebuilds everything from these results
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    import os
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
-    old = os.environ.get("LTRREPRO_RESULTS")
-    os.environ["LTRREPRO_RESULTS"] = str(out)
-    try:
-        nb = nbformat.read(root / "notebooks" / "zheng2007.ipynb", as_version=4)
-        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                resources={"metadata": {"path": str(root / "notebooks")}}).execute()
-    finally:
-        if old is None:
-            os.environ.pop("LTRREPRO_RESULTS")
-        else:
-            os.environ["LTRREPRO_RESULTS"] = old
-    assert "adding L1 helps" in str(nb.cells[-1].outputs[0]["data"]["text/plain"])
+    assert "adding L1 helps" in execute_notebook("zheng2007.ipynb", out)
 
 
 def test_qbrank_experiment_xgboost_library(tmp_path):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import lightgbm as lgb
@@ -10,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import execute_notebook
 from experiments import split_principles as sp
 from ltrrepro.gbdt import BinMapper, TreeGrower
 from ltrrepro.objectives import LambdaMART, LightGBMObjective, McRank, NewtonLeafCallback, UnitHessian
@@ -130,20 +130,7 @@ def test_end_to_end_run_resumes_and_reports(tmp_path, capsys):
     assert sp.main(argv) == 0
     assert {p.name: p.read_bytes() for p in (out / "units").glob("*.json")} == before
     # the notebook rebuilds everything from these results
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    old = os.environ.get("LTRREPRO_RESULTS")
-    os.environ["LTRREPRO_RESULTS"] = str(out)
-    try:
-        nb = nbformat.read(ROOT / "notebooks" / "xia.ipynb", as_version=4)
-        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
-    finally:
-        if old is None:
-            os.environ.pop("LTRREPRO_RESULTS")
-        else:
-            os.environ["LTRREPRO_RESULTS"] = old
-    assert "most comparisons" in str(nb.cells[-1].outputs[0]["data"]["text/plain"])
+    assert "most comparisons" in execute_notebook("xia.ipynb", out)
 
 
 def test_web10k_without_data_says_where_to_get_it(tmp_path):

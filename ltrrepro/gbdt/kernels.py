@@ -26,11 +26,7 @@ def hist_docs(bins, order, s, e, grad, hess, out, nblk):
     for blk in numba.prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk
-        for f in range(f0, f1):
-            for b in range(out.shape[1]):
-                out[f, b, 0] = 0.0
-                out[f, b, 1] = 0.0
-                out[f, b, 2] = 0.0
+        out[f0:f1] = 0.0
         for k in range(s, e):
             d = order[k]
             g = grad[d]
@@ -49,9 +45,7 @@ def hist_values(bins, order, s, e, vals, out, nblk):
     for blk in numba.prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk
-        for f in range(f0, f1):
-            for b in range(out.shape[1]):
-                out[f, b] = 0.0
+        out[f0:f1] = 0.0
         for k in range(s, e):
             d = order[k]
             v = vals[d]
@@ -69,8 +63,7 @@ def hist_pairs_max(bins, pi, pj, prho, s, e, out, nblk):
     for blk in numba.prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk
-        for x in range(f0 * B, f1 * B):
-            flat[x] = 0.0
+        flat[f0 * B:f1 * B] = 0.0
         for k in range(s, e):
             ri = bins[pi[k]]
             rj = bins[pj[k]]
