@@ -137,3 +137,19 @@ def test_web10k_without_data_says_where_to_get_it(tmp_path):
     with pytest.raises(SystemExit) as err:
         sp.main(["--dataset", "web10k", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"])
     assert "MSLR-WEB10K" in str(err.value) or "Fold1" in str(err.value)
+
+
+def test_claims_pair_one_mean_per_fold():
+    """Folds are the independent units: per fold, the mean over configurations and metrics."""
+    rows = []
+    for fold, (o, e) in enumerate([(0.5, 0.4), (0.7, 0.7)]):
+        for lr in (0.1, 0.12):
+            rows.append({"fold": fold, "system": "mcrank", "principle": "ole", "leaves": 10, "lr": lr,
+                         "ndcg@1": o, "err": o + (0.1 if lr == 0.1 else 0.0), "loss": 90.0})
+            rows.append({"fold": fold, "system": "mcrank", "principle": "se", "leaves": 10, "lr": lr,
+                         "ndcg@1": e, "err": e, "loss": 100.0})
+    df = pd.DataFrame(rows)
+    a, b = sp._fold_means(df, "mcrank", ["ndcg@1", "err"])
+    assert np.allclose(a, [0.525, 0.725]) and np.allclose(b, [0.4, 0.7])
+    a, b = sp._fold_means(df, "mcrank", ["loss"], relative=True)
+    assert np.allclose(a, [-0.1, -0.1]) and np.allclose(b, 0.0)
