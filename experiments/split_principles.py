@@ -42,7 +42,7 @@ import pandas as pd
 
 from experiments import common
 from ltrrepro.data import RankingDataset
-from ltrrepro.datasets import DatasetNotFoundError, load_fold
+from ltrrepro.datasets import load_fold
 from ltrrepro.metrics import evaluate
 from ltrrepro.objectives import LambdaMART, LightGBMObjective, McRank, NewtonLeafCallback, UnitHessian, mcrank_scores
 from ltrrepro.report import claims_text, save_figure, write_claims, write_table
@@ -103,11 +103,8 @@ def fold_parts(unit, ctx) -> tuple[RankingDataset, RankingDataset]:
     """(train, test) of the unit's fold: an official fold of a fold layout (trial t = fold
     t + 1), else the trial's 60/20/20 random query split of the pooled data."""
     if ctx.get("folds_from"):
-        try:
-            tr, _, te = load_fold(ctx["folds_from"], data_dir=ctx["data_dir"], fold=unit.trial + 1)
-        except DatasetNotFoundError as err:
-            raise SystemExit(f"error: {err}") from None
-        return tr, te
+        parts = load_fold(ctx["folds_from"], data_dir=ctx["data_dir"], fold=unit.trial + 1)
+        return parts["train"], parts["test"]
     ds = DataRef(**ctx["data"]).open()
     sp = trial_split(ds.n_queries, unit.seed, unit.trial)
     return ds.subset(sp.train), ds.subset(sp.test)

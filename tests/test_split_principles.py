@@ -153,3 +153,34 @@ def test_claims_pair_one_mean_per_fold():
     assert np.allclose(a, [0.525, 0.725]) and np.allclose(b, [0.4, 0.7])
     a, b = sp._fold_means(df, "mcrank", ["loss"], relative=True)
     assert np.allclose(a, [-0.1, -0.1]) and np.allclose(b, 0.0)
+
+
+@pytest.mark.slow
+def test_official_folds_are_read_from_the_fold_layout(tmp_path):
+    """--dataset web10k: fold t + 1's train.txt trains, its test.txt evaluates."""
+    from ltrrepro.io_svmlight import write_svmlight
+    from ltrrepro.synthetic import make_synthetic
+
+    ds = make_synthetic("web30k", n_queries=60, seed=5)
+    root = tmp_path / "MSLR-WEB10K"
+    for f in range(1, 6):
+        d = root / f"Fold{f}"
+        d.mkdir(parents=True)
+        qs = np.roll(np.arange(60), 12 * f)
+        for part, sel in (("train", qs[:36]), ("vali", qs[36:48]), ("test", qs[48:])):
+            write_svmlight(ds.subset(np.sort(sel)), d / f"{part}.txt")
+    out = tmp_path / "o"
+    argv = ["--dataset", "web10k", "--data-dir", str(tmp_path), "--trials", "2", "--rounds", "2",
+            "--systems", "lambdamart", "--leaves", "10", "--rates", "0.1", "--out", str(out), "--quiet",
+            "--jobs", "1", "--threads", "1"]
+    assert sp.main(argv) == 0
+    recs = {(r["unit"]["trial"], r["unit"]["model"]): r for r in
+            (json.loads(p.read_text()) for p in (out / "units").glob("*.json"))}
+    assert len(recs) == 2 * 3
+    for t in range(2):
+        test_q = np.sort(np.roll(np.arange(60), 12 * (t + 1))[48:])
+        assert recs[(t, "lambdamart-ole")]["info"]["n_test_queries"] == test_q.size
+        assert recs[(t, "lambdamart-ole")]["info"]["n_train_queries"] == 36
+    npz = next((out / "units").glob("*t000*lambdamart-ole.npz"))
+    with np.load(npz) as arr:        # fold 1's test.txt, queries in file order
+        assert np.array_equal(arr["test_qid"], ds.query_ids[np.sort(np.roll(np.arange(60), 12)[48:])])
