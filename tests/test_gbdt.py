@@ -296,3 +296,12 @@ def test_binning_is_consistent_with_raw_thresholds():
             assert np.array_equal(bins[:, f] <= b, X[:, f] <= bm.upper_bound(f, b))
     counts = np.bincount(bins[:, 0], minlength=16)
     assert counts.min() > 0.5 * 5000 / 16          # equal-frequency bins
+
+
+def test_unsplittable_data_gives_single_leaf_trees_that_predict_and_reload(tmp_path):
+    ds, _ = _tiny(12, nq=3, m=(5, 6))
+    model, _ = train(RankNet(), ds, criterion="ole", num_rounds=3, min_data_in_leaf=100)
+    assert model.num_trees == 3 and model.feature.size == 0
+    # one leaf holding every pair: L'' = 0 and G = 0, so the Newton step is 0, not 0/0
+    assert np.all(model.value == 0.0) and np.all(model.predict(ds.X) == 0.0)
+    assert np.array_equal(Model.load(model.save(tmp_path / "m.npz")).predict(ds.X), model.predict(ds.X))
