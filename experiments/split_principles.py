@@ -121,7 +121,8 @@ def _metrics(scores, ds) -> dict[str, np.ndarray]:
 
 # --------------------------------------------------------------------------- models
 def fit_mcrank(principle, train, leaves, lr, rounds, seed, threads):
-    """McRank in LightGBM; returns (scores_at(k) on X, final training loss)."""
+    """McRank in LightGBM; returns (raw(X, a, b): raw scores of rounds [a, b), the ranking
+    transform of summed raw scores, final training loss)."""
     import lightgbm as lgb
 
     obj = McRank(n_classes=N_CLASSES)
@@ -136,14 +137,16 @@ def fit_mcrank(principle, train, leaves, lr, rounds, seed, threads):
     params = {"objective": adapter, "num_class": N_CLASSES, "num_leaves": leaves, "learning_rate": lr,
               "min_data_in_leaf": 20, "min_sum_hessian_in_leaf": 1e-3, "lambda_l2": 0.0, "max_bin": 255,
               "num_threads": threads, "seed": seed, "deterministic": True, "force_row_wise": True, "verbose": -1}
-    y = train.y                     # McRank raises on a label >= N_CLASSES
-    bst = lgb.train(params, lgb.Dataset(train.X, y.astype(float)), rounds, callbacks=callbacks)
-    loss = obj.loss(bst.predict(train.X, raw_score=True), y)
-    return (lambda X, k: mcrank_scores(bst.predict(X, raw_score=True, num_iteration=k))), loss
+    # McRank raises on a label >= N_CLASSES
+    bst = lgb.train(params, lgb.Dataset(train.X, train.y.astype(float)), rounds, callbacks=callbacks)
+    loss = obj.loss(bst.predict(train.X, raw_score=True), train.y)
+    raw = lambda X, a, b: bst.predict(X, raw_score=True, start_iteration=a, num_iteration=b - a)  # noqa: E731
+    return raw, mcrank_scores, loss
 
 
 def fit_lambdamart(principle, train, leaves, lr, rounds, seed, threads):
-    """LambdaMART in ltrrepro's tree learner; returns (scores_at(k) on X, final training loss)."""
+    """LambdaMART in ltrrepro's tree learner; returns (raw(X, a, b), the ranking transform
+    (identity), final training loss)."""
     from ltrrepro.gbdt import train as gbdt_train
 
     obj = LambdaMART(sigma=1.0, truncation_level=30)
@@ -151,7 +154,7 @@ def fit_lambdamart(principle, train, leaves, lr, rounds, seed, threads):
                           num_leaves=leaves, max_bin=255, min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3,
                           leaf_hessian="exact", seed=seed, threads=threads)
     loss = obj.loss(model.train_scores, train.y, train.offsets)
-    return (lambda X, k: model.predict(X, num_rounds=k)), loss
+    return (lambda X, a, b: model.predict(X, num_rounds=b, start_round=a)), (lambda r: r), loss
 
 
 def unit_fn(unit, ctx):
@@ -162,14 +165,17 @@ def unit_fn(unit, ctx):
     seed = int(unit.model_seed().generate_state(1)[0] & 0x7FFFFFFF)
     fit = fit_mcrank if system == "mcrank" else fit_lambdamart
     t0 = time.perf_counter()
-    scores_at, loss = fit(principle, train, leaves, lr, rounds, seed, ctx["threads"])
+    raw, to_rank, loss = fit(principle, train, leaves, lr, rounds, seed, ctx["threads"])
     train_s = time.perf_counter() - t0
     points = checkpoints(rounds, ctx["every"])
     curves = {m: [] for m in METRICS}
-    for k in points:
-        for m, v in _metrics(scores_at(test.X, k), test).items():
+    acc, done = 0.0, 0
+    for k in points:                 # test scores built up round range by round range
+        acc = acc + raw(test.X, done, k)
+        done = k
+        final = _metrics(to_rank(acc), test)
+        for m, v in final.items():
             curves[m].append(float(np.nanmean(v)))
-    final = _metrics(scores_at(test.X, rounds), test)
     means = {m: float(np.nanmean(v)) for m, v in final.items()}
     rec = {"means": means, "train_loss": float(loss), "curve_points": points, "curves": curves,
            "timings": {"train_s": train_s},

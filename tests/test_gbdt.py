@@ -228,6 +228,8 @@ def test_model_predicts_like_training_and_survives_save_and_load(tmp_path):
     back = Model.load(path)
     assert np.array_equal(back.predict(va.X), model.predict(va.X))
     assert back.meta["criterion"] == "ole" and back.num_trees == model.num_trees
+    parts = model.predict(va.X, num_rounds=3) + model.predict(va.X, num_rounds=8, start_round=3)
+    assert np.allclose(parts, model.predict(va.X)) and not np.allclose(parts, model.predict(va.X, num_rounds=3))
     # validation curve = the metric of the saved model's predictions, round by round
     from ltrrepro.metrics import evaluate
     for r in (1, 8):
@@ -243,6 +245,7 @@ def test_mcrank_grows_one_tree_per_class_and_early_stopping_stops():
     model, log = train(McRank(n_classes=3), ds, ds, criterion="se", num_rounds=6, num_leaves=4,
                        min_data_in_leaf=2, track_loss=True)
     assert model.num_trees == 18 and model.predict(ds.X).shape == (ds.n_docs, 3)
+    assert np.allclose(model.predict(ds.X, 2) + model.predict(ds.X, start_round=2), model.predict(ds.X))
     assert log.train_loss[-1] < log.train_loss[0]
     assert np.allclose(model.predict(ds.X), model.train_scores)
     _, log = train(McRank(n_classes=3), ds, ds, criterion="se", num_rounds=200, num_leaves=4, learning_rate=2.0,

@@ -80,21 +80,19 @@ class Model:
     def num_trees(self) -> int:
         return int(self.node_start.shape[0] - 1)
 
-    def predict(self, X, num_rounds: int | None = None) -> np.ndarray:
-        """Raw scores (n,) — or (n, K) for K outputs — of the first ``num_rounds`` rounds."""
+    def predict(self, X, num_rounds: int | None = None, start_round: int = 0) -> np.ndarray:
+        """Raw scores (n,) — or (n, K) for K outputs — summed over rounds
+        ``[start_round, num_rounds)`` (default: all). Rank McRank's outputs by
+        :func:`~ltrrepro.objectives.mcrank_scores`."""
         X = np.ascontiguousarray(X)
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         nt = self.num_trees if num_rounds is None else min(self.num_trees, num_rounds * self.n_outputs)
+        st = min(start_round * self.n_outputs, nt)
         out = np.zeros((X.shape[0], self.n_outputs))
         K.predict_raw(X, self.feature, self.threshold, self.left, self.right, self.value,
-                      self.node_start[:nt + 1], self.leaf_start[:nt + 1], self.tree_output[:nt], out)
+                      self.node_start[st:nt + 1], self.leaf_start[st:nt + 1], self.tree_output[st:nt], out)
         return out[:, 0] if self.n_outputs == 1 else out
-
-    def rank_scores(self, X, num_rounds: int | None = None) -> np.ndarray:
-        """Scores to rank by: the raw score, or McRank's expected relevance Σ k p_k."""
-        raw = self.predict(X, num_rounds)
-        return raw if self.n_outputs == 1 else mcrank_scores(raw)
 
     _ARRAYS = ("node_start", "leaf_start", "feature", "threshold_bin", "threshold", "left", "right", "gain",
                "value", "count", "tree_output")

@@ -31,6 +31,7 @@ import numba
 import numpy as np
 
 from .base import HESS_FLOOR, Objective, as_arrays
+from .pairwise import pair_arrays
 
 __all__ = ["XENDCG", "ListNet", "listwise_xe_kernel"]
 
@@ -173,12 +174,7 @@ class _CrossEntropy(Objective):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
         grad, hess = self.grad_hess(scores, labels, offsets, iteration=iteration, rng=rng, gamma=gamma)
         m = np.diff(offsets)
-        start = np.zeros(m.shape[0] + 1, dtype=np.int64)
-        np.cumsum(m * (m - 1) // 2, out=start[1:])
-        npairs = int(start[-1])
-        pi = np.empty(npairs, dtype=np.int64)
-        pj = np.empty(npairs, dtype=np.int64)
-        prho = np.empty(npairs)
+        start, pi, pj, prho = pair_arrays(m * (m - 1) // 2)
         _softmax_pairs(scores, offsets, start, pi, pj, prho)
         return grad, hess, (pi, pj, prho)
 

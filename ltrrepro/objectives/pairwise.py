@@ -172,29 +172,30 @@ def pairwise_counts(scores, labels, offsets, weight_kind, truncation):
     return counts
 
 
+def pair_arrays(counts):
+    """Storage for recorded pairs given the pair count of each list: ``(start, i, j, rho)``,
+    ``start[q]`` the first slot of list ``q`` (length n_lists + 1)."""
+    start = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    npairs = int(start[-1])
+    return start, np.empty(npairs, dtype=np.int64), np.empty(npairs, dtype=np.int64), np.empty(npairs)
+
+
 def _run_pairwise(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, truncation, gain, norm, table,
                   pair_weight, record: bool):
     """Run :func:`pairwise_kernel`; with ``record``, also return the pairs as
-    ``(i, j, rho)`` (int64, int64, float64 arrays)."""
+    ``(i, j, rho, weight)`` (int64, int64, float64, float64 arrays), else None."""
     grad = np.empty_like(scores)
     hess = np.empty_like(scores)
     if record:
-        counts = pairwise_counts(scores, labels, offsets, weight_kind, truncation)
-        start = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-        np.cumsum(counts, out=start[1:])
-        npairs = int(start[-1])
-        pi = np.empty(npairs, dtype=np.int64)
-        pj = np.empty(npairs, dtype=np.int64)
-        prho = np.empty(npairs, dtype=np.float64)
-        pw = np.empty(npairs, dtype=np.float64)
+        start, pi, pj, prho = pair_arrays(pairwise_counts(scores, labels, offsets, weight_kind, truncation))
+        pw = np.empty_like(prho)
     else:
         start = pi = pj = np.zeros(0, dtype=np.int64)
         prho = pw = np.zeros(0)
     pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau, truncation, gain, norm, table,
                     grad, hess, pair_weight, start, pi, pj, prho, pw)
-    if record == "weights":
-        return grad, hess, (pi, pj, prho, pw)
-    return grad, hess, ((pi, pj, prho) if record else None)
+    return grad, hess, ((pi, pj, prho, pw) if record else None)
 
 
 def _gain_table(label_gain, max_label):
@@ -229,8 +230,7 @@ class LambdaMART(Objective):
         self._table = np.zeros(0) if exact_sigmoid else sigmoid_table(self.sigma)
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
-        scores, labels, offsets = as_arrays(scores, labels, offsets)
-        return self.grad_hess_pairs(scores, labels, offsets, iteration, rng, record=False)[:2]
+        return self._run(scores, labels, offsets, record=False)[:2]
 
     def loss(self, scores, labels, offsets, **kw):
         """LambdaMART has no loss of its own; this is the one whose gradient its lambdas are
@@ -238,13 +238,17 @@ class LambdaMART(Objective):
         Σ_pairs |ΔNDCG_hl| · log(1 + e^{−σ(f_h − f_l)}) (Burges 2010 §6; the pairs and
         truncation of ``grad_hess``). Used to compare final objective losses (Xia §4)."""
         scores, labels, offsets = as_arrays(scores, labels, offsets)
-        _, _, (pi, pj, _, pw) = self.grad_hess_pairs(scores, labels, offsets, record="weights")
+        _, _, (pi, pj, _, pw) = self._run(scores, labels, offsets, record=True)
         z = -self.sigma * (scores[pi] - scores[pj])
         return float(np.sum(pw * (np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z))))))
 
-    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None, record=True):
+    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None):
         """(grad, hess, (i, j, rho)): also the pairs and their Hessian terms, for the
         exact-OLE tree learner (:mod:`ltrrepro.gbdt`)."""
+        g, h, pairs = self._run(scores, labels, offsets, record=True)
+        return g, h, pairs[:3]
+
+    def _run(self, scores, labels, offsets, record):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
         gain = _gain_table(self.label_gain, int(labels.max(initial=0)))
         return _run_pairwise(scores, labels, offsets, LOSS_LOGISTIC, WEIGHT_NDCG, self.sigma, 0.0,
@@ -261,10 +265,14 @@ class RankNet(Objective):
         self.sigma = float(sigma)
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
-        return self.grad_hess_pairs(scores, labels, offsets, iteration, rng, record=False)[:2]
+        return self._run(scores, labels, offsets, record=False)[:2]
 
-    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None, record=True):
+    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None):
         """(grad, hess, (i, j, rho)) with the pairs' Hessian terms σ² p (1 − p)."""
+        g, h, pairs = self._run(scores, labels, offsets, record=True)
+        return g, h, pairs[:3]
+
+    def _run(self, scores, labels, offsets, record):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
         return _run_pairwise(scores, labels, offsets, LOSS_LOGISTIC, WEIGHT_UNIT, self.sigma, 0.0, 0,
                              np.zeros(1), False, np.zeros(0), 1.0, record)
