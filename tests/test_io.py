@@ -136,3 +136,144 @@ def test_mq2008_sample(mq2008_dir):
     Xs, ys, qs = load_svmlight_file(str(mq2008_dir / "vali.txt"), query_id=True, n_features=46, dtype=np.float32)
     np.testing.assert_array_equal(vali.X, Xs.toarray())
     np.testing.assert_array_equal(vali.qid, qs)
+
+
+def _strict_parse(text: bytes, d: int, missing: str = "zero"):
+    """Reference: the strict line parser alone over the whole text (no fast path, no parts)."""
+    from ltrrepro.io_svmlight import _parse_chunk
+    buf = np.frombuffer(text, np.uint8)
+    n = text.count(b"\n") + 1
+    X = np.full((n, d), np.nan if missing == "nan" else 0.0, np.float32)
+    y, qid, ln = np.zeros(n, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    lo, hi = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    rows, code, _, _ = _parse_chunk(buf, d, X, y, qid, ln, lo, hi, np.zeros(d, np.int64), 0, 1)
+    assert code == 0
+    docid = [text[a:b] for a, b in zip(lo[:rows], hi[:rows])]
+    return X[:rows], y[:rows], qid[:rows], docid
+
+
+def _mixed_text(rng, n_lines=400, d=12):
+    """Regular lines (fast path) mixed with everything the fast path hands over: exponents,
+    tabs, double spaces, CRLF, unsorted indices, long mantissas, '+' signs, '.5' and '5.',
+    doc-id comments, blank and comment lines; queries contiguous."""
+    out, q = [], 1
+    for i in range(n_lines):
+        if rng.random() < 0.1:
+            q += 1
+        kind = rng.integers(0, 12)
+        if kind == 0:
+            out.append(b"" if rng.random() < 0.5 else b"# a comment line")
+            continue
+        feats = np.sort(rng.choice(np.arange(1, d + 1), size=rng.integers(0, d + 1), replace=False))
+        toks = []
+        for j in feats:
+            style = rng.integers(0, 10) if kind != 1 else 9
+            v = rng.standard_normal() * 10.0 ** rng.integers(-7, 8)
+            if style <= 4:
+                s = f"{v:.{rng.integers(0, 8)}f}"
+            elif style == 5:
+                s = f"{v:.6e}"
+            elif style == 6:
+                s = f"{v:.17g}"               # 17 significant digits: handed over
+            elif style == 7:
+                s = rng.choice(["+0.5", ".5", "5.", "-0", "0", "123456789012345", "1234567890123456"])
+            else:
+                s = f"{abs(v):.15g}"
+            toks.append(f"{j}:{s}")
+        if kind == 2 and len(toks) > 1:
+            toks = toks[::-1]                 # unsorted indices
+        sep = {3: "\t", 4: "  "}.get(int(kind), " ")
+        line = f"{rng.integers(0, 5)} qid:{q}" + "".join(sep + t for t in toks)
+        if kind == 5:
+            line += f" #docid = D{i} inc = 1"
+        if kind == 6:
+            line += "\r"
+        out.append(line.encode())
+    return b"\n".join(out) + (b"\n" if rng.random() < 0.5 else b"")
+
+
+@pytest.mark.parametrize("chunk", [None, 97, 300])
+@pytest.mark.parametrize("missing", ["zero", "nan"])
+def test_fast_path_equals_strict_parser(tmp_path, monkeypatch, chunk, missing):
+    """Same arrays, bit for bit, as the strict parser alone, whatever mix of regular and
+    irregular lines, chunk size (tiny chunks: lines longer than the buffer, many parts,
+    rows moved down after blank lines) and fill value."""
+    import ltrrepro.io_svmlight as io
+    if chunk is not None:
+        monkeypatch.setattr(io, "CHUNK_BYTES", chunk)
+    rng = np.random.default_rng(5 if chunk is None else chunk)
+    for rep in range(3):
+        text = _mixed_text(rng)
+        path = tmp_path / f"mixed{rep}.txt"
+        path.write_bytes(text)
+        X, y, qid, docid = _strict_parse(text, 12, missing)
+        for n_features in (12, None):
+            ds = read_svmlight(path, n_features=n_features, missing=missing, use_cache=False)
+            w = ds.n_features
+            np.testing.assert_array_equal(ds.X, X[:, :w])
+            np.testing.assert_array_equal(ds.y, y)
+            np.testing.assert_array_equal(ds.qid, qid)
+            assert [bytes(b) for b in ds.docid] == docid
+        present = ~np.isnan(_strict_parse(text, 12, "nan")[0])
+        max_index = int(np.flatnonzero(present.any(axis=0)).max(initial=-1)) + 1
+        assert scan_svmlight(path, use_cache=False) == {"n_rows": len(y), "max_index": max_index}
+
+
+def test_fast_path_values_are_correctly_rounded(tmp_path, rng):
+    """Plain decimals of up to 15 digits (the fast path) give the float32 of the correctly
+    rounded float64, as Python's float() does."""
+    vals = [f"{v:.{p}f}" for v, p in zip(rng.standard_normal(3000) * 10.0 ** rng.integers(-6, 9, 3000),
+                                          rng.integers(0, 9, 3000))]
+    vals = [s for s in vals if len(s.lstrip("-").replace(".", "")) <= 15]
+    lines = [f"0 qid:1 1:{s}" for s in vals]
+    path = tmp_path / "v.txt"
+    path.write_text("\n".join(lines) + "\n")
+    ds = read_svmlight(path, n_features=1, use_cache=False)
+    np.testing.assert_array_equal(ds.X[:, 0], np.array([float(s) for s in vals]).astype(np.float32))
+
+
+def test_swar_kernels_match_byte_loops(rng):
+    """The eight-bytes-at-a-time kernels against plain byte loops on adversarial bytes
+    (every value, newlines next to 0x8A/0x0B/0xFF, runs at every alignment)."""
+    from ltrrepro.io_svmlight import _digits, _digits_swar, _newlines, _token_end
+    alphabet = np.array([10, 0x8A, 0x0B, 0xFF, 0x09, 32, 35, 48, 57, 58, 46, 0x2F, 0x3A, 0x80, 0],
+                        np.uint8)
+    for rep in range(200):
+        n = int(rng.integers(1, 80))
+        buf = (rng.choice(alphabet, n) if rep % 2 else rng.integers(0, 256, n)).astype(np.uint8)
+        lo, hi = sorted(int(v) for v in rng.integers(0, n + 1, 2))
+        assert _newlines(buf, lo, hi) == int(np.count_nonzero(buf[lo:hi] == 10))
+    for rep in range(300):
+        digits = rng.integers(0, 10, int(rng.integers(0, 20))).astype(np.uint8) + 48
+        tail = rng.choice(alphabet, 12).astype(np.uint8)
+        tail[-1] = 10
+        buf = np.concatenate([rng.integers(0, 256, int(rng.integers(0, 9))).astype(np.uint8),
+                              digits, tail])
+        k = buf.shape[0] - digits.shape[0] - tail.shape[0]
+        assert _digits_swar(buf, k, buf.shape[0], np.int64(7)) == _digits(buf, k, np.int64(7))
+        ref = k
+        while buf[ref] > 32 and buf[ref] != 35:
+            ref += 1
+        assert _token_end(buf, k, buf.shape[0]) == ref
+
+
+def test_inferred_width_when_the_largest_index_comes_late(tmp_path, monkeypatch):
+    """The width is guessed from the first chunk; a larger index later sends the file
+    through the full first pass, so the width is always the file's largest index."""
+    import ltrrepro.io_svmlight as io
+    monkeypatch.setattr(io, "CHUNK_BYTES", 64)
+    lines = [f"{i % 3} qid:{i // 10} 1:{i} 2:0.5" for i in range(40)] + ["1 qid:9 7:2.5 3:1"]
+    path = tmp_path / "late.txt"
+    path.write_text("\n".join(lines) + "\n")
+    cache = tmp_path / "cache"
+    ds = read_svmlight(path, cache_dir=cache)
+    assert ds.n_features == 7 and ds.X[-1].tolist() == [0, 0, 1, 0, 0, 0, 2.5]
+    assert scan_svmlight(path, cache_dir=cache) == {"n_rows": 41, "max_index": 7}
+    again = read_svmlight(path, cache_dir=cache)                 # cached, same width
+    assert "cache" in again.meta and again.n_features == 7
+    early = tmp_path / "early.txt"                                # the guess holds: one parse
+    early.write_text("\n".join(lines[-1:] + lines[:-1]) + "\n")
+    calls = []
+    real = io.scan_svmlight
+    monkeypatch.setattr(io, "scan_svmlight", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert read_svmlight(early, use_cache=False).n_features == 7 and calls == []
