@@ -280,29 +280,25 @@ def _load_u64(typingctx, arr, idx):
     return sig, codegen
 
 
-@intrinsic
-def _cttz64(typingctx, x):
-    """Count of trailing zero bits (64 for 0)."""
-    sig = types.uint64(types.uint64)
+def _bit_intrinsic(llvm_name: str, zero_is_poison: bool | None):
+    """A numba intrinsic ``uint64 -> uint64`` calling the LLVM bit-counting intrinsic
+    ``llvm_name`` (``llvm.cttz``/``llvm.ctpop``); ``zero_is_poison`` is cttz's flag."""
+    @intrinsic
+    def bit_op(typingctx, x):
+        sig = types.uint64(types.uint64)
 
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, ir.IntType(1)]),
-                                            "llvm.cttz.i64")
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
-    return sig, codegen
+        def codegen(context, builder, signature, args):
+            i64, i1 = ir.IntType(64), ir.IntType(1)
+            extra = [] if zero_is_poison is None else [ir.Constant(i1, int(zero_is_poison))]
+            fnty = ir.FunctionType(i64, [i64] + [i1] * len(extra))
+            fn = cgutils.get_or_insert_function(builder.module, fnty, llvm_name + ".i64")
+            return builder.call(fn, [args[0]] + extra)
+        return sig, codegen
+    return bit_op
 
 
-@intrinsic
-def _popcount64(typingctx, x):
-    """Number of set bits."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64]), "llvm.ctpop.i64")
-        return builder.call(fn, [args[0]])
-    return sig, codegen
+_cttz64 = _bit_intrinsic("llvm.cttz", zero_is_poison=False)    # trailing zeros, 64 for 0
+_popcount64 = _bit_intrinsic("llvm.ctpop", zero_is_poison=None)  # set bits
 
 
 _P10_INT = np.array([10 ** i for i in range(9)], dtype=np.int64)
@@ -361,6 +357,25 @@ def _token_end(buf, k, hi):
         k += 1
     return k
 
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _line_head(buf, i):
+    """(label, position after ``'qid:'``, ok) for a line at ``i`` that starts with at most
+    nine digits, one space and ``qid:``; the short-circuit order never reads past the line's
+    newline."""
+    lab, k = _digits(buf, i, np.int64(0))
+    ok = (i < k <= i + 9 and buf[k] == 32 and buf[k + 1] == 113 and buf[k + 2] == 105
+          and buf[k + 3] == 100 and buf[k + 4] == 58)
+    return lab, k + 5, ok
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _line_end(buf, i):
+    """Position of the newline ending the line at ``i`` (the buffer ends with one)."""
+    while buf[i] != 10:
+        i += 1
+    return i
+
 @numba.njit(cache=True, nogil=True)
 def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0):
     """:func:`_parse_chunk` on ``buf[lo:hi]`` with a fast path; same results and errors.
@@ -386,13 +401,10 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
     row = row0
     line = line0
     while i < hi:
-        lab, k = _digits(buf, i, np.int64(0))
-        # short-circuit order never reads past the line's newline
-        ok = (i < k <= i + 9 and buf[k] == 32 and buf[k + 1] == 113 and buf[k + 2] == 105
-              and buf[k + 3] == 100 and buf[k + 4] == 58)
+        lab, k, ok = _line_head(buf, i)
         q = np.int64(0)
         if ok:
-            s = k + 5
+            s = k
             q, k = _digits(buf, s, np.int64(0))
             ok = s < k <= s + 18 and (buf[k] == 32 or buf[k] == 10)
         if ok:
@@ -430,9 +442,7 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
             line += 1
             i = k + 1
             continue
-        e = i
-        while buf[e] != 10:
-            e += 1
+        e = _line_end(buf, i)
         r, code, eline, pos = _parse_slow(buf, i, e + 1, d_limit, X, y, qid, linenos,
                                           doc_lo, doc_hi, doc_base, seen, row, line)
         if code != 0:
@@ -510,11 +520,8 @@ def _scan_lines(buf, lo, hi):
     max_idx = 0
     i = lo
     while i < hi:
-        _, k = _digits(buf, i, np.int64(0))
-        ok = (i < k and buf[k] == 32 and buf[k + 1] == 113 and buf[k + 2] == 105
-              and buf[k + 3] == 100 and buf[k + 4] == 58)
+        _, k, ok = _line_head(buf, i)
         if ok:
-            k += 5
             while buf[k] > 32:
                 k += 1
             while buf[k] == 32:
@@ -531,9 +538,7 @@ def _scan_lines(buf, lo, hi):
             rows += 1
             i = k + 1
             continue
-        e = i
-        while buf[e] != 10:
-            e += 1
+        e = _line_end(buf, i)
         r, m = _scan_part(buf, i, e + 1)
         rows += r
         if m > max_idx:
