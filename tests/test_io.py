@@ -277,3 +277,23 @@ def test_inferred_width_when_the_largest_index_comes_late(tmp_path, monkeypatch)
     real = io.scan_svmlight
     monkeypatch.setattr(io, "scan_svmlight", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert read_svmlight(early, use_cache=False).n_features == 7 and calls == []
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".txt.gz"])
+def test_line_count_over_map_windows_and_chunks(tmp_path, monkeypatch, rng, suffix):
+    """The physical line count (the row allocation of a declared-width read) is exact across
+    memory-map windows and chunks, with and without a final newline."""
+    import gzip
+    import mmap
+    import ltrrepro.io_svmlight as io
+    monkeypatch.setattr(io, "MAP_WINDOW", mmap.ALLOCATIONGRANULARITY)
+    monkeypatch.setattr(io, "CHUNK_BYTES", 1000)
+    for rep in range(4):
+        text = b"".join(b"x" * int(rng.integers(0, 300)) + b"\n"
+                        for _ in range(int(rng.integers(1, 400))))
+        if rep % 2:
+            text += b"tail without newline"
+        path = tmp_path / f"lines{rep}{suffix}"
+        path.write_bytes(gzip.compress(text) if suffix.endswith(".gz") else text)
+        expected = text.count(b"\n") + (0 if text.endswith(b"\n") else 1)
+        assert io._count_physical_lines(path) == expected
