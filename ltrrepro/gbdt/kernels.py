@@ -38,53 +38,120 @@ def hist_docs(bins, order, s, e, grad, hess, out, nblk):
                 out[f, b, 2] += 1.0
 
 
-@numba.njit(parallel=True, cache=True)
-def hist_values(bins, order, s, e, vals, out, nblk):
-    """out[f, b] = Σ vals[d] over documents order[s:e] with bins[d, f] == b."""
+@numba.njit(cache=True, nogil=True)
+def _flush_window(bins, base, acc, hsum, touched, nt, mark, hist, dhist):
+    """For the touched rows r of a window: hist[f, b] += acc[r, f] and dhist[f, b] += hsum[r]
+    at b = bins[base + r, f]; the rows, sums and marks are reset."""
     F = bins.shape[1]
-    for blk in numba.prange(nblk):
-        f0 = blk * F // nblk
-        f1 = (blk + 1) * F // nblk
-        out[f0:f1] = 0.0
-        for k in range(s, e):
-            d = order[k]
-            v = vals[d]
-            for f in range(f0, f1):
-                out[f, bins[d, f]] += v
+    for t in range(nt):
+        r = touched[t]
+        row = bins[base + r]
+        a = acc[r]
+        h = hsum[r]
+        for f in range(F):
+            b = row[f]
+            hist[f, b] += a[f]
+            dhist[f, b] += h
+            a[f] = 0.0
+        hsum[r] = 0.0
+        mark[r] = False
 
 
 @numba.njit(parallel=True, cache=True)
-def hist_pairs_max(bins, pi, pj, prho, s, e, out, nblk):
-    """out[f, b] = Σ rho over pairs [s, e) whose larger bin on feature f is b, so that the
-    cumulative sum over b ≤ t is the weight of the pairs lying wholly left of "bin ≤ t"."""
+def hist_pairs(bins, pi, pj, prho, s, e, out, dout, acc, min_parallel=20000):
+    """The two pair histograms of the pairs [s, e), both additive over pair ranges (so a
+    child's come from its parent's by subtraction):
+
+    * ``out[f, b]`` = Σ rho over pairs whose larger bin on feature f is b — its cumulative
+      sum over b ≤ t is the weight of the pairs lying wholly left of "bin ≤ t";
+    * ``dout[f, b]`` = Σ over pairs of rho·([b_if = b] + [b_jf = b]) — for the node's inner
+      pairs, the histogram of each document's inner pair weight h_in (left cumulative sum =
+      2·inner-left weight + weight across the threshold).
+
+    Computed through the documents rather than pair by pair: a pair's weight goes to the
+    document holding its larger bin (the first document on a tie: same bin), feature by
+    feature — ``acc[i, f] += rho·[b_if ≥ b_jf]``, ``acc[j, f] += rho·[b_if < b_jf]``, a
+    dense loop over features that vectorizes — and each document then adds ``acc[d, f]``
+    to ``out[f, b_df]`` and its pair weight to ``dout[f, b_df]``: scattered updates per
+    (document, feature) instead of per (pair, feature). ``acc`` is a zeroed scratch of
+    shape (threads, W, features), left zeroed: each thread takes a slice of the pairs and
+    accumulates over a window of W consecutive rows (pairs come grouped by query and a
+    query's rows are consecutive), flushed when a pair leaves it; a pair whose rows are W or
+    more apart is added directly. Ranges of fewer than ``min_parallel`` pairs use one thread.
+    """
     F = bins.shape[1]
     B = out.shape[1]
-    flat = out.reshape(-1)
-    for blk in numba.prange(nblk):
-        f0 = blk * F // nblk
-        f1 = (blk + 1) * F // nblk
-        flat[f0 * B:f1 * B] = 0.0
-        for k in range(s, e):
-            ri = bins[pi[k]]
-            rj = bins[pj[k]]
-            r = prho[k]
-            base = f0 * B
-            for f in range(f0, f1):
-                bi = ri[f]
-                bj = rj[f]
-                flat[base + (bi if bi > bj else bj)] += r
-                base += B
+    W = acc.shape[1]
+    nthr = acc.shape[0] if e - s >= min_parallel else 1
+    parts = np.zeros((nthr, 2, F, B))
+    for t in numba.prange(nthr):
+        k0 = s + (e - s) * t // nthr
+        k1 = s + (e - s) * (t + 1) // nthr
+        hist = parts[t, 0]
+        dhist = parts[t, 1]
+        win = acc[t]
+        hsum = np.zeros(W)
+        mark = np.zeros(W, np.bool_)
+        touched = np.empty(W, np.int64)
+        nt = 0
+        base = 0
+        for k in range(k0, k1):
+            a = pi[k]
+            b = pj[k]
+            lo = min(a, b)
+            hi = max(a, b)
+            w = prho[k]
+            ra = bins[a]
+            rb = bins[b]
+            if hi - lo >= W:                          # too far apart for a window
+                for f in range(F):
+                    hist[f, max(ra[f], rb[f])] += w
+                    dhist[f, ra[f]] += w
+                    dhist[f, rb[f]] += w
+                continue
+            if nt == 0 or lo < base or hi >= base + W:
+                _flush_window(bins, base, win, hsum, touched, nt, mark, hist, dhist)
+                nt = 0
+                base = lo
+            la = a - base
+            lb = b - base
+            if not mark[la]:
+                mark[la] = True
+                touched[nt] = la
+                nt += 1
+            if not mark[lb]:
+                mark[lb] = True
+                touched[nt] = lb
+                nt += 1
+            hsum[la] += w
+            hsum[lb] += w
+            A = win[la]
+            C = win[lb]
+            for f in range(F):
+                cw = w * np.float64(ra[f] >= rb[f])
+                A[f] += cw
+                C[f] += w - cw
+        _flush_window(bins, base, win, hsum, touched, nt, mark, hist, dhist)
+    for f in numba.prange(F):
+        for b in range(B):
+            v = 0.0
+            u = 0.0
+            for t in range(nthr):
+                v += parts[t, 0, f, b]
+                u += parts[t, 1, f, b]
+            out[f, b] = v
+            dout[f, b] = u
 
 
 @numba.njit(cache=True, nogil=True)
-def inner_hessian(order, s, e, pi, pj, prho, ps, pe, hin):
-    """hin[d] = Σ rho over the node's pairs containing d, for the node's documents."""
+def max_pair_span(pi, pj, s, e):
+    """Largest |pi − pj| + 1 over pairs [s, e) (0 when there is none)."""
+    m = 0
     for k in range(s, e):
-        hin[order[k]] = 0.0
-    for k in range(ps, pe):
-        r = prho[k]
-        hin[pi[k]] += r
-        hin[pj[k]] += r
+        d = abs(pi[k] - pj[k]) + 1
+        if d > m:
+            m = d
+    return m
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

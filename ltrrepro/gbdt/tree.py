@@ -19,8 +19,12 @@ other child have their smaller bin > t. One histogram of pair weights by larger 
 one of each document's inner pair weight h_in(d) (I) give both for every threshold by
 cumulative sums: pairs left = A(≤t), pairs right = T − I(≤t) + A(≤t), T the node's pair
 weight — the incremental left-to-right update of Xia §3.3, with no recomputation of the
-objective per threshold. Cost: O(pairs in node × features) per node, against
-O(documents in node × features) for SE and RWSE.
+objective per threshold. Both histograms are additive over sets of pairs, so a child's
+come from its parent's minus its sibling's minus those of the pairs split across (the
+cheaper two of three groups are computed). Cost: O(pairs in node × features) per node,
+against O(documents in node × features) for SE and RWSE; the kernel
+(:func:`kernels.hist_pairs`) moves each pair's weight to the document holding the larger
+bin in a dense, vectorized loop over features and scatters once per (document, feature).
 
 Leaves (all principles, Xia Eq. 8/11): one Newton step −G/(L″ + λ), with L″ exact
 (``leaf_hessian="exact"``, the default) or the diagonal Σh (``"diagonal"``, the libraries'
@@ -118,7 +122,6 @@ class TreeGrower:
         self.order = np.empty(n, dtype=np.int64)
         self.side = np.zeros(n, dtype=np.uint8)
         self.buf = np.empty(n, dtype=np.int64)
-        self.hin = np.zeros(n)
         self._zeros = np.zeros((F, self.B))
         self._gain = np.empty(F)
         self._bin = np.empty(F, dtype=np.int64)
@@ -127,23 +130,33 @@ class TreeGrower:
     def _nblk(self) -> int:
         return max(1, min(self.bins.shape[1], numba.get_num_threads()))
 
+    def _scratch(self, span: int) -> np.ndarray:
+        """Zeroed per-thread windows for :func:`kernels.hist_pairs`, wide enough for the
+        pairs' largest row span (capped at 4,096 rows; wider pairs are added directly), kept
+        between trees (the kernel leaves them zeroed)."""
+        W = int(min(max(span, 1), 4096))
+        shape = (numba.get_num_threads(), W, self.bins.shape[1])
+        if getattr(self, "_pair_scratch", None) is None or self._pair_scratch.shape[0] != shape[0] \
+                or self._pair_scratch.shape[1] < W:
+            return np.zeros(shape)
+        return self._pair_scratch
+
     def _doc_hist(self, leaf, grad, hess):
         h = np.empty((self.bins.shape[1], self.B, 3))
         K.hist_docs(self.bins, self.order, leaf.s, leaf.e, grad, hess, h, self._nblk())
         return h
 
-    def _pair_hists(self, leaf, pairs, ahist=None):
-        """The node's histogram of inner-pair weight by larger bin (``ahist``, computed unless
-        given) and of its documents' inner pair weight h_in (``ihist``)."""
+    def _pair_hists(self, leaf, pairs):
+        """The node's histograms of its inner pairs: weight by larger bin (``ahist``) and each
+        document's inner pair weight h_in by its bin (``ihist``), one pass over the pairs."""
+        leaf.ahist, leaf.ihist = self._pair_range_hists(pairs, leaf.ps, leaf.pe)
+
+    def _pair_range_hists(self, pairs, ps, pe):
         F = self.bins.shape[1]
-        pi, pj, prho = pairs
-        if ahist is None:
-            ahist = np.empty((F, self.B))
-            K.hist_pairs_max(self.bins, pi, pj, prho, leaf.ps, leaf.pe, ahist, self._nblk())
-        leaf.ahist = ahist
-        leaf.ihist = np.empty((F, self.B))
-        K.inner_hessian(self.order, leaf.s, leaf.e, pi, pj, prho, leaf.ps, leaf.pe, self.hin)
-        K.hist_values(self.bins, self.order, leaf.s, leaf.e, self.hin, leaf.ihist, self._nblk())
+        ahist = np.empty((F, self.B))
+        ihist = np.empty((F, self.B))
+        K.hist_pairs(self.bins, pairs[0], pairs[1], pairs[2], ps, pe, ahist, ihist, self._pair_scratch)
+        return ahist, ihist
 
     def _find(self, leaf):
         if leaf.e - leaf.s < 2 * self.min_data or leaf.e - leaf.s < 2:
@@ -191,6 +204,7 @@ class TreeGrower:
             pairs = (np.array(pi, dtype=np.int64), np.array(pj, dtype=np.int64), np.array(prho, dtype=np.float64))
             npairs = pairs[0].shape[0]
             pbuf = (np.empty(npairs, dtype=np.int64), np.empty(npairs, dtype=np.int64), np.empty(npairs))
+            self._pair_scratch = self._scratch(K.max_pair_span(pairs[0], pairs[1], 0, npairs))
         inner = pairs if ole else None
         root = _Leaf(0, n, 0, npairs, -1, False)
         root.hist = self._doc_hist(root, grad, hess)
@@ -225,11 +239,10 @@ class TreeGrower:
                 small, large = (left, right) if pl <= pr else (right, left)
                 nx = best.pe - best.ps - pl - pr
                 self._pair_hists(small, pairs)
-                if nx < large.pe - large.ps:
-                    cross = np.empty_like(best.ahist)
-                    K.hist_pairs_max(self.bins, pairs[0], pairs[1], pairs[2], best.pe - nx, best.pe, cross,
-                                     self._nblk())
-                    self._pair_hists(large, pairs, best.ahist - small.ahist - cross)
+                if nx < large.pe - large.ps:   # both histograms are additive over pair sets
+                    cross_a, cross_i = self._pair_range_hists(pairs, best.pe - nx, best.pe)
+                    large.ahist = best.ahist - small.ahist - cross_a
+                    large.ihist = best.ihist - small.ihist - cross_i
                 else:
                     self._pair_hists(large, pairs)
                 best.ahist = best.ihist = None
