@@ -158,6 +158,26 @@ def _parse_int(buf, i, end):
 
 
 @numba.njit(cache=True, nogil=True)
+def _comment_docid(buf, k, eol):
+    """Span of the document id in the comment ``buf[k:eol]`` (``# ... docid = ID ...``, the
+    LETOR 4.0 form; '=' and blanks after "docid" skipped, the id runs to the next blank), or
+    (-1, -1) when the comment has none."""
+    c = k + 1
+    while c + 5 <= eol:
+        if (buf[c] == 100 and buf[c + 1] == 111 and buf[c + 2] == 99
+                and buf[c + 3] == 105 and buf[c + 4] == 100):
+            c += 5
+            while c < eol and (_is_space(buf[c]) or buf[c] == 61):
+                c += 1
+            s = c
+            while c < eol and not _is_space(buf[c]):
+                c += 1
+            return s, c
+        c += 1
+    return -1, -1
+
+
+@numba.njit(cache=True, nogil=True)
 def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0):
     """Parse the complete lines of ``buf`` (uint8).
 
@@ -216,20 +236,10 @@ def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, l
             if k >= eol:
                 break
             if buf[k] == 35:  # comment: look for "docid"
-                c = k + 1
-                while c + 5 <= eol:
-                    if (buf[c] == 100 and buf[c + 1] == 111 and buf[c + 2] == 99
-                            and buf[c + 3] == 105 and buf[c + 4] == 100):
-                        c += 5
-                        while c < eol and (_is_space(buf[c]) or buf[c] == 61):
-                            c += 1
-                        s = c
-                        while c < eol and not _is_space(buf[c]):
-                            c += 1
-                        doc_lo[row - row0] = s
-                        doc_hi[row - row0] = c
-                        break
-                    c += 1
+                lo_, hi_ = _comment_docid(buf, k, eol)
+                if lo_ >= 0:
+                    doc_lo[row - row0] = lo_
+                    doc_hi[row - row0] = hi_
                 break
             tok = k
             idx, p, ok = _parse_int(buf, k, eol)
@@ -387,8 +397,8 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
     contiguous array for numba (a slice made inside a parallel loop is compiled as a strided
     array, measured 40% slower).
 
-    A *regular* line, ``<label> qid:<id>( <index>:<value>)*\n`` with single spaces, rising
-    indices and plain decimal values of at most 15 digits (no exponent), is parsed here in one forward pass
+    A *regular* line, ``<label> qid:<id>( <index>:<value>)*[ #comment][\r]\n`` with single
+    spaces, rising indices and plain decimal values of at most 15 digits (no exponent), is parsed here in one forward pass
     with no end-of-line search and no per-digit bounds checks (the final newline is the
     sentinel), giving the same float64 (then float32) values as :func:`_parse_number`: a
     mantissa below 10^15 divided by an exact power of ten is correctly rounded. Any other
@@ -408,11 +418,19 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
         if ok:
             s = k
             q, k = _digits(buf, s, np.int64(0))
-            ok = s < k <= s + 18 and (buf[k] == 32 or buf[k] == 10)
+            ok = s < k <= s + 18 and (buf[k] == 32 or buf[k] == 10 or buf[k] == 13)
         if ok:
             prev = 0                          # indices rising: no repeat, no need for `seen`
             while buf[k] == 32:
                 s = k + 1
+                if buf[s] == 35:              # a comment ends the line: keep its doc id
+                    e = _line_end(buf, s)
+                    dlo, dhi = _comment_docid(buf, s, e)
+                    if dlo >= 0:
+                        doc_lo[row - doc_base] = dlo
+                        doc_hi[row - doc_base] = dhi
+                    k = e
+                    break
                 idx, k = _digits_swar(buf, s, hi, np.int64(0))
                 if k == s or k > s + 9 or buf[k] != 58 or idx <= prev or idx > d_limit:
                     ok = False
@@ -430,12 +448,15 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
                     m, k = _digits_swar(buf, s, hi, m)
                     nf = k - s
                     nd += nf
-                if nd == 0 or nd > 15 or (buf[k] != 32 and buf[k] != 10):
+                if nd == 0 or nd > 15 or (buf[k] != 32 and buf[k] != 10 and buf[k] != 13):
                     ok = False
                     break
                 prev = idx
                 v = np.float64(m) / _POW10[nf]
                 X[row, idx - 1] = -v if neg else v
+            if ok and buf[k] == 13:           # CRLF line end
+                k += 1
+                ok = buf[k] == 10
         if ok:
             y[row] = lab
             qid[row] = q

@@ -153,9 +153,10 @@ def _strict_parse(text: bytes, d: int, missing: str = "zero"):
 
 
 def _mixed_text(rng, n_lines=400, d=12):
-    """Regular lines (fast path) mixed with everything the fast path hands over: exponents,
-    tabs, double spaces, CRLF, unsorted indices, long mantissas, '+' signs, '.5' and '5.',
-    doc-id comments, blank and comment lines; queries contiguous."""
+    """Regular lines (fast path, CRLF and doc-id comments included) mixed with everything
+    the fast path hands over: exponents, tabs, double spaces, CR inside a line, unsorted
+    indices, long mantissas, '+' signs, '.5' and '5.', blank and comment lines; queries
+    contiguous."""
     out, q = [], 1
     for i in range(n_lines):
         if rng.random() < 0.1:
@@ -182,7 +183,7 @@ def _mixed_text(rng, n_lines=400, d=12):
             toks.append(f"{j}:{s}")
         if kind == 2 and len(toks) > 1:
             toks = toks[::-1]                 # unsorted indices
-        sep = {3: "\t", 4: "  "}.get(int(kind), " ")
+        sep = {3: "\t", 4: "  ", 7: "\r"}.get(int(kind), " ")
         line = f"{rng.integers(0, 5)} qid:{q}" + "".join(sep + t for t in toks)
         if kind == 5:
             line += f" #docid = D{i} inc = 1"
