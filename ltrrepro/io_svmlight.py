@@ -43,7 +43,7 @@ __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatEr
            "default_cache_dir"]
 
 CHUNK_BYTES = 1 << 23  # 8 MiB of text per kernel call
-MAP_WINDOW = 1 << 28   # line counting maps 256 MiB at a time (a multiple of mmap.ALLOCATIONGRANULARITY)
+MAP_WINDOW = 1 << 25   # line counting maps 32 MiB at a time (a multiple of mmap.ALLOCATIONGRANULARITY)
 
 # error codes returned by the kernel
 _OK, _E_LABEL, _E_QID, _E_QIDVAL, _E_TOKEN, _E_INDEX0, _E_VALUE, _E_NONFINITE, _E_DUP, _E_DIM = range(10)
@@ -804,9 +804,10 @@ def _raise(path, code, line, buf, pos, d_limit=0):
 def _count_physical_lines(path: Path) -> int:
     """Upper bound on the data rows: the number of lines.
 
-    A plain file is counted through read-only memory maps of 256 MiB windows (prefaulted,
-    no copy: 5x faster than reading it here, and the mapped pages stay bounded); a
-    compressed one through :func:`_chunks`."""
+    A plain file is counted through read-only memory maps of ``MAP_WINDOW`` bytes (32 MiB,
+    prefaulted, no copy: 5x faster than reading it here; at most one window of the file is
+    mapped at a time, and this happens before the arrays are allocated); a compressed one
+    through :func:`_chunks`."""
     n_parts = max(1, numba.get_num_threads())
     if _open_kind(path) == "plain" and hasattr(mmap, "MAP_POPULATE"):
         size = path.stat().st_size
