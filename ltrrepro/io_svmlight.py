@@ -348,7 +348,6 @@ def _digits_swar(buf, k, hi, v):
     return _digits(buf, k, v)
 
 
-
 @numba.njit(cache=True, nogil=True, inline="always")
 def _token_end(buf, k, hi):
     """First position from ``k`` holding a byte <= 32 (space, tab, CR, newline) or '#',
@@ -388,6 +387,7 @@ def _line_end(buf, i):
         i += 1
     return i
 
+
 @numba.njit(cache=True, nogil=True)
 def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0):
     """:func:`_parse_chunk` on ``buf[lo:hi]`` with a fast path; same results and errors.
@@ -398,13 +398,14 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
     array, measured 40% slower).
 
     A *regular* line, ``<label> qid:<id>( <index>:<value>)*[ #comment][\r]\n`` with single
-    spaces, rising indices and plain decimal values of at most 15 digits (no exponent), is parsed here in one forward pass
-    with no end-of-line search and no per-digit bounds checks (the final newline is the
-    sentinel), giving the same float64 (then float32) values as :func:`_parse_number`: a
-    mantissa below 10^15 divided by an exact power of ten is correctly rounded. Any other
-    line (comments, CR, tabs, exponents, long numbers, and every malformed line) is handed
-    whole to :func:`_parse_chunk`, which parses it or reports the error. ``buf`` must end
-    with a newline; otherwise the whole buffer goes to :func:`_parse_chunk`.
+    spaces, rising indices and plain decimal values of at most 15 digits (no exponent), is
+    parsed here in one forward pass with no end-of-line search and no per-digit bounds checks
+    (the final newline is the sentinel), giving the same float64 (then float32) values as
+    :func:`_parse_number`: a mantissa below 10^15 divided by an exact power of ten is
+    correctly rounded. Any other line (comment-only lines, CR inside a line, tabs, double
+    spaces, exponents, long numbers, unsorted indices, and every malformed line) is handed
+    whole to :func:`_parse_chunk`, which parses it or reports the error. ``buf[lo:hi]`` must
+    end with a newline; otherwise the whole range goes to :func:`_parse_chunk`.
     """
     if hi <= lo or buf[hi - 1] != 10:
         return _parse_slow(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base,
@@ -707,10 +708,6 @@ def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, se
     return total, 0, line0 + lines.sum(), 0
 
 
-def _part_bounds(buf: np.ndarray, n_parts: int) -> np.ndarray:
-    return _line_cuts(buf, n_parts)
-
-
 def _open_kind(path: Path) -> str:
     name = path.name.lower()
     return "gz" if name.endswith(".gz") else "bz2" if name.endswith(".bz2") else "plain"
@@ -854,12 +851,12 @@ def scan_svmlight(path, cache_dir=None, use_cache: bool = True) -> dict:
     _check_file(path)
     sig = _file_signature(path)
     if use_cache:
-        got = _cached_scan(path, sig, cache_dir)
+        got = _cached_scan(sig, cache_dir)
         if got is not None:
             return got
     n_rows, max_index = 0, 0
     for buf in _chunks(path):
-        rows, mx = _scan_light(buf, _part_bounds(buf, 4 * max(1, numba.get_num_threads())))
+        rows, mx = _scan_light(buf, _line_cuts(buf, 4 * max(1, numba.get_num_threads())))
         n_rows += rows
         max_index = max(max_index, int(mx))
     if n_rows == 0:
@@ -868,7 +865,7 @@ def scan_svmlight(path, cache_dir=None, use_cache: bool = True) -> dict:
             "check the path or regenerate the file")
     out = {"n_rows": int(n_rows), "max_index": int(max_index)}
     if use_cache:
-        _store_scan(path, sig, cache_dir, out)
+        _store_scan(sig, cache_dir, out)
     return out
 
 
@@ -877,7 +874,7 @@ def _scan_file(sig: dict, cache_dir) -> Path:
     return cdir / f"scan-{_cache_key(sig, {'kind': 'scan'})}.json"
 
 
-def _cached_scan(path: Path, sig: dict, cache_dir):
+def _cached_scan(sig: dict, cache_dir):
     """The cached first-pass result of an unchanged file, else None."""
     cfile = _scan_file(sig, cache_dir)
     try:
@@ -889,7 +886,7 @@ def _cached_scan(path: Path, sig: dict, cache_dir):
     return None
 
 
-def _store_scan(path: Path, sig: dict, cache_dir, out: dict) -> None:
+def _store_scan(sig: dict, cache_dir, out: dict) -> None:
     try:
         _atomic_write_text(_scan_file(sig, cache_dir), json.dumps({"signature": sig, **out}))
     except OSError:
@@ -899,7 +896,7 @@ def _store_scan(path: Path, sig: dict, cache_dir, out: dict) -> None:
 def _first_chunk_max_index(path: Path) -> int:
     """Largest feature index in the file's first chunk (a lower bound of the width)."""
     for buf in _chunks(path):
-        _, mx = _scan_light(buf, _part_bounds(buf, max(1, numba.get_num_threads())))
+        _, mx = _scan_light(buf, _line_cuts(buf, max(1, numba.get_num_threads())))
         return int(mx)
     return 0
 
@@ -936,7 +933,7 @@ def _parse_file(path: Path, n_rows: int, d: int, missing: str, dim_retry: bool =
     fill = np.float32(fill_value)
     for buf in _chunks(path):
         lo, hi = doc_lo[row:], doc_hi[row:]
-        bounds = _part_bounds(buf, n_parts)
+        bounds = _line_cuts(buf, n_parts)
         seen[:] = 0
         rows, code, line_after, pos = _parse_parallel(buf, bounds, d, X, y, qid, linenos,
                                                       lo, hi, seen, row, line, fill)
@@ -1019,7 +1016,7 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
     n_alloc = None
     if n_features is None:
         # the width is the largest index: known from a cached first pass, or guessed below
-        scan = _cached_scan(path, sig, cache_dir) if use_cache else None
+        scan = _cached_scan(sig, cache_dir) if use_cache else None
         d = scan["max_index"] if scan else None
         n_alloc = scan["n_rows"] if scan else None
     else:
@@ -1046,7 +1043,7 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
         if got is not None:
             d = guess
             if use_cache:
-                _store_scan(path, sig, cache_dir, {"n_rows": int(got[0].shape[0]), "max_index": d})
+                _store_scan(sig, cache_dir, {"n_rows": int(got[0].shape[0]), "max_index": d})
         else:
             d = scan_svmlight(path, cache_dir=cache_dir, use_cache=use_cache)["max_index"]
     if got is None:

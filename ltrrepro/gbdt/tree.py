@@ -125,6 +125,7 @@ class TreeGrower:
         self._zeros = np.zeros((F, self.B))
         self._gain = np.empty(F)
         self._bin = np.empty(F, dtype=np.int64)
+        self._pair_scratch = None        # per-thread windows of hist_pairs, see _scratch
 
     # ------------------------------------------------------------------ helpers
     def _nblk(self) -> int:
@@ -136,7 +137,7 @@ class TreeGrower:
         between trees (the kernel leaves them zeroed)."""
         W = int(min(max(span, 1), 4096))
         shape = (numba.get_num_threads(), W, self.bins.shape[1])
-        if getattr(self, "_pair_scratch", None) is None or self._pair_scratch.shape[0] != shape[0] \
+        if self._pair_scratch is None or self._pair_scratch.shape[0] != shape[0] \
                 or self._pair_scratch.shape[1] < W:
             return np.zeros(shape)
         return self._pair_scratch
