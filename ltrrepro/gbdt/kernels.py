@@ -3,8 +3,9 @@
 Documents of a node are the segment ``order[s:e]`` of a permutation of the rows; the pairs
 of a node (both documents inside it) are the segment ``[s, e)`` of the pair arrays, which
 are permuted in place as nodes split. Histograms are float64 arrays indexed by
-(feature, bin); the histogram kernels are parallel over ``nblk`` blocks of features (one per
-thread), so that no two threads write the same cell.
+(feature, bin). The document histogram kernel is parallel over ``nblk`` blocks of features
+(one per thread), so that no two threads write the same cell; the pair histogram kernel over
+slices of the pairs, each thread into its own partial histograms, summed at the end.
 """
 from __future__ import annotations
 

@@ -207,7 +207,21 @@ def _gain_table(label_gain, max_label):
     return g
 
 
-class LambdaMART(Objective):
+class _RecordedPairs(Objective):
+    """A pairwise loss run by :func:`_run_pairwise` (subclasses define ``_run(scores, labels,
+    offsets, record)``), with its pairs available to the exact-OLE tree learner."""
+
+    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
+        return self._run(scores, labels, offsets, record=False)[:2]
+
+    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None):
+        """(grad, hess, (i, j, rho)): also the pairs and each pair's Hessian term rho (the
+        term it adds to both documents' ``hess``), for :mod:`ltrrepro.gbdt`."""
+        g, h, pairs = self._run(scores, labels, offsets, record=True)
+        return g, h, pairs[:3]
+
+
+class LambdaMART(_RecordedPairs):
     """LambdaMART lambdas built to equal LightGBM's ``lambdarank`` (see module docstring).
 
     Parameters mirror LightGBM: ``sigma`` (``sigmoid``), ``truncation_level``
@@ -229,9 +243,6 @@ class LambdaMART(Objective):
         self.exact_sigmoid = bool(exact_sigmoid)
         self._table = np.zeros(0) if exact_sigmoid else sigmoid_table(self.sigma)
 
-    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
-        return self._run(scores, labels, offsets, record=False)[:2]
-
     def loss(self, scores, labels, offsets, **kw):
         """LambdaMART has no loss of its own; this is the one whose gradient its lambdas are
         when the pair weights are held fixed at the current ranking:
@@ -242,12 +253,6 @@ class LambdaMART(Objective):
         z = -self.sigma * (scores[pi] - scores[pj])
         return float(np.sum(pw * (np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z))))))
 
-    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None):
-        """(grad, hess, (i, j, rho)): also the pairs and their Hessian terms, for the
-        exact-OLE tree learner (:mod:`ltrrepro.gbdt`)."""
-        g, h, pairs = self._run(scores, labels, offsets, record=True)
-        return g, h, pairs[:3]
-
     def _run(self, scores, labels, offsets, record):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
         gain = _gain_table(self.label_gain, int(labels.max(initial=0)))
@@ -255,7 +260,7 @@ class LambdaMART(Objective):
                              self.truncation_level, gain, self.norm, self._table, 1.0, record)
 
 
-class RankNet(Objective):
+class RankNet(_RecordedPairs):
     """Pairwise logistic loss Σ_{y_h > y_l} log(1 + e^{−σ(f_h − f_l)}) (RankNet; Stratos §2.2)
     with its Newton Hessian σ² p (1 − p) per pair (the diagonal of the pair's block)."""
 
@@ -263,14 +268,6 @@ class RankNet(Objective):
 
     def __init__(self, sigma: float = 1.0):
         self.sigma = float(sigma)
-
-    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
-        return self._run(scores, labels, offsets, record=False)[:2]
-
-    def grad_hess_pairs(self, scores, labels, offsets, iteration=0, rng=None):
-        """(grad, hess, (i, j, rho)) with the pairs' Hessian terms σ² p (1 − p)."""
-        g, h, pairs = self._run(scores, labels, offsets, record=True)
-        return g, h, pairs[:3]
 
     def _run(self, scores, labels, offsets, record):
         scores, labels, offsets = as_arrays(scores, labels, offsets)
