@@ -16,6 +16,12 @@ each child for every threshold, O(pairs in node × features) per node, against
 O(documents in node × features) for SE; with ≈15 LambdaMART pairs per document the pair
 histograms dominate (histogram subtraction cuts them to the cheaper two of the three pair
 groups: left, right, split across).
+
+The last lines put the target in the kernel's units: the pair work that a 3x OLE / SE
+allows per tree (3·SE − RWSE seconds: OLE's non-pair work is RWSE's) per (pair, feature)
+that the pair kernel sees, in thread-nanoseconds, against the floor — the kernel's dense
+per-pair feature loop alone (no histogram scatter, no window bookkeeping, no partition),
+timed on the root's pairs.
 """
 from __future__ import annotations
 
@@ -27,7 +33,9 @@ import lightgbm as lgb
 import numba
 import numpy as np
 
+from ltrrepro.gbdt import kernels as K
 from ltrrepro.gbdt import train
+from ltrrepro.gbdt.binning import BinMapper
 from ltrrepro.objectives import LambdaMART, LightGBMObjective
 from ltrrepro.synthetic import make_synthetic
 
@@ -42,6 +50,60 @@ class _TimedObjective(LightGBMObjective):
         out = super().__call__(preds, data)
         self.seconds += time.perf_counter() - t
         return out
+
+
+@numba.njit(parallel=True)
+def _feature_loop_only(bins, pi, pj, prho, acc):
+    """The inner loop of :func:`kernels.hist_pairs` alone, its result left in ``acc``:
+    ``acc[i, f] += rho·[b_if ≥ b_jf]``, ``acc[j, f] += rho·[b_if < b_jf]`` over each
+    thread's slice of the pairs, rows taken modulo a window of W rows (never flushed)."""
+    F = bins.shape[1]
+    nthr, W = acc.shape[0], acc.shape[1]
+    n = pi.shape[0]
+    for t in numba.prange(nthr):
+        win = acc[t]
+        for k in range(n * t // nthr, n * (t + 1) // nthr):
+            a, b, w = pi[k], pj[k], prho[k]
+            ra, rb = bins[a], bins[b]
+            A, C = win[a % W], win[b % W]
+            for f in range(F):
+                cw = w * np.float64(ra[f] >= rb[f])
+                A[f] += cw
+                C[f] += w - cw
+
+
+def _pairs_through_kernel(ds, common) -> int:
+    """Pairs passed to the pair histogram kernel while growing one OLE tree."""
+    seen = [0]
+    kernel = K.hist_pairs
+
+    def counting(bins, pi, pj, prho, s, e, *rest):
+        seen[0] += e - s
+        return kernel(bins, pi, pj, prho, s, e, *rest)
+
+    K.hist_pairs = counting
+    try:
+        train(LambdaMART(), ds, criterion="ole", num_rounds=1, **common)
+    finally:
+        K.hist_pairs = kernel
+    return seen[0]
+
+
+def _floor(ds, threads: int, repeats: int = 5) -> float:
+    """Best time of :func:`_feature_loop_only` over the root's LambdaMART pairs (zero scores),
+    in thread-nanoseconds per (pair, feature)."""
+    bins = BinMapper(max_bin=255).fit(ds.X).transform(ds.X)
+    _, _, (pi, pj, rho) = LambdaMART().grad_hess_pairs(np.zeros(ds.n_docs), ds.y, ds.offsets)
+    pi, pj, rho = (np.ascontiguousarray(a, dtype=t) for a, t in ((pi, np.int64), (pj, np.int64), (rho, np.float64)))
+    W = int(min(K.max_pair_span(pi, pj, 0, pi.shape[0]), 4096))
+    acc = np.zeros((threads, W, bins.shape[1]))
+    _feature_loop_only(bins, pi, pj, rho, acc)
+    best = np.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        _feature_loop_only(bins, pi, pj, rho, acc)
+        best = min(best, time.perf_counter() - t)
+    return best * threads / (pi.shape[0] * bins.shape[1]) * 1e9
 
 
 def main() -> None:
@@ -93,6 +155,15 @@ def main() -> None:
     print(f"cost per tree: SE {per_doc:.2f} ns per (document, feature); OLE's extra {per_pair:.2f} ns per "
           f"(pair, feature) -> OLE / SE ~ 1 + {per_pair / per_doc:.2f} x pairs per document")
     res["ratios"] = {"ole_over_se": r1, "se_over_lightgbm": r2}
+    scanned = _pairs_through_kernel(ds, common)
+    budget = (3 * res["se"]["tree_s"] - res["rwse"]["tree_s"]) * args.threads / (scanned * F) * 1e9
+    floor = _floor(ds, args.threads)
+    print(f"pair kernel per OLE tree: {scanned} pairs ({scanned / pairs:.2f} x the root's); "
+          f"OLE / SE <= 3 leaves {budget:.2f} thread-ns per (pair, feature) for all pair work;")
+    print(f"the kernel's feature loop alone (root pairs, no scatter or bookkeeping) takes {floor:.2f}"
+          f" -> {'the target is out of reach of this kernel' if floor >= budget else 'headroom'}"
+          f" ({floor / budget:.2f} x the budget)")
+    res["pair_budget"] = {"pairs_through_kernel": scanned, "budget_thread_ns": budget, "loop_floor_thread_ns": floor}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"args": vars(args), **res}, fh, indent=2)
