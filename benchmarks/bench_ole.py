@@ -73,7 +73,7 @@ def _feature_loop_only(bins, pi, pj, prho, acc):
 
 
 def _pairs_through_kernel(ds, common) -> int:
-    """Pairs passed to the pair histogram kernel while growing one OLE tree."""
+    """Pairs passed to the pair histogram kernel while growing the first OLE tree (zero scores)."""
     seen = [0]
     kernel = K.hist_pairs
 
@@ -158,7 +158,7 @@ def main() -> None:
     scanned = _pairs_through_kernel(ds, common)
     budget = (3 * res["se"]["tree_s"] - res["rwse"]["tree_s"]) * args.threads / (scanned * F) * 1e9
     floor = _floor(ds, args.threads)
-    print(f"pair kernel per OLE tree: {scanned} pairs ({scanned / pairs:.2f} x the root's); "
+    print(f"pair kernel, first OLE tree: {scanned} pairs ({scanned / pairs:.2f} x the root's); "
           f"OLE / SE <= 3 leaves {budget:.2f} thread-ns per (pair, feature) for all pair work;")
     print(f"the kernel's feature loop alone (root pairs, no scatter or bookkeeping) takes {floor:.2f}"
           f" -> {'the target is out of reach of this kernel' if floor >= budget else 'headroom'}"
