@@ -201,7 +201,7 @@ def test_sigkill_midway_then_resume_equals_uninterrupted(tmp_path):
 
 @pytest.mark.slow
 def test_dask_local_cluster_equals_loky(tmp_path):
-    distributed = pytest.importorskip("dask.distributed")
+    import dask.distributed as distributed
     ctx = _tiny_ctx(tmp_path)
     units = _units([(("noise", "labels"), ("level", 20))], trials=2)
     a = ResultStore(tmp_path / "loky", {"c": 1})

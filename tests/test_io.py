@@ -127,8 +127,9 @@ def test_mq2008_sample(mq2008_dir):
     vali = read_svmlight(mq2008_dir / "vali.txt", n_features=46)
     test = read_svmlight(mq2008_dir / "test.txt", n_features=46)
     both = RankingDataset.concat([vali, test])
-    assert (both.n_queries, both.n_docs, both.n_features) == (313, 5581, 46)
-    assert set(np.unique(both.y)) == {0, 1, 2}
+    # the sample's counts (tests/data/README.md): 25 + 25 queries, 341 + 364 documents
+    assert (vali.n_queries, test.n_queries, both.n_docs, both.n_features) == (25, 25, 705, 46)
+    assert np.bincount(both.y).tolist() == [257 + 266, 57 + 83, 27 + 15]
     # the first document's id, read from the raw first line's "#docid = ..." comment
     first_line = (mq2008_dir / "vali.txt").read_bytes().split(b"\n", 1)[0]
     assert both.docid[0] == first_line.split(b"#", 1)[1].split(b"=", 1)[1].split()[0]
@@ -298,3 +299,16 @@ def test_line_count_over_map_windows_and_chunks(tmp_path, monkeypatch, rng, suff
         path.write_bytes(gzip.compress(text) if suffix.endswith(".gz") else text)
         expected = text.count(b"\n") + (0 if text.endswith(b"\n") else 1)
         assert io._count_physical_lines(path) == expected
+
+
+def test_mq2008_sample_compressed_copies_read_identically(mq2008_dir):
+    """``vali.txt.gz`` and ``vali.txt.bz2`` in tests/data hold the bytes of ``vali.txt`` (CRLF line
+    ends and ``#docid`` comments included): the reader gives the same arrays and doc ids."""
+    plain = read_svmlight(mq2008_dir / "vali.txt", n_features=46, use_cache=False)
+    for ext in (".gz", ".bz2"):
+        packed = read_svmlight(mq2008_dir / f"vali.txt{ext}", n_features=46, use_cache=False)
+        np.testing.assert_array_equal(packed.X, plain.X)
+        np.testing.assert_array_equal(packed.y, plain.y)
+        np.testing.assert_array_equal(packed.qid, plain.qid)
+        assert list(packed.docid) == list(plain.docid)
+    assert plain.docid[0] == b"GX015-44-4118282"

@@ -1,13 +1,12 @@
 import math
 
+import ir_measures
 import lightgbm as lgb
 import numpy as np
 import pytest
 
 from conftest import random_lists
 from ltrrepro.metrics import Metric, evaluate, ndcg, pairwise_precision_at, parse_metric
-
-ir_measures = pytest.importorskip("ir_measures")
 
 
 def test_hand_worked_four_documents():

@@ -21,7 +21,8 @@ def test_qbrank_hand_worked_three_documents():
     # explicit pairs give the same as pairs derived from the labels
     pairs = np.array([[0, 1], [0, 2], [1, 2]])
     g2, h2 = QBRank(w=0.5, pairs=pairs).grad_hess([0.0, 0.5, 0.0], [2, 1, 0], [0, 3])
-    np.testing.assert_allclose(g2, g) and np.testing.assert_allclose(h2, h)
+    np.testing.assert_allclose(g2, g)
+    np.testing.assert_allclose(h2, h)
 
 
 def test_qbrank_gradient_is_that_of_R(rng):

@@ -87,4 +87,18 @@ def test_registry_reads_official_layouts(tmp_path, monkeypatch):
 
 def test_mq2008_sample_as_explicit_svmlight(mq2008_dir):
     ds = load_dataset("svmlight", paths=[mq2008_dir / "vali.txt", mq2008_dir / "test.txt"])
-    assert (ds.n_queries, ds.n_docs, ds.n_features) == (313, 5581, 46)
+    assert (ds.n_queries, ds.n_docs, ds.n_features) == (50, 705, 46)
+
+
+def test_mq2008_official_layout_from_the_real_sample(tmp_path, mq2008_dir, monkeypatch):
+    """The registry reads the LETOR fold layout with compressed members: the real sample placed
+    as ``MQ2008/Fold1/{train.txt.gz, vali.txt.bz2, test.txt}``."""
+    import shutil
+    fold = tmp_path / "MQ2008" / "Fold1"
+    fold.mkdir(parents=True)
+    shutil.copy(mq2008_dir / "vali.txt.gz", fold / "train.txt.gz")
+    shutil.copy(mq2008_dir / "vali.txt.bz2", fold / "vali.txt.bz2")
+    shutil.copy(mq2008_dir / "test.txt", fold / "test.txt")
+    parts = load_fold("mq2008", fold=1, data_dir=tmp_path)
+    assert {k: v.n_queries for k, v in parts.items()} == {"train": 25, "valid": 25, "test": 25}
+    np.testing.assert_array_equal(parts["train"].X, parts["valid"].X)
