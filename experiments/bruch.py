@@ -1,4 +1,4 @@
-"""The unit of Bruch's experiments (PROTOCOLS §1) and helpers shared by their reports.
+"""The unit of Bruch's experiments (docs/protocols/bruch2021.md) and helpers shared by their reports.
 
 A unit: trial ``t``'s 60/20/20 query split of the pooled dataset; the training data (and,
 for clicks, the validation data) transformed as the unit's setting says, with the trial's
@@ -22,7 +22,7 @@ from ltrrepro.runner import DataRef
 from ltrrepro.splits import trial_split
 from ltrrepro.train import MODELS, fit_predict
 
-PAPER_TABLE1 = {  # PROTOCOLS §1, ×100, mean over 100 trials
+PAPER_TABLE1 = {  # Bruch 2021 Table 1 (docs/protocols/bruch2021.md §5), ×100, mean over 100 trials
     "web30k": {"listnet": (47.68, 49.76), "lambdamart": (48.08, 49.94), "xendcg": (48.23, 50.27)},
     "yahoo": {"listnet": (71.76, 76.52), "lambdamart": (73.00, 77.49), "xendcg": (73.37, 77.84)},
 }

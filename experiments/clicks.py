@@ -6,7 +6,7 @@ Per trial: the 60/20/20 split; every training and validation list is turned into
 impressions of a persistent cascade user over a random shuffle (click probabilities
 (C, .3, .5, .7, .95) for labels 0–4; a scan without a click gives no impression); models
 are trained and early-stopped on clicks and evaluated on the original test labels. The
-level C is the label-0 click probability, from .05 in steps of .05 (PROTOCOLS §1; 20 trials
+level C is the label-0 click probability, from .05 in steps of .05 (Bruch 2021 appendix E; docs/protocols/bruch2021.md §6; 20 trials
 on real data). Claim checked: XE_NDCG is more robust to click noise (the per-trial slope of
 the NDCG@5 difference against C is positive).
 """

@@ -1,4 +1,4 @@
-"""Zheng et al. (2007): QBRank against GBT and RankSVM — Table 1 and Figure 1 (PROTOCOLS §2).
+"""Zheng et al. (2007): QBRank against GBT and RankSVM — Table 1 and Figure 1 (docs/protocols/zheng2007.md).
 
     python -m experiments.qbrank [--dataset yahoo --data-dir DIR] [--trials N] [--iterations 300]
 
@@ -49,7 +49,7 @@ MODELS = ("gbt_L1", "gbt_L2", "gbt_L1L2", "qbrank_P2", "qbrank_P2L1", "ranksvm_P
 LABELS = {"gbt_L1": "GBT(L1)", "gbt_L2": "GBT(L2)", "gbt_L1L2": "GBT(L1∪L2)", "qbrank_P2": "QBRank(P2)",
           "qbrank_P2L1": "QBRank(P2∪L1)", "ranksvm_P2": "RankSVM(P2)"}
 PERCENTS = tuple(range(10, 101, 10))
-PAPER_TABLE1 = {  # PROTOCOLS §2: precision at K% on P3
+PAPER_TABLE1 = {  # Zheng et al. 2007 Table 1 (docs/protocols/zheng2007.md §6): precision at K% on P3
     10: (.9446, .9328, .8524), 20: (.903, .8939, .8152), 30: (.8611, .8557, .7839), 40: (.8246, .8199, .7578),
     50: (.7938, .7899, .7357), 60: (.7673, .7637, .7151), 70: (.7435, .7399, .6957), 80: (.7218, .7176, .6779),
     90: (.7015, .6977, .6615), 100: (.6834, .6803, .6465)}

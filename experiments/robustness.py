@@ -6,7 +6,7 @@
 ``--noise documents``: every training list grows by LEVEL % with documents sampled from
 other training lists, labelled 0. ``--noise labels``: LEVEL % of each training list's labels
 are redrawn with probabilities .5/.2/.15/.1/.05 for 0–4. Validation and test data are
-untouched (PROTOCOLS §1). Level 0 is one shared setting. Both models of a trial see the
+untouched (Bruch 2021 §5.4; docs/protocols/bruch2021.md §6). Level 0 is one shared setting. Both models of a trial see the
 same split and the same noisy data (paired design); λMART is the library's LambdaMART
 (LightGBM ``lambdarank``, σ = 1, no normalization; XGBoost ``rank:ndcg`` with
 ``--library xgboost``) and XE_NDCG MART is ltrrepro's objective.

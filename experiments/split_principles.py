@@ -1,5 +1,5 @@
 """Xia, Zhai, Wang: the SE and OLE split principles for McRank and LambdaMART — Tables 2 and 3,
-Figure 2 (PROTOCOLS §3, seed 004).
+Figure 2 (docs/protocols/xia.md).
 
     python -m experiments.split_principles [--dataset web10k|yahoo --data-dir DIR] [--rounds N]
 
@@ -59,7 +59,7 @@ METRIC_LABELS = {"ndcg@1": "NDCG@1", "ndcg@3": "NDCG@3", "ndcg@10": "NDCG@10", "
 N_CLASSES = 5
 ALPHA = 0.01
 
-# PROTOCOLS §3, Tables 2 (Yahoo) and 3 (MSLR-WEB10K): (SE, OLE) ×100 for NDCG@1, @3, @10, ERR
+# Xia et al. Tables 2 (Yahoo) and 3 (MSLR-WEB10K): (SE, OLE) ×100 for NDCG@1, @3, @10, ERR
 _T = {
     "yahoo": {
         ("mcrank", 10, .06): ((71.32, 71.76), (71.47, 72.22), (77.97, 78.52), (45.44, 45.71)),

@@ -1,4 +1,4 @@
-"""Training-data transforms of Bruch §5.4 and appendix E (PROTOCOLS §1). Test data is never
+"""Training-data transforms of Bruch §5.4 and appendix E (docs/protocols/bruch2021.md §6). Test data is never
 passed through these: each takes a training :class:`RankingDataset` and returns a new one,
 leaving the input untouched. All are vectorized over documents and take an explicit
 ``np.random.Generator``.

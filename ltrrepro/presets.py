@@ -30,7 +30,7 @@
   (p = .08), ListNet +0.0061 (p = .23), LambdaMART (ltrrepro's lambdas) −0.0036 (p = .36).
   A ``min_child_weight`` in the parameters overrides it; built-in objectives keep 0.
 
-``BRUCH`` holds the paper's hyperparameters per dataset (PROTOCOLS §1).
+``BRUCH`` holds the paper's hyperparameters per dataset (Bruch 2021 §5.1; docs/protocols/bruch2021.md §3).
 """
 from __future__ import annotations
 

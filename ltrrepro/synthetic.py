@@ -1,7 +1,7 @@
 """Synthetic learning-to-rank data calibrated to MSLR-WEB30K or Yahoo! LTR Set 1.
 
 So that every command runs without the real data, :func:`make_synthetic` draws a dataset
-with the shape and label statistics of ``../shared/PROTOCOLS.md`` §6:
+with the shape and label statistics of the real data (docs/conventions.md §2–§3):
 
 * documents per query: log-normal with the dataset's mean and a long tail (Web30K mean
   ≈ 120, capped at 1,251; Yahoo mean ≈ 24, capped at 139);

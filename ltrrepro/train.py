@@ -56,7 +56,7 @@ MODELS: dict[str, ModelSpec] = {
     "xgb_rank_ndcg": ModelSpec("XGBoost rank:ndcg", builtin={"xgboost": "rank:ndcg"}, library="xgboost"),
 }
 
-#: Named hyperparameter sets. ``bruch-*`` are the paper's (PROTOCOLS §1); ``fast`` is a
+#: Named hyperparameter sets. ``bruch-*`` are the paper's (docs/protocols/bruch2021.md §3); ``fast`` is a
 #: scaled-down setting for the synthetic default runs (a documented deviation).
 PRESETS: dict[str, dict] = {
     "bruch-web30k": {"learning_rate": 0.02, "num_leaves": 400, "min_data_in_leaf": 50, "max_bin": 255,

@@ -88,17 +88,13 @@ def test_lambdamart_loss_has_the_lambdas_as_gradient_at_fixed_ranking():
     assert np.allclose(fd, g, atol=1e-7)
 
 
-def test_paper_tables_are_the_protocol_numbers():
-    key, t = sp.paper_table("synthetic-web30k")
-    assert key == "web10k" and t[("mcrank", 10, .06)][0] == (47.43, 47.14)
-    key, t = sp.paper_table("yahoo")
-    assert key == "yahoo" and t[("lambdamart", 20, .10)][3] == (45.72, 46.02)
-    assert len(t) == 12 and all(len(v) == 4 for v in t.values())
+def test_paper_table_follows_the_dataset():
+    # the numbers themselves are checked against docs/protocols/xia.md in test_docs.py
+    assert sp.paper_table("synthetic-web30k")[0] == "web10k"
+    assert sp.paper_table("yahoo")[0] == "yahoo"
 
 
-def test_default_settings_match_the_protocol():
-    assert sp.LEAVES == (10, 20) and sp.RATES == (0.06, 0.10, 0.12)
-    assert sp.SYSTEMS == {"mcrank": ("se", "ole"), "lambdamart": ("se", "ole", "rwse")}
+def test_checkpoints():
     assert sp.checkpoints(60, 20) == [20, 40, 60] and sp.checkpoints(50, 20) == [20, 40, 50]
 
 

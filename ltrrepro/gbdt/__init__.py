@@ -1,5 +1,5 @@
 """ltrrepro's own histogram GBDT: best-first regression trees with the SE, RWSE and exact-OLE
-split principles of Xia et al. (seed 004), for the split-principle study."""
+split principles of Xia et al. (docs/protocols/xia.md §1–§2), for the split-principle study."""
 from .binning import BinMapper
 from .boosting import Model, TrainLog, train
 from .tree import Tree, TreeGrower

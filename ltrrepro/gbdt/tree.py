@@ -1,4 +1,4 @@
-"""Best-first histogram regression trees with three split principles (Xia et al., seed 004).
+"""Best-first histogram regression trees with three split principles (Xia et al.; docs/protocols/xia.md §1).
 
 For a node D split by a threshold into children D_l, D_r, each child gets one output o and
 the objective is expanded to second order in o (Xia Eq. 10–13). With per-document first and

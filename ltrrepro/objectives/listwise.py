@@ -1,6 +1,6 @@
 """Listwise cross-entropy losses with Bruch's Neumann-series Newton step: XE_NDCG and ListNet.
 
-Per list (Bruch, seed 002, §4 and §4.4)::
+Per list (Bruch 2021 §4 and §4.4; docs/protocols/bruch2021.md §1)::
 
     ρ_i = e^{f_i} / (Σ_j e^{f_j} + ε)                 score distribution
     φ_i = (2^{y_i} − γ_i) / Σ_j (2^{y_j} − γ_j)        XE_NDCG label distribution, γ ~ U[0,1]^m

@@ -314,7 +314,7 @@ def _explicit_pairs(scores, pairs, tau, w, grad, hess):
 
 
 class QBRank(Objective):
-    """QBRank (Zheng et al. 2007, seed 003, Algorithm 2)::
+    """QBRank (Zheng et al. 2007, Algorithm 2; docs/protocols/zheng2007.md §1–§2)::
 
         R(h) = (w/2) Σ_{x ≻ y} max{0, h(y) − h(x) + τ}² + ((1 − w)/2) Σ_{z labeled} (l_z − h(z))²
 

@@ -1,0 +1,91 @@
+"""The repository stands on its own: the papers' numbers used by the code are the numbers of
+the in-repository protocol pages (``docs/protocols``), and nothing cites a file outside it."""
+import re
+from pathlib import Path
+
+import pytest
+
+from experiments import bruch, qbrank
+from experiments import split_principles as sp
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def _md_tables(path: Path) -> list[list[list[str]]]:
+    """Every Markdown table of ``path`` as rows of cell strings (header and rule rows dropped)."""
+    tables, cur = [], None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cur is None:
+                cur = []                                  # header row
+            elif not all(set(c) <= set("-: ") for c in cells):
+                cur.append(cells)
+        elif cur is not None:
+            tables.append(cur)
+            cur = None
+    if cur is not None:
+        tables.append(cur)
+    return tables
+
+
+def _num(s: str) -> float:
+    return float(s.replace("−", "-"))
+
+
+def test_xia_tables_in_code_are_the_docs_tables():
+    tables = [t for t in _md_tables(DOCS / "protocols" / "xia.md") if t and t[0][0] in ("McRank", "LambdaMART")]
+    assert len(tables) == 2                                # Yahoo, then MSLR-WEB10K
+    for key, rows in zip(("yahoo", "web10k"), tables):
+        assert len(rows) == 12
+        parsed = {}
+        for system, leaves, lr, *cells in rows:
+            parsed[(system.lower(), int(leaves), round(_num(lr), 2))] = tuple(
+                tuple(_num(x) for x in c.split("/")) for c in cells)
+        assert parsed == sp._T[key], key
+    # the grid the experiment runs is the paper's: leaves and learning rates of the tables
+    assert tuple(sorted({k[1] for k in parsed})) == sp.LEAVES
+    assert tuple(sorted({k[2] for k in parsed})) == sp.RATES
+
+
+def test_bruch_table1_in_code_is_the_docs_table():
+    rows = next(t for t in _md_tables(DOCS / "protocols" / "bruch2021.md") if t and t[0][0] == "ListNet")
+    names = {"ListNet": "listnet", "λMART": "lambdamart", "XE_NDCG MART": "xendcg"}
+    for name, w5, w10, y5, y10 in rows:
+        m = names[name]
+        assert bruch.PAPER_TABLE1["web30k"][m] == (_num(w5), _num(w10))
+        assert bruch.PAPER_TABLE1["yahoo"][m] == (_num(y5), _num(y10))
+
+
+def test_zheng_table1_in_code_is_the_docs_table():
+    rows = next(t for t in _md_tables(DOCS / "protocols" / "zheng2007.md") if t and t[0][0] == "10")
+    parsed = {int(k): (_num(a), _num(b), _num(c)) for k, a, b, c in rows}
+    assert parsed == qbrank.PAPER_TABLE1
+
+
+def _sources():
+    files = [ROOT / "README.md", *sorted((ROOT / "ltrrepro").rglob("*.py")), *sorted((ROOT / "experiments").rglob("*.py"))]
+    return [(f, f.read_text(encoding="utf-8")) for f in files]
+
+
+def test_nothing_cites_a_file_outside_the_repository():
+    bad = [f"{f.relative_to(ROOT)}:{i + 1}: {line.strip()}" for f, text in _sources()
+           for i, line in enumerate(text.splitlines())
+           if re.search(r"\.\./shared|seed 00\d|PROTOCOLS", line)]
+    assert not bad, "\n".join(bad)
+
+
+def test_every_cited_docs_page_exists():
+    cited = {m.group(0).rstrip(").,") for _, text in _sources() for m in re.finditer(r"docs/[\w/.-]+\.md", text)}
+    assert cited, "docstrings should cite docs/ pages"
+    missing = sorted(c for c in cited if not (ROOT / c).is_file())
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (DOCS / "protocols").glob("*.md")))
+def test_protocol_pages_link_to_references(page):
+    text = (DOCS / "protocols" / page).read_text(encoding="utf-8")
+    refs = (DOCS / "references.md").read_text(encoding="utf-8")
+    for anchor in re.findall(r"references\.md#([\w-]+)", text):
+        assert f'<a id="{anchor}"></a>' in refs, anchor
