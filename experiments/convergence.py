@@ -78,8 +78,9 @@ def report(store) -> dict:
     devs = bruch.deviations_text(cfg, n_trials, 1)
     files += write_table(table, root / "tables" / "fig2_convergence",
                          caption=f"Validation NDCG@5 by ensemble size ({cfg['dataset']})",
-                         legend=f"Δ = XE_NDCG − λMART, paired over {n_trials} trial(s). Deviations: "
-                                f"{'; '.join(devs) or 'none'}.")
+                         legend=f"Δ = XE_NDCG − λMART, paired over {n_trials} trial(s), with its 95% CI; p: paired "
+                                f"t-test. Deviations: {'; '.join(devs) or 'none'}.",
+                         ci_cols={"Δ": ("Δ 95% lo", "Δ 95% hi")}, formats={"p": "p"}, rename={"Δ": "Δ [95% CI]"})
     t = paired_test(diff[:, early - 1], diff[:, -1]) if n_trials else None
     cl = [{"claim": "XE_NDCG's lead over λMART is larger with fewer trees",
            "value": t.diff if t else float("nan"), "p": t.p if t else float("nan"), "trials": n_trials,

@@ -105,14 +105,19 @@ def report(store) -> dict:
                                            | ((comp.b == m) & (comp.a == "lambdamart")))] if len(comp) else []
             marks.append("*" if len(r) and float(r.iloc[0].p) < ALPHA else "")
         shown[f"sig@{k[5:]}"] = marks
+    paper_note = " paper@5/@10: Bruch Table 1." if "paper@5" in table else ""
     legend = (f"Mean test NDCG over {trials} trial(s) (± = half-width of the 95% CI). * = differs from λMART, "
-              f"paired t-test p < {ALPHA}. paper@5/@10: Bruch Table 1. Deviations: {'; '.join(devs) or 'none'}.")
+              f"paired t-test p < {ALPHA}.{paper_note} Deviations: {'; '.join(devs) or 'none'}.")
     files = write_table(shown, root / "tables" / "table1",
                         caption=f"Table 1 ({cfg['dataset']}, library {cfg['library']}, preset {cfg['preset']})",
-                        legend=legend)
+                        legend=legend, pm_cols={k: f"{k}_ci" for k in METRICS},
+                        marks={"ndcg@5": "sig@5", "ndcg@10": "sig@10"}, formats={"trees": 1, "train_s": 1},
+                        rename={k: k.replace("ndcg", "NDCG") for k in METRICS})
     if len(comp):
         files += write_table(comp, root / "tables" / "table1_tests", caption="Paired t-tests (a − b)",
-                             legend="p_holm: Holm across all listed comparisons.", digits=5)
+                             legend="diff: mean of a − b with its 95% CI; p_holm: Holm across all listed comparisons.",
+                             digits=4, formats={"t": 2, "p": "p", "p_holm": "p"},
+                             ci_cols={"diff": ("ci_low", "ci_high")})
     files += write_claims(root, cl, devs, "Claims check (Bruch Table 1)", ALPHA)
     cols = ["model", "trials", *METRICS, "trees", "train_s"] + [c for c in ("paper@5", "paper@10") if c in table]
     text = [f"Bruch Table 1 ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})",

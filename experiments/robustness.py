@@ -144,11 +144,13 @@ def report(store, name: str = "robustness", figure: str = "fig3", paper_trials: 
     trials = int(res.trials.max()) if len(res) else 0
     devs = bruch.deviations_text(cfg, trials, paper_trials)
     legend = (f"Mean test NDCG@5 over trials. Δ = XE_NDCG − λMART (paired by trial), 95% CI; p: paired t-test; "
-              f"p_holm: Holm over the levels of a noise type; * p_holm < {ALPHA}. W/T/L = trials where XE_NDCG "
+              f"p (Holm): Holm over the levels of a noise type; * p (Holm) < {ALPHA}. W/T/L = trials where XE_NDCG "
               f"wins/ties/loses. Deviations from the paper: {'; '.join(devs) or 'none'}.")
     files += write_table(table, root / "tables" / name,
                          caption=f"Robustness to training noise ({cfg['dataset']}, library {cfg['library']})",
-                         legend=legend)
+                         legend=legend, formats={"level": "g", "p": "p", "p_holm": "p"},
+                         ci_cols={"Δ (XE−λ)": ("Δ 95% lo", "Δ 95% hi")}, marks={"Δ (XE−λ)": "sig"},
+                         rename={"Δ (XE−λ)": "Δ (XE−λ) [95% CI]", "p_holm": "p (Holm)"})
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

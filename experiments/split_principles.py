@@ -264,6 +264,23 @@ def tables(df, dataset):
     return key, pd.DataFrame(rows), pd.DataFrame(diffs), pd.DataFrame(losses)
 
 
+def _paper_layout(table: pd.DataFrame) -> pd.DataFrame:
+    """Tables 2/3 as the paper prints them: one ``SE/OLE`` cell per metric, the paper's beside
+    it, RWSE (LambdaMART only) last."""
+    if table.empty:
+        return table
+    out = table[["system", "leaves", "lr", "folds"]].astype(object).copy()
+    out["lr"] = [f"{v:g}" for v in table.lr]
+    two = lambda v: "–" if not np.isfinite(v) else f"{v:.2f}"  # noqa: E731
+    for m in METRIC_LABELS.values():
+        out[f"{m} SE/OLE"] = [f"{two(a)}/{two(b)}" for a, b in zip(table[f"{m} SE"], table[f"{m} OLE"])]
+        out[f"{m} paper"] = table[f"{m} paper SE/OLE"].replace("", "–")
+    for m in METRIC_LABELS.values():
+        if f"{m} RWSE" in table:
+            out[f"{m} RWSE"] = [two(v) for v in table[f"{m} RWSE"]]
+    return out
+
+
 def _figure(recs, system, cfg, root, rates):
     import matplotlib
     matplotlib.use("Agg")
@@ -313,12 +330,15 @@ def report(store) -> dict:
               f"McRank in LightGBM (OLE = its Newton gain; SE = Hessian 1 + Newton leaves), LambdaMART in "
               f"ltrrepro.gbdt (exact OLE; RWSE = the libraries' gain). Deviations: {'; '.join(devs) or 'none'}.")
     files += write_table(table, root / "tables" / "table_se_ole", caption=f"SE vs OLE ({cfg['dataset']})",
-                         legend=legend, digits=2)
+                         legend=legend + " Cells: SE/OLE, as the paper's tables.", digits=2,
+                         shown=_paper_layout(table))
     files += write_table(diffs, root / "tables" / "ole_minus_se", caption="OLE − SE per comparison",
-                         legend="×100; p: paired t-test over folds.", digits=3)
+                         legend="×100; p: paired t-test over folds.", digits=3,
+                         formats={"lr": "g", "p": "p", "paper OLE − SE": 2})
     files += write_table(losses, root / "tables" / "final_loss", caption="Final training objective loss",
                          legend="McRank: multinomial NLL; LambdaMART: |ΔNDCG|-weighted pairwise logistic loss "
-                                "at the final ranking. Paper: OLE 0.32%–1% lower than SE.", digits=6)
+                                "at the final ranking. Paper: OLE 0.32%–1% lower than SE.", digits=1,
+                         formats={"lr": "g", "OLE vs SE (%)": 2})
     times = (df.groupby(["system", "principle"])["train_s"].mean().unstack() if len(df) else pd.DataFrame())
     trows = []
     for system in times.index:
@@ -330,7 +350,7 @@ def report(store) -> dict:
     time_table = pd.DataFrame(trows)
     files += write_table(time_table, root / "tables" / "wall_time", caption="Mean training time per model (s)",
                          legend="Paper: OLE costs ≈30% more than SE for pairwise losses, nothing for pointwise ones.",
-                         digits=3)
+                         digits=2)
     leaves_grid, rates = _grid(df)
     for system in SYSTEMS:
         files += _figure(recs, system, cfg, root, rates)

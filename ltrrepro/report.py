@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,51 +16,185 @@ import pandas as pd
 
 from .store import atomic_write_bytes, atomic_write_text, to_jsonable
 
-__all__ = ["write_table", "markdown_table", "latex_table", "save_figure", "band", "write_json", "verdict",
-           "write_claims", "claims_text"]
+__all__ = ["write_table", "markdown_table", "latex_table", "display_frame", "fmt_value", "pm", "ci", "save_figure", "band",
+           "write_json", "verdict", "write_claims", "claims_text"]
 
 
-def _fmt(v, digits: int) -> str:
-    if isinstance(v, (float, np.floating)):
-        return "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
-    return str(v)
+def fmt_value(v, spec=4) -> str:
+    """One cell as Markdown and LaTeX show it (the CSV keeps the raw number). ``spec``: an int
+    (decimals), ``"int"``, ``"g"`` (a level as given: 20, 0.05), ``"p"`` (a p-value: three
+    decimals, ``<0.001`` below), ``"+"`` (signed, four decimals) or a callable. NaN or None
+    gives an en dash; strings and integers pass through.
+
+    >>> fmt_value(0.48698, 4), fmt_value(20.0, "g"), fmt_value(62.0, "int"), fmt_value(0.0004, "p")
+    ('0.4870', '20', '62', '<0.001')
+    >>> fmt_value(-0.0066, "+"), fmt_value(float("nan"))
+    ('−0.0066', '–')
+    """
+    if callable(spec):
+        return spec(v)
+    if v is None or (isinstance(v, (float, np.floating)) and not np.isfinite(v)):
+        return "–"
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if not isinstance(v, (float, np.floating)):
+        return str(v)
+    if spec == "int":
+        return str(int(round(float(v))))
+    if spec == "g":
+        return f"{float(v):g}"
+    if spec == "p":
+        return "<0.001" if v < 0.001 else f"{v:.3f}"
+    if spec == "+":
+        return f"{v:+.4f}".replace("-", "−")
+    text = f"{v:.{int(spec)}f}"
+    return text.replace("-", "−") if text.startswith("-") else text
+
+
+def pm(mean, half, digits: int = 4) -> str:
+    """``mean ± half`` in one cell (a mean and the half-width of its confidence interval).
+
+    >>> pm(0.48698, 0.02241)
+    '0.4870 ± 0.0224'
+    """
+    if half is None or not np.isfinite(half):
+        return fmt_value(mean, digits)
+    return f"{fmt_value(mean, digits)} ± {half:.{digits}f}"
+
+
+def ci(value, low, high, digits: int = 4) -> str:
+    """A signed difference and its confidence interval in one cell.
+
+    >>> ci(0.0334, 0.0018, 0.0650)
+    '+0.0334 [+0.0018, +0.0650]'
+    """
+    if not np.isfinite(value):
+        return "–"
+    f = [f"{x:+.{digits}f}".replace("-", "−") if np.isfinite(x) else "–" for x in (value, low, high)]
+    return f"{f[0]} [{f[1]}, {f[2]}]"
+
+
+def display_frame(df: pd.DataFrame, digits: int = 4, formats: dict | None = None, pm_cols: dict | None = None,
+                  marks: dict | None = None, rename: dict | None = None, ci_cols: dict | None = None) -> pd.DataFrame:
+    """The table as strings for a paper: ``pm_cols`` {column: half-width column} merges a mean
+    and its CI half-width into ``mean ± half``; ``ci_cols`` {column: (low column, high column)}
+    writes a difference as ``+d [lo, hi]``; ``marks`` {column: marker column} appends a
+    significance marker to a value; the merged-in columns are dropped. ``formats`` {column:
+    spec} as :func:`fmt_value`; integer columns print as integers, other numbers with
+    ``digits`` decimals; ``rename`` then renames columns."""
+    formats, pm_cols, marks, ci_cols = dict(formats or {}), dict(pm_cols or {}), dict(marks or {}), dict(ci_cols or {})
+    out = {}
+    hidden = set(pm_cols.values()) | set(marks.values()) | {c for pair in ci_cols.values() for c in pair}
+    for col in df.columns:
+        if col in hidden:
+            continue
+        vals = df[col].tolist()
+        spec = formats.get(col, "int" if pd.api.types.is_integer_dtype(df[col]) else digits)
+        if col in pm_cols:
+            cells = [pm(m, h, spec if isinstance(spec, int) else digits) for m, h in zip(vals, df[pm_cols[col]])]
+        elif col in ci_cols:
+            lo, hi = ci_cols[col]
+            cells = [ci(v, a, b, spec if isinstance(spec, int) else digits) for v, a, b in zip(vals, df[lo], df[hi])]
+        else:
+            cells = [fmt_value(v, spec) for v in vals]
+        if col in marks:
+            cells = [c + (str(m) if isinstance(m, str) else "") for c, m in zip(cells, df[marks[col]])]
+        out[col] = cells
+    shown = pd.DataFrame(out, columns=[c for c in df.columns if c not in hidden])
+    return shown.rename(columns=rename or {})
 
 
 def markdown_table(df: pd.DataFrame, digits: int = 4) -> str:
+    """A Markdown table; cells of a numeric frame are written by :func:`fmt_value`."""
     cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    right = [_numeric_column(df[c]) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("--:" if r else "---" for r in right) + "|"]
     for row in df.itertuples(index=False):          # itertuples keeps each column's type
-        lines.append("| " + " | ".join(_fmt(v, digits) for v in row) + " |")
+        lines.append("| " + " | ".join(fmt_value(v, digits) for v in row) + " |")
     return "\n".join(lines) + "\n"
 
 
+def _numeric_column(col: pd.Series) -> bool:
+    """Right-align numbers, and cells that are formatted numbers (``0.49 ± 0.01``, ``<0.001``)."""
+    if pd.api.types.is_numeric_dtype(col):
+        return True
+    return len(col) > 0 and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                                or isinstance(v, str) and _NUMERIC_CELL.match(v) for v in col)
+
+
+_NUMERIC_CELL = re.compile(r"^[−+\-<]?[\d.]+(e[−+\-]?\d+)?( ± [\d.]+)?( \[[−+\d.]+, [−+\d.]+\])?\*?$|^–$"
+                           r"|^\d+/\d+/\d+$|^[\d.–]+/[\d.–]+$")
+
+#: What pdflatex cannot take from a plain table, as LaTeX (the output is pure ASCII).
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "λ": r"$\lambda$", "γ": r"$\gamma$", "±": r"$\pm$", "Δ": r"$\Delta$", "≥": r"$\geq$", "≤": r"$\leq$",
+        "−": "-", "→": r"$\rightarrow$", "∪": r"$\cup$", "×": r"$\times$", "–": "--", "—": "---", "…": r"\ldots{}",
+        "≈": r"$\approx$", "ε": r"$\varepsilon$", "ρ": r"$\rho$", "φ": r"$\varphi$", "τ": r"$\tau$",
+        "η": r"$\eta$", "σ": r"$\sigma$", "Σ": r"$\Sigma$", "α": r"$\alpha$", "²": r"$^2$", "≠": r"$\neq$",
+        "’": "'", "‘": "`", "“": "``", "”": "''", "·": r"$\cdot$", "<": r"$<$", ">": r"$>$", "|": r"$|$",
+        "′": r"$'$", "″": r"$''$", "∞": r"$\infty$", "√": r"$\surd$", "≻": r"$\succ$", "∑": r"$\sum$"}
+
+
 def _tex_escape(s: str) -> str:
-    rep = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-           "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-           "λ": r"$\lambda$", "γ": r"$\gamma$", "±": r"$\pm$", "Δ": r"$\Delta$", "≥": r"$\geq$", "≤": r"$\leq$",
-           "−": "-", "→": r"$\rightarrow$"}
-    return "".join(rep.get(c, c) for c in str(s))
+    r"""LaTeX for a cell or caption: special characters escaped, known Unicode mapped to
+    macros, anything else outside ASCII written as ``?`` so that the table always compiles.
+
+    >>> print(_tex_escape("λMART − 0.5 ± 0.1 (50%)"))
+    $\lambda$MART - 0.5 $\pm$ 0.1 (50\%)
+    """
+    out = []
+    for c in str(s):
+        r = _TEX.get(c, c)
+        out.append(r if r.isascii() else "?")
+    return "".join(out)
 
 
-def latex_table(df: pd.DataFrame, digits: int = 4, caption: str = "") -> str:
-    cols = [_tex_escape(c) for c in df.columns]
-    out = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{" + "l" * len(cols) + "}", r"\toprule",
-           " & ".join(cols) + r" \\", r"\midrule"]
-    for row in df.itertuples(index=False):
-        out.append(" & ".join(_tex_escape(_fmt(v, digits)) for v in row) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}"]
+def latex_table(df: pd.DataFrame, digits: int = 4, caption: str = "", legend: str = "", label: str = "") -> str:
+    """A booktabs table: caption above, numbers right-aligned, the legend in small type under
+    the rule; a table of more than nine columns is scaled to the text width. Pure ASCII, so it
+    compiles with pdflatex (preamble: ``\\usepackage{booktabs,graphicx}``)."""
+    def align(c):
+        if _numeric_column(df[c]):
+            return "r"
+        long = len(df) and max(len(str(v)) for v in df[c]) > 40      # prose (a claim, its detail) wraps
+        return r"p{0.3\linewidth}" if long else "l"
+
+    spec = "".join(align(c) for c in df.columns)
+    wide = len(df.columns) > 9
+    out = [r"% ltrrepro table: \usepackage{booktabs,graphicx}", r"\begin{table}[t]", r"\centering", r"\small"]
     if caption:
         out.append(r"\caption{" + _tex_escape(caption) + "}")
+    if label:
+        out.append(r"\label{" + label + "}")
+    if wide:
+        out.append(r"\resizebox{\linewidth}{!}{%")
+    out += [r"\begin{tabular}{" + spec + "}", r"\toprule",
+            " & ".join(_tex_escape(c) for c in df.columns) + r" \\", r"\midrule"]
+    for row in df.itertuples(index=False):
+        out.append(" & ".join(_tex_escape(fmt_value(v, digits)) for v in row) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}" + ("}" if wide else "")]
+    if legend:
+        out += [r"\par\smallskip", r"\parbox{\linewidth}{\footnotesize " + _tex_escape(legend) + "}"]
     out.append(r"\end{table}")
     return "\n".join(out) + "\n"
 
 
-def write_table(df: pd.DataFrame, stem, caption: str = "", legend: str = "", digits: int = 4) -> list[Path]:
-    """``stem.md`` (caption, table, legend), ``stem.tex`` and ``stem.csv``."""
+def write_table(df: pd.DataFrame, stem, caption: str = "", legend: str = "", digits: int = 4,
+                formats: dict | None = None, pm_cols: dict | None = None, marks: dict | None = None,
+                rename: dict | None = None, ci_cols: dict | None = None, shown: pd.DataFrame | None = None) -> list[Path]:
+    """``stem.md`` (caption, table, legend) and ``stem.tex`` as a paper shows them
+    (:func:`display_frame`, or the ready ``shown`` frame of strings), and ``stem.csv`` with the
+    raw numbers, every column kept."""
     stem = Path(stem)
-    md = (f"**{caption}**\n\n" if caption else "") + markdown_table(df, digits) + (f"\n{legend}\n" if legend else "")
+    if shown is None:
+        shown = display_frame(df, digits, formats, pm_cols, marks, rename, ci_cols)
+    md = (f"**{caption}**\n\n" if caption else "") + markdown_table(shown, digits) + (f"\n{legend}\n" if legend else "")
     atomic_write_text(stem.with_suffix(".md"), md)
-    atomic_write_text(stem.with_suffix(".tex"), latex_table(df, digits, caption=(caption + " " + legend).strip()))
+    atomic_write_text(stem.with_suffix(".tex"), latex_table(shown, digits, caption=caption, legend=legend,
+                                                            label=f"tab:{stem.name}"))
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     atomic_write_text(stem.with_suffix(".csv"), buf.getvalue())
@@ -113,7 +248,8 @@ def write_claims(root, claims: list[dict], deviations: list[str], caption: str, 
     files = [write_json(root / "claims.json", {"claims": claims, "deviations": deviations, **(extra or {})})]
     if claims:
         cols = [c for c in ("claim", "value", "p", "trials", "verdict", "detail") if c in claims[0]]
-        files += write_table(pd.DataFrame(claims)[cols], root / "claims", caption=caption, digits=5,
+        files += write_table(pd.DataFrame(claims)[cols], root / "claims", caption=caption, digits=4,
+                             formats={"p": "p", "trials": "int"},
                              legend=f"verdict: supported = expected direction and p < {alpha:g}; direction only = "
                                     f"expected direction, p ≥ {alpha:g}; contradicted = opposite direction, "
                                     f"p < {alpha:g}; not supported otherwise.")
