@@ -66,15 +66,26 @@ def random_lists(rng, n_queries=40, max_size=25, max_label=4, distinct=True):
 
 def execute_notebook(name: str, results) -> str:
     """Run ``notebooks/NAME`` on the results directory ``results`` (through
-    ``LTRREPRO_RESULTS``) and return the text of its last cell's first output."""
+    ``LTRREPRO_RESULTS``), in memory (the file is not rewritten), and return the text of all
+    its outputs; an error in any cell raises."""
     import os
     from unittest import mock
 
     import nbclient
     import nbformat
+
     nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     with mock.patch.dict(os.environ, {"LTRREPRO_RESULTS": str(results)}):
         nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                                 resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
-    out = nb.cells[-1].outputs
-    return str(out[0].get("data", {}).get("text/plain", "")) if out else ""
+    texts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            texts.append(out.get("text", "") + str(out.get("data", {}).get("text/plain", "")))
+    return "\n".join(texts)
+
+
+def tree_digest(root) -> dict:
+    """{relative path: bytes} of every file under ``root`` (to prove that nothing was written)."""
+    root = Path(root)
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import execute_notebook
+from conftest import execute_notebook, tree_digest
 from experiments import qbrank
 from ltrrepro import make_synthetic
 from ltrrepro.data import RankingDataset
@@ -96,7 +96,9 @@ def test_qbrank_experiment_smoke(tmp_path):
     png = (out / "figures" / "fig1_dcg_iterations.png").read_bytes()
     assert png[:4] == b"\x89PNG" and len(png) > 5000
     # the notebook rebuilds everything from these results
+    before = tree_digest(out)
     assert "adding L1 helps" in execute_notebook("zheng2007.ipynb", out)
+    assert tree_digest(out) == before
 
 
 def test_qbrank_experiment_xgboost_library(tmp_path):

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import execute_notebook
+from conftest import execute_notebook, tree_digest
 from experiments import split_principles as sp
 from ltrrepro.gbdt import BinMapper, TreeGrower
 from ltrrepro.objectives import LambdaMART, LightGBMObjective, McRank, NewtonLeafCallback, UnitHessian
@@ -126,7 +126,9 @@ def test_end_to_end_run_resumes_and_reports(tmp_path, capsys):
     assert sp.main(argv) == 0
     assert {p.name: p.read_bytes() for p in (out / "units").glob("*.json")} == before
     # the notebook rebuilds everything from these results
+    before = tree_digest(out)
     assert "most comparisons" in execute_notebook("xia.ipynb", out)
+    assert tree_digest(out) == before
 
 
 def test_web10k_without_data_says_where_to_get_it(tmp_path):
