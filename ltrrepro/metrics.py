@@ -91,7 +91,11 @@ _NAME_RE = re.compile(r"^(?P<kind>[a-z]+)(@(?P<k>\d+))?(\[(?P<opts>[^\]]*)\])?$"
 
 
 def parse_metric(spec, gain="exp2", norel="drop") -> Metric:
-    """``"ndcg@5"``, ``"err"``, ``"ndcg@10[gain=linear,norel=one]"``, ``"map"`` -> Metric."""
+    """``"ndcg@5"``, ``"err"``, ``"ndcg@10[gain=linear,norel=one]"``, ``"map"`` -> Metric.
+
+    >>> str(parse_metric("ndcg@5")), str(parse_metric("ndcg@10[gain=linear,norel=one]"))
+    ('ndcg@5[gain=exp2,norel=drop]', 'ndcg@10[gain=linear,norel=one]')
+    """
     if isinstance(spec, Metric):
         return spec
     s = spec.strip().lower().replace("precision", "p").replace("map", "ap")
@@ -301,19 +305,36 @@ def evaluate(scores, labels, offsets, metrics=("ndcg@5",), gain="exp2", norel="d
 
 
 def ndcg(scores, labels, offsets, k=None, gain="exp2", norel="drop") -> np.ndarray:
-    """Per-query NDCG@k (NaN for dropped queries under ``norel="drop"``)."""
+    """Per-query NDCG@k (NaN for dropped queries under ``norel="drop"``).
+
+    Labels in score order 1, 0, 3, 2: DCG = 1 + 7/2 + 3/log2(5) = 5.7920, ideal (3, 2, 1, 0)
+    7 + 3/log2(3) + 1/2 = 9.3928; the second query has no relevant document (dropped):
+
+    >>> ndcg([0.9, 0.7, 0.4, 0.1, 0.5, 0.2], [1, 0, 3, 2, 0, 0], [0, 4, 6]).round(4).tolist()
+    [0.6166, nan]
+    """
     m = Metric("ndcg", k=k, gain=gain, norel=norel)
     return evaluate(scores, labels, offsets, [m])[str(m)].per_query
 
 
 def dcg(scores, labels, offsets, k=None, gain="exp2", norel="drop") -> np.ndarray:
-    """Per-query DCG@k = Σ_{r<=k} gain(y_r) / log2(1 + r)."""
+    """Per-query DCG@k = Σ_{r<=k} gain(y_r) / log2(1 + r).
+
+    >>> dcg([0.9, 0.1], [3, 2], [0, 2]).round(4).tolist()     # 7/1 + 3/log2(3)
+    [8.8928]
+    """
     m = Metric("dcg", k=k, gain=gain, norel=norel)
     return evaluate(scores, labels, offsets, [m])[str(m)].per_query
 
 
 def err(scores, labels, offsets, k=None, max_grade=4, norel="drop") -> np.ndarray:
-    """Per-query ERR@k (Chapelle et al. 2009)."""
+    """Per-query ERR@k (Chapelle et al. 2009).
+
+    One document of grade 4 stops the user with probability (2^4 − 1)/2^4:
+
+    >>> err([1.0], [4], [0, 1]).tolist()
+    [0.9375]
+    """
     m = Metric("err", k=k, max_grade=max_grade, norel=norel)
     return evaluate(scores, labels, offsets, [m])[str(m)].per_query
 

@@ -189,7 +189,15 @@ class _CrossEntropy(Objective):
 class XENDCG(_CrossEntropy):
     """XE_NDCG (Bruch 2021): cross entropy to φ = (2^y − γ)/Σ(2^y − γ), γ ~ U[0,1]^m drawn
     afresh at every iteration for every list from the generator passed in; Newton step by
-    the Neumann series of ``order`` terms (paper: 2). See the module docstring."""
+    the Neumann series of ``order`` terms (paper: 2). See the module docstring.
+
+    At ``order=0`` the gradient is ρ − φ. Two documents, labels (1, 0), equal scores and
+    γ = (0, 0): ρ = (½, ½) and φ ∝ 2^y = (2/3, 1/3), so grad = (−1/6, 1/6), hess ρ(1 − ρ):
+
+    >>> g, h = XENDCG(order=0).grad_hess([0.0, 0.0], [1, 0], [0, 2], gamma=[0.0, 0.0])
+    >>> g.round(4).tolist(), h.tolist()
+    ([-0.1667, 0.1667], [0.25, 0.25])
+    """
 
     name = "xe_ndcg"
     stochastic = True
@@ -202,7 +210,14 @@ class XENDCG(_CrossEntropy):
 
 class ListNet(_CrossEntropy):
     """ListNet (Cao et al. 2007) with φ = softmax(y), optimized with the same second-order
-    machinery as XE_NDCG (Bruch §5.2)."""
+    machinery as XE_NDCG (Bruch §5.2).
+
+    Labels (1, 0), equal scores: φ = softmax(1, 0) = (0.7311, 0.2689), ρ = (½, ½), grad ρ − φ:
+
+    >>> g, h = ListNet(order=0).grad_hess([0.0, 0.0], [1, 0], [0, 2])
+    >>> g.round(4).tolist(), h.tolist()
+    ([-0.2311, 0.2311], [0.25, 0.25])
+    """
 
     name = "listnet"
     _listnet = True

@@ -228,6 +228,13 @@ class LambdaMART(_RecordedPairs):
     (``lambdarank_truncation_level``, default 30), ``norm`` (``lambdarank_norm``; Bruch:
     False), ``label_gain`` (default 2^y − 1), and ``exact_sigmoid`` to use the exact
     logistic instead of LightGBM's lookup table.
+
+    Two documents, labels (1, 0), equal scores: the pair's RankNet gradient −σ/2 and Hessian
+    σ²/4, each weighted by |ΔNDCG| of swapping them, 1 − 1/log2(3) = 0.36907:
+
+    >>> g, h = LambdaMART().grad_hess([0.0, 0.0], [1, 0], [0, 2])
+    >>> g.round(4).tolist(), h.round(4).tolist()
+    ([-0.1845, 0.1845], [0.0923, 0.0923])
     """
 
     name = "lambdamart"
@@ -262,7 +269,14 @@ class LambdaMART(_RecordedPairs):
 
 class RankNet(_RecordedPairs):
     """Pairwise logistic loss Σ_{y_h > y_l} log(1 + e^{−σ(f_h − f_l)}) (RankNet; Stratos §2.2)
-    with its Newton Hessian σ² p (1 − p) per pair (the diagonal of the pair's block)."""
+    with its Newton Hessian σ² p (1 − p) per pair (the diagonal of the pair's block).
+
+    Labels (1, 0), equal scores: p = σ(0) = ½, so grad ∓σ/2 and hess σ²/4:
+
+    >>> g, h = RankNet().grad_hess([0.0, 0.0], [1, 0], [0, 2])
+    >>> g.tolist(), h.tolist()
+    ([-0.5, 0.5], [0.25, 0.25])
+    """
 
     name = "ranknet"
 
@@ -331,6 +345,13 @@ class QBRank(Objective):
 
     Zheng's per-round line search for the step and the shrinkage η are not part of the
     gradient: see :func:`qbrank_step` (the experiment applies it to each tree).
+
+    Labels 2, 1, 0, scores (0, ½, 0), w = ½: Algorithm 2's pair targets are d0 +1.5, +2;
+    d1 −1.5, +½; d2 −2, −½, whose averages are the Newton targets −grad/hess:
+
+    >>> g, h = QBRank(w=0.5).grad_hess([0.0, 0.5, 0.0], [2, 1, 0], [0, 3])
+    >>> (-g / h).tolist()
+    [1.75, -0.5, -1.25]
     """
 
     name = "qbrank"

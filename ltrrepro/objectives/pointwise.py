@@ -9,7 +9,12 @@ __all__ = ["SquaredLoss"]
 
 
 class SquaredLoss(Objective):
-    """½ Σ_i (y_i − f_i)² (Friedman's least-squares boosting; Zheng's GBT)."""
+    """½ Σ_i (y_i − f_i)² (Friedman's least-squares boosting; Zheng's GBT): grad f − y, hess 1.
+
+    >>> g, h = SquaredLoss().grad_hess([0.5, 2.0], [1, 0], [0, 2])
+    >>> g.tolist(), h.tolist()
+    ([-0.5, 2.0], [1.0, 1.0])
+    """
 
     name = "squared"
     derivative_additive = True
