@@ -89,3 +89,29 @@ def test_protocol_pages_link_to_references(page):
     refs = (DOCS / "references.md").read_text(encoding="utf-8")
     for anchor in re.findall(r"references\.md#([\w-]+)", text):
         assert f'<a id="{anchor}"></a>' in refs, anchor
+
+
+def test_bruch_presets_are_the_docs_hyperparameters():
+    from ltrrepro.presets import BRUCH
+    from ltrrepro.train import PRESETS
+    rows = {r[0]: r[1:] for r in next(t for t in _md_tables(DOCS / "protocols" / "bruch2021.md")
+                                      if t and t[0][0] == "max_bin")}
+    for col, (key, preset) in enumerate((("web30k", "bruch-web30k"), ("yahoo", "bruch-yahoo"))):
+        doc = {k: v[col] for k, v in rows.items()}
+        for name in ("max_bin", "num_leaves", "min_data_in_leaf"):
+            assert PRESETS[preset][name] == BRUCH[key][name] == int(doc[name]), (preset, name)
+        assert PRESETS[preset]["learning_rate"] == BRUCH[key]["learning_rate"] == _num(doc["learning rate"])
+        assert BRUCH[key]["min_sum_hessian_in_leaf"] == _num(doc["min_sum_hessian_in_leaf"])
+        assert PRESETS[preset]["sigmoid"] == _num(doc["σ (λMART sigmoid)"])
+        assert PRESETS[preset]["lambdarank_norm"] is (doc["lambdarank_norm"] == "true")
+        stopping = re.search(r"after (\d+) rounds, at most (\d+) trees", rows["model selection"][0])
+        assert (PRESETS[preset]["early_stopping"], PRESETS[preset]["max_trees"]) == tuple(map(int, stopping.groups()))
+
+
+def test_bruch_noise_and_click_probabilities_are_the_docs_numbers():
+    from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS
+    text = (DOCS / "protocols" / "bruch2021.md").read_text(encoding="utf-8")
+    noise = re.search(r"redrawn from 0–4 with probabilities ([.\d, ]+)", text).group(1)
+    clicks = re.search(r"the probability of its label, \(([.\d, ]+)\)", text).group(1)
+    assert BRUCH_NOISE_PROBS == tuple(float(x) for x in noise.rstrip(". ").split(","))
+    assert BRUCH_CLICK_PROBS == tuple(float(x) for x in clicks.split(","))
