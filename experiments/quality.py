@@ -109,7 +109,8 @@ def report(store) -> dict:
     legend = (f"Mean test NDCG over {trials} trial(s) (± = half-width of the 95% CI). * = differs from λMART, "
               f"paired t-test p < {ALPHA}.{paper_note} Deviations: {'; '.join(devs) or 'none'}.")
     files = write_table(shown, root / "tables" / "table1",
-                        caption=f"Table 1 ({cfg['dataset']}, library {cfg['library']}, preset {cfg['preset']})",
+                        caption=f"Ranking quality, Bruch Table 1 ({cfg['dataset']}, library {cfg['library']}, "
+                                f"preset {cfg['preset']})",
                         legend=legend, pm_cols={k: f"{k}_ci" for k in METRICS},
                         marks={"ndcg@5": "sig@5", "ndcg@10": "sig@10"}, formats={"trees": 1, "train_s": 1},
                         rename={k: k.replace("ndcg", "NDCG") for k in METRICS})

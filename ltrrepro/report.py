@@ -154,7 +154,7 @@ def _tex_escape(s: str) -> str:
 
 def latex_table(df: pd.DataFrame, digits: int = 4, caption: str = "", legend: str = "", label: str = "") -> str:
     """A booktabs table: caption above, numbers right-aligned, the legend in small type under
-    the rule; a table of more than nine columns is scaled to the text width. Pure ASCII, so it
+    the rule; a table wider than the text is scaled to the text width. Pure ASCII, so it
     compiles with pdflatex (preamble: ``\\usepackage{booktabs,graphicx}``)."""
     def align(c):
         if _numeric_column(df[c]):
@@ -163,7 +163,10 @@ def latex_table(df: pd.DataFrame, digits: int = 4, caption: str = "", legend: st
         return r"p{0.3\linewidth}" if long else "l"
 
     spec = "".join(align(c) for c in df.columns)
-    wide = len(df.columns) > 9
+    # a table wider than the text (estimated in characters of the small font) is scaled to fit
+    width = sum((34 if a.startswith("p{") else max([len(str(c))] + [len(str(v)) for v in df[c]])) + 3
+                for a, c in zip(map(align, df.columns), df.columns))
+    wide = width > 105
     out = [r"% ltrrepro table: \usepackage{booktabs,graphicx}", r"\begin{table}[t]", r"\centering", r"\small"]
     if caption:
         out.append(r"\caption{" + _tex_escape(caption) + "}")
