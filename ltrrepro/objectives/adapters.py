@@ -91,14 +91,28 @@ class LightGBMObjective(_Adapter):
 
 
 class XGBoostObjective(_Adapter):
-    """``obj=`` callable for ``xgb.train``: ``(preds, dtrain) -> (grad, hess)``."""
+    """``obj=`` callable for ``xgb.train``: ``(preds, dtrain) -> (grad, hess)``.
+
+    A multi-output objective (McRank) returns (n, K) arrays; XGBoost before 2.1 takes them
+    only flattened row by row, so they are handed over that way there."""
 
     def __call__(self, preds, dtrain):
         ptr = dtrain.get_uint_info("group_ptr")
         labels = dtrain.get_label()
         if ptr is None or len(ptr) < 2:      # pointwise objectives (McRank) need no groups
             ptr = np.array([0, labels.shape[0]])
-        return self._compute(preds, labels, np.asarray(ptr, dtype=np.int64))
+        grad, hess = self._compute(preds, labels, np.asarray(ptr, dtype=np.int64))
+        if grad.ndim == 2 and _xgboost_wants_flat_gradients():
+            return grad.reshape(-1), hess.reshape(-1)
+        return grad, hess
+
+
+def _xgboost_wants_flat_gradients() -> bool:
+    """XGBoost < 2.1 reads a custom objective's gradient as one flat array."""
+    import xgboost
+
+    major, minor = (int(x) for x in xgboost.__version__.split(".")[:2])
+    return (major, minor) < (2, 1)
 
 
 class LeafRescaleCallback:
