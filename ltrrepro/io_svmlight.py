@@ -27,7 +27,9 @@ import hashlib
 import json
 import mmap
 import os
+import re
 import tempfile
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -45,8 +47,18 @@ __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatEr
 CHUNK_BYTES = 1 << 23  # 8 MiB of text per kernel call
 MAP_WINDOW = 1 << 25   # line counting maps 32 MiB at a time (a multiple of mmap.ALLOCATIONGRANULARITY)
 
+#: the largest label read by default (graded relevance; the exp2 gain table of the metrics
+#: goes to 31): a larger one is an error unless ``max_label`` is raised
+MAX_LABEL = 31
+#: the widest dataset inferred from its largest feature index (LETOR/MSLR: 46-136, Yahoo 700,
+#: Istella 220); a wider one is refused unless ``n_features`` is declared
+MAX_INFERRED_FEATURES = 100_000
+#: the longest ``#docid`` kept (LETOR ids are ~20 bytes)
+MAX_DOCID_BYTES = 256
+
 # error codes returned by the kernel
-_OK, _E_LABEL, _E_QID, _E_QIDVAL, _E_TOKEN, _E_INDEX0, _E_VALUE, _E_NONFINITE, _E_DUP, _E_DIM = range(10)
+(_OK, _E_LABEL, _E_QID, _E_QIDVAL, _E_TOKEN, _E_INDEX0, _E_VALUE, _E_NONFINITE, _E_DUP, _E_DIM, _E_BIGINT,
+ _E_LABELMAX, _E_GROWN) = range(13)
 _MESSAGES = {
     _E_LABEL: "the label is not a non-negative integer (graded relevance 0, 1, 2, ...)",
     _E_QID: "missing 'qid:<id>' after the label (ranking data needs a query id on every line)",
@@ -59,7 +71,13 @@ _MESSAGES = {
                   "out of the line (read them as NaN with missing='nan')",
     _E_DUP: "a feature index is repeated on the line",
     _E_DIM: "a feature index exceeds the declared number of features",
+    _E_BIGINT: "an integer (label, qid or feature index) has more than 18 digits and would overflow",
+    _E_LABELMAX: "the label exceeds the largest label read",
 }
+
+
+class _RowsExceeded(Exception):
+    """The file holds more data rows than were allocated (it changed, or a count was stale)."""
 
 
 class SVMLightFormatError(ValueError):
@@ -142,7 +160,8 @@ def _parse_number(buf, i, end):
 
 @numba.njit(cache=True, nogil=True)
 def _parse_int(buf, i, end):
-    """Parse an optionally signed integer. Returns (value, next_i, ok)."""
+    """Parse an optionally signed integer. Returns (value, next_i, status): 1 ok, 0 no digits,
+    2 more than 18 digits (it would wrap in int64: nothing is read modulo 2^64)."""
     neg = False
     if i < end and (buf[i] == 45 or buf[i] == 43):
         neg = buf[i] == 45
@@ -150,11 +169,14 @@ def _parse_int(buf, i, end):
     v = np.int64(0)
     start = i
     while i < end and 48 <= buf[i] <= 57:
-        v = v * 10 + (buf[i] - 48)
+        if i - start < 18:
+            v = v * 10 + (buf[i] - 48)
         i += 1
     if i == start:
-        return np.int64(0), i, False
-    return (-v if neg else v), i, True
+        return np.int64(0), i, 0
+    if i - start > 18:
+        return np.int64(0), i, 2
+    return (-v if neg else v), i, 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -178,11 +200,11 @@ def _comment_docid(buf, k, eol):
 
 
 @numba.njit(cache=True, nogil=True)
-def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0):
+def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0, max_label):
     """Parse the complete lines of ``buf`` (uint8).
 
     The rows are validated and written to X/y/qid from ``row0`` on; ``d_limit`` (the width
-    of X) bounds the feature index. Returns (rows, err_code, err_line, err_pos), positions
+    of X) bounds the feature index, ``max_label`` the label. Returns (rows, err_code, err_line, err_pos), positions
     into ``buf``. This is the strict reference parser: :func:`_parse_lines` handles the
     regular lines itself and hands every other line to it.
     """
@@ -207,13 +229,18 @@ def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, l
         tok = k
         while k < eol and not _is_space(buf[k]) and buf[k] != 35:
             k += 1
-        lab, p, ok = _parse_int(buf, tok, k)
+        lab, p, st = _parse_int(buf, tok, k)
+        if st == 2:
+            return row - row0, 10, line, tok
+        ok = st == 1
         if ok and p < k and buf[p] == 46:  # accept "3.0", "3.00"
             p += 1
             while p < k and buf[p] == 48:
                 p += 1
         if (not ok) or p != k or lab < 0 or buf[tok] == 45 or buf[tok] == 43:
             return row - row0, 1, line, tok
+        if lab > max_label:
+            return row - row0, 11, line, tok
         # ---- qid
         while k < eol and _is_space(buf[k]):
             k += 1
@@ -222,8 +249,10 @@ def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, l
             return row - row0, 2, line, k
         tok = k
         k += 4
-        q, p, ok = _parse_int(buf, k, eol)
-        if (not ok) or (p < eol and not _is_space(buf[p]) and buf[p] != 35):
+        q, p, st = _parse_int(buf, k, eol)
+        if st == 2:
+            return row - row0, 10, line, tok
+        if st != 1 or (p < eol and not _is_space(buf[p]) and buf[p] != 35):
             return row - row0, 3, line, tok
         k = p
         y[row] = lab
@@ -242,8 +271,10 @@ def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, l
                     doc_hi[row - row0] = hi_
                 break
             tok = k
-            idx, p, ok = _parse_int(buf, k, eol)
-            if (not ok) or p >= eol or buf[p] != 58 or buf[tok] == 45 or buf[tok] == 43:
+            idx, p, st = _parse_int(buf, k, eol)
+            if st == 2 and p < eol and buf[p] == 58:
+                return row - row0, 10, line, tok
+            if st != 1 or p >= eol or buf[p] != 58 or buf[tok] == 45 or buf[tok] == 43:
                 return row - row0, 4, line, tok
             if idx == 0:
                 return row - row0, 5, line, tok
@@ -389,7 +420,8 @@ def _line_end(buf, i):
 
 
 @numba.njit(cache=True, nogil=True)
-def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0):
+def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0,
+                 max_label):
     """:func:`_parse_chunk` on ``buf[lo:hi]`` with a fast path; same results and errors.
 
     Positions (error, document ids) are into ``buf``; row ``r``'s document id goes to
@@ -409,12 +441,13 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
     """
     if hi <= lo or buf[hi - 1] != 10:
         return _parse_slow(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base,
-                           seen, row0, line0)
+                           seen, row0, line0, max_label)
     i = lo
     row = row0
     line = line0
     while i < hi:
         lab, k, ok = _line_head(buf, i)
+        ok = ok and lab <= max_label
         q = np.int64(0)
         if ok:
             s = k
@@ -468,7 +501,7 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
             continue
         e = _line_end(buf, i)
         r, code, eline, pos = _parse_slow(buf, i, e + 1, d_limit, X, y, qid, linenos,
-                                          doc_lo, doc_hi, doc_base, seen, row, line)
+                                          doc_lo, doc_hi, doc_base, seen, row, line, max_label)
         if code != 0:
             return row - row0, code, eline, pos
         row += r
@@ -478,12 +511,13 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
 
 
 @numba.njit(cache=True, nogil=True)
-def _parse_slow(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0):
+def _parse_slow(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0,
+                max_label):
     """:func:`_parse_chunk` on ``buf[lo:hi]`` with :func:`_parse_lines`'s conventions."""
     dl = doc_lo[row0 - doc_base:]
     dh = doc_hi[row0 - doc_base:]
     r, code, eline, pos = _parse_chunk(buf[lo:hi], d_limit, X, y, qid, linenos, dl, dh, seen,
-                                       row0, line0)
+                                       row0, line0, max_label)
     if code != 0:
         return r, code, eline, pos + lo
     for t in range(r):
@@ -651,12 +685,14 @@ def _line_cuts(buf, n_parts):
 
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0,
-                    fill):
+                    fill, max_label):
     """Fill rows from line-aligned parts ``buf[bounds[p]:bounds[p+1]]`` in parallel.
 
     Each part gets one row slot per line (a vectorized newline count), or, when the slots
     would not fit in X, its exact data-row count; rows of parts that held blank or comment
-    lines are then moved down so that the rows stay contiguous and in file order.
+    lines are then moved down so that the rows stay contiguous and in file order. When even
+    the exact rows do not fit (the file grew since it was counted, or a cached count is
+    stale) nothing is written and the code is ``_E_GROWN``: no write past the arrays.
     """
     n_parts = bounds.shape[0] - 1
     lines = np.zeros(n_parts, np.int64)
@@ -668,6 +704,8 @@ def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, se
     if row0 + lines.sum() > X.shape[0]:
         for p in numba.prange(n_parts):
             slots[p], _ = _count_lines(buf, bounds[p], bounds[p + 1])
+        if row0 + slots.sum() > X.shape[0] or row0 + slots.sum() > doc_lo.shape[0] + row0:
+            return 0, 12, line0, 0
     sstart = np.zeros(n_parts, np.int64)
     lstart = np.zeros(n_parts, np.int64)
     for p in range(1, n_parts):
@@ -680,7 +718,7 @@ def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, se
     for p in numba.prange(n_parts):
         r, code, eline, pos = _parse_lines(buf, bounds[p], bounds[p + 1], d_limit, X, y, qid,
                                            linenos, doc_lo, doc_hi, row0, seen[p],
-                                           row0 + sstart[p], line0 + lstart[p])
+                                           row0 + sstart[p], line0 + lstart[p], max_label)
         rows[p] = r
         codes[p] = code
         elines[p] = eline
@@ -750,24 +788,30 @@ def _chunks(path: Path):
                 continue
             bufs[b] = np.concatenate([buf, np.empty(buf.shape[0], np.uint8)])
 
-    with _open(path) as fh, ThreadPoolExecutor(max_workers=1) as pool:
-        cur = 0
-        end, cut = fill(cur, 0)
-        while True:
-            if cut < 0:                      # no newline left: the unterminated last line
-                if end:
-                    bufs[cur][end] = 10
-                    yield bufs[cur][:end + 1]
-                return
-            rest = end - cut - 1
-            nxt = 1 - cur
-            if bufs[nxt].shape[0] < rest + 2:
-                bufs[nxt] = np.empty(bufs[cur].shape[0], np.uint8)
-            bufs[nxt][:rest] = bufs[cur][cut + 1:end]
-            pending = pool.submit(fill, nxt, rest)
-            yield bufs[cur][:cut + 1]
-            end, cut = pending.result()
-            cur = nxt
+    try:
+        with _open(path) as fh, ThreadPoolExecutor(max_workers=1) as pool:
+            cur = 0
+            end, cut = fill(cur, 0)
+            while True:
+                if cut < 0:                      # no newline left: the unterminated last line
+                    if end:
+                        bufs[cur][end] = 10
+                        yield bufs[cur][:end + 1]
+                    return
+                rest = end - cut - 1
+                nxt = 1 - cur
+                if bufs[nxt].shape[0] < rest + 2:
+                    bufs[nxt] = np.empty(bufs[cur].shape[0], np.uint8)
+                bufs[nxt][:rest] = bufs[cur][cut + 1:end]
+                pending = pool.submit(fill, nxt, rest)
+                yield bufs[cur][:cut + 1]
+                end, cut = pending.result()
+                cur = nxt
+    except (EOFError, OSError, zlib.error) as err:
+        if _open_kind(path) == "plain" or isinstance(err, (FileNotFoundError, PermissionError)):
+            raise
+        raise SVMLightFormatError(f"{path}: the {_open_kind(path)} stream is damaged or truncated ({err}); "
+                                  f"download or decompress the file again") from None
 
 
 @numba.njit(cache=True)
@@ -789,12 +833,15 @@ def _line_text(buf: np.ndarray, pos: int) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def _raise(path, code, line, buf, pos, d_limit=0):
+def _raise(path, code, line, buf, pos, d_limit=0, max_label=MAX_LABEL):
     text = _line_text(buf, pos)
     tok = bytes(buf[pos:pos + 40]).split(None, 1)[0].decode("latin-1") if pos < len(buf) else ""
     msg = _MESSAGES[code]
     if code == _E_DIM:
         msg += f" ({d_limit}); raise n_features or leave it unset to use the maximum index"
+    if code == _E_LABELMAX:
+        msg += (f" ({max_label}); relevance grades are small integers: check the column order, "
+                f"or pass max_label=N if the labels are meant")
     raise SVMLightFormatError(f"{path}, line {line}: {msg}; offending text {tok!r} in: {text!r}")
 
 
@@ -828,8 +875,12 @@ def _count_physical_lines(path: Path) -> int:
 
 
 def _file_signature(path: Path) -> dict:
+    """What identifies a file's content for the caches: path, size, modification and change
+    times, inode (a file replaced by another of the same size and mtime has a new inode or
+    ctime)."""
     st = path.stat()
-    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+            "ctime_ns": st.st_ctime_ns, "inode": st.st_ino}
 
 
 def default_cache_dir() -> Path:
@@ -916,10 +967,23 @@ def _atomic_write_text(target: Path, text: str) -> None:
     os.replace(tmp, target)
 
 
-def _parse_file(path: Path, n_rows: int, d: int, missing: str, dim_retry: bool = False):
-    """Arrays of a file; with ``dim_retry``, None when an index exceeds ``d`` (a guess)."""
+def _allocate(path: Path, n_rows: int, d: int, missing: str) -> np.ndarray:
+    try:
+        if missing == "nan":
+            return np.full((n_rows, d), np.nan, dtype=np.float32)
+        return np.zeros((n_rows, d), np.float32)
+    except MemoryError:
+        raise MemoryError(f"{path}: {n_rows:,} rows x {d:,} features need {n_rows * d * 4 / 2**30:.1f} GiB "
+                          f"as float32, more than this machine can allocate; check n_features (the widest "
+                          f"LETOR-style datasets have a few hundred) or use a machine with more memory") from None
+
+
+def _parse_file(path: Path, n_rows: int, d: int, missing: str, dim_retry: bool = False,
+                max_label: int = MAX_LABEL):
+    """Arrays of a file; with ``dim_retry``, None when an index exceeds ``d`` (a guess).
+    Raises :class:`_RowsExceeded` when the file holds more rows than ``n_rows``."""
     fill_value = np.nan if missing == "nan" else 0.0
-    X = np.full((n_rows, d), fill_value, dtype=np.float32) if missing == "nan" else np.zeros((n_rows, d), np.float32)
+    X = _allocate(path, n_rows, d, missing)
     y = np.zeros(n_rows, np.int32)
     qid = np.zeros(n_rows, np.int64)
     linenos = np.zeros(n_rows, np.int64)
@@ -936,32 +1000,50 @@ def _parse_file(path: Path, n_rows: int, d: int, missing: str, dim_retry: bool =
         bounds = _line_cuts(buf, n_parts)
         seen[:] = 0
         rows, code, line_after, pos = _parse_parallel(buf, bounds, d, X, y, qid, linenos,
-                                                      lo, hi, seen, row, line, fill)
+                                                      lo, hi, seen, row, line, fill, max_label)
+        if code == _E_GROWN:
+            raise _RowsExceeded(n_rows)
         if code:
             if dim_retry and code == _E_DIM:
                 return None
-            _raise(path, code, line_after, buf, pos, d)
-        lo, hi = lo[:rows], hi[:rows]
-        has = lo >= 0
-        if has.any():
-            any_doc = True
-            width = int((hi - lo)[has].max()) if has.any() else 0
-            width = max(width, 1)
-            idx = lo[:, None] + np.arange(width)[None, :]
-            valid = has[:, None] & (idx < hi[:, None])
-            mat = np.where(valid, buf[np.where(valid, idx, 0)], 0).astype(np.uint8)
-            doc_parts.append(np.ascontiguousarray(mat).view(f"S{width}").ravel())
-        else:
-            doc_parts.append(np.zeros(rows, dtype="S1"))
+            _raise(path, code, line_after, buf, pos, d, max_label)
+        doc_parts.append(_gather_docids(path, buf, lo[:rows], hi[:rows], linenos[row:row + rows]))
+        any_doc = any_doc or doc_parts[-1].itemsize > 1 or bool(doc_parts[-1].any())
         row += rows
         line = line_after
     docid = None
     if any_doc:
         docid = np.concatenate(doc_parts)
+        if docid.shape[0] != row:  # pragma: no cover - a bookkeeping error, never user data
+            raise AssertionError("document ids out of step with rows")
     del doc_lo, doc_hi
     if row < n_rows:  # blank or comment lines were counted: keep views of the filled rows
         X, y, qid, linenos = X[:row], y[:row], qid[:row], linenos[:row]
     return X, y, qid, linenos, docid
+
+
+def _gather_docids(path: Path, buf: np.ndarray, lo: np.ndarray, hi: np.ndarray, linenos: np.ndarray) -> np.ndarray:
+    """The document ids of one chunk's rows as a fixed-width bytes array (``b""`` where a row
+    has none), gathered through the flat spans: memory is the ids' total length, never
+    rows x longest id. An id over :data:`MAX_DOCID_BYTES` is an error naming its line."""
+    has = lo >= 0
+    if not has.any():
+        return np.zeros(lo.shape[0], dtype="S1")
+    lengths = np.where(has, hi - lo, 0)
+    longest = int(lengths.max())
+    if longest > MAX_DOCID_BYTES:
+        r = int(np.argmax(lengths))
+        raise SVMLightFormatError(
+            f"{path}, line {int(linenos[r])}: the document id in the comment is {longest:,} bytes long (at most "
+            f"{MAX_DOCID_BYTES} are read); LETOR ids look like 'docid = GX008-86-4444840': check the comment; "
+            f"offending text {_line_text(buf, int(lo[r]))!r}")
+    width = max(longest, 1)
+    out = np.zeros(lo.shape[0], dtype=f"S{width}")
+    flat = out.view(np.uint8).reshape(-1, width)          # the output itself, rows x width <= 256
+    rows = np.repeat(np.arange(lo.shape[0]), lengths)
+    within = np.arange(rows.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    flat[rows, within] = buf[np.repeat(lo, lengths) + within]
+    return out
 
 
 def _raise_order(path: Path, linenos: np.ndarray, qid: np.ndarray, err: QueryOrderError):
@@ -990,7 +1072,8 @@ def _raise_order(path: Path, linenos: np.ndarray, qid: np.ndarray, err: QueryOrd
 
 
 def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
-                  cache_dir=None, use_cache: bool = True, name: str | None = None) -> RankingDataset:
+                  cache_dir=None, use_cache: bool = True, name: str | None = None,
+                  max_label: int = MAX_LABEL) -> RankingDataset:
     """Read an SVMlight/LETOR ranking file into a :class:`RankingDataset`.
 
     Parameters
@@ -1003,27 +1086,49 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
         :func:`default_cache_dir`); a cached file is reused only while the source's path,
         size and modification time are unchanged, and is then memory-mapped read-only.
     use_cache : set False to always parse and never write a cache.
+    max_label : the largest label accepted (default :data:`MAX_LABEL` = 31); a larger one is
+        an error naming its line (labels are stored as int32 and never wrap).
 
-    Rows keep the file order; queries must be contiguous.
+    Rows keep the file order; queries must be contiguous. Integers of more than 18 digits
+    are errors (never read modulo 2^64); without ``n_features`` a width beyond
+    :data:`MAX_INFERRED_FEATURES` is refused, naming the line with the largest index. A file
+    that changes while it is read (a download or ``gunzip`` still running) is an error.
     """
     if missing not in ("zero", "nan"):
         raise ValueError("missing must be 'zero' or 'nan'")
+    if not isinstance(max_label, (int, np.integer)) or not 0 <= max_label < 2**31:
+        raise ValueError("max_label must be an integer in [0, 2^31)")
     path = Path(path)
     _check_file(path)
     sig = _file_signature(path)
+    for attempt in range(2):
+        try:
+            return _read(path, sig, n_features, missing, cache_dir, use_cache, name, int(max_label),
+                         trust_scan=attempt == 0)
+        except _RowsExceeded:
+            if _file_signature(path) != sig:
+                break
+            # same file, more rows than a cached count said: the count was stale; count again
+    raise SVMLightFormatError(f"{path}: the file changed while it was read (it holds more lines than when "
+                              f"it was counted: a download or decompression still running?); read it again "
+                              f"once it is complete")
+
+
+def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache: bool, name, max_label: int,
+          trust_scan: bool) -> RankingDataset:
     cdir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     label = name or path.name
     n_alloc = None
     if n_features is None:
         # the width is the largest index: known from a cached first pass, or guessed below
-        scan = _cached_scan(sig, cache_dir) if use_cache else None
+        scan = _cached_scan(sig, cache_dir) if use_cache and trust_scan else None
         d = scan["max_index"] if scan else None
         n_alloc = scan["n_rows"] if scan else None
     else:
         # declared width: one pass, rows allocated for every physical line, trimmed after
         d = int(n_features)
     if d is not None and use_cache:
-        entry = cdir / _cache_key(sig, {"d": d, "missing": missing, "v": 1})
+        entry = cdir / _cache_key(sig, {"d": d, "missing": missing, "max_label": max_label, "v": 2})
         if (entry / "meta.json").exists():
             try:
                 meta = json.loads((entry / "meta.json").read_text())
@@ -1039,17 +1144,22 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
         # the file through the full first pass and a second parse (sparse files only), so
         # the width is always the file's largest index
         guess = _first_chunk_max_index(path)
-        got = _parse_file(path, n_alloc, guess, missing, dim_retry=True)
+        _check_width(path, guess)
+        got = _parse_file(path, n_alloc, guess, missing, dim_retry=True, max_label=max_label)
         if got is not None:
             d = guess
             if use_cache:
                 _store_scan(sig, cache_dir, {"n_rows": int(got[0].shape[0]), "max_index": d})
         else:
-            d = scan_svmlight(path, cache_dir=cache_dir, use_cache=use_cache)["max_index"]
+            d = scan_svmlight(path, cache_dir=cache_dir, use_cache=use_cache and trust_scan)["max_index"]
+    if n_features is None:
+        _check_width(path, d)
     if got is None:
-        got = _parse_file(path, n_alloc, d, missing)
+        got = _parse_file(path, n_alloc, d, missing, max_label=max_label)
+    if _file_signature(path) != sig:
+        raise _RowsExceeded(n_alloc)
     X, y, qid, linenos, docid = got
-    entry = cdir / _cache_key(sig, {"d": d, "missing": missing, "v": 1})
+    entry = cdir / _cache_key(sig, {"d": d, "missing": missing, "max_label": max_label, "v": 2})
     if X.shape[0] == 0:
         raise SVMLightFormatError(
             f"{path}: the file holds no data line (empty or only comments); "
@@ -1064,6 +1174,24 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
     if use_cache:
         _write_entry(entry, ds, sig, d, missing)
     return ds
+
+
+def _check_width(path: Path, d: int) -> None:
+    """Refuse an inferred width beyond :data:`MAX_INFERRED_FEATURES`, naming the line with the
+    largest index (one index typed wrong would otherwise allocate rows x index floats)."""
+    if d <= MAX_INFERRED_FEATURES:
+        return
+    pattern = re.compile(rb"(?:^|\s)0*%d:" % d)
+    where = ""
+    with _open(path) as fh:
+        for k, raw in enumerate(fh, start=1):
+            if pattern.search(raw.split(b"#", 1)[0]):
+                where = f", line {k}: offending text {raw.decode('latin-1').rstrip()[:160]!r}"
+                break
+    raise SVMLightFormatError(
+        f"{path}{where}: feature index {d:,} would make the inferred width {d:,} columns ({d * 4:,} bytes per row); "
+        f"more than {MAX_INFERRED_FEATURES:,} features is refused unless declared: pass n_features=... if the "
+        f"index is meant, else fix the line")
 
 
 def _write_entry(entry: Path, ds: RankingDataset, sig: dict, d: int, missing: str) -> None:

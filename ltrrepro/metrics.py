@@ -39,7 +39,8 @@ def gain_table(gain="exp2", max_label: int = 31) -> np.ndarray:
     if isinstance(gain, str):
         ys = np.arange(max_label + 1, dtype=np.float64)
         if gain == "exp2":
-            return np.exp2(ys) - 1.0
+            with np.errstate(over="ignore"):       # inf beyond label 1023: evaluate refuses those labels
+                return np.exp2(ys) - 1.0
         if gain == "linear":
             return ys
         raise ValueError(f"unknown gain {gain!r}: use 'exp2', 'linear' or a table")
@@ -283,6 +284,9 @@ def evaluate(scores, labels, offsets, metrics=("ndcg@5",), gain="exp2", norel="d
             table = gain_table(m.gain, max_label=max(max_label, 1))
             if table.shape[0] <= max_label:
                 raise ValueError(f"gain table has {table.shape[0]} entries but labels reach {max_label}")
+            if not np.isfinite(table[:max_label + 1]).all():
+                raise ValueError(f"labels reach {max_label}: the gain 2^y − 1 overflows float64 beyond label 1023 "
+                                 f"(every such query would be dropped); use gain='linear' or a gain table")
             d = _dcg_kernel(table[ranked], offsets, k)
             idcg = _dcg_kernel(table[ideal], offsets, k)
             mask = idcg <= 0
