@@ -27,17 +27,18 @@ def report(store) -> dict:
                              title="Bruch Figure 4 — click noise")
 
 
+@common.cli
 def main(argv=None) -> int:
     ap = common.parser(__doc__, synthetic_trials=4, real_trials=20, synthetic_queries=400,
                        levels="0.05,0.1,0.15,0.2,0.25,0.3")
-    ap.add_argument("--impressions", type=int, default=10, help="impressions per list (default 10)")
+    ap.add_argument("--impressions", type=common.positive_int, default=10, help="impressions per list (default 10)")
     ap.add_argument("--click-model", choices=("cascade", "pbm"), default="cascade",
                     help="cascade (the paper) or the position-based model (option)")
     ap.add_argument("--eta", type=float, default=1.0, help="pbm: examination probability (1/rank)^eta")
     args = ap.parse_args(argv)
     levels = common.parse_levels(args.levels)
     if any(not 0 <= c <= 1 for c in levels):
-        raise SystemExit("--levels are click probabilities in [0, 1]")
+        raise common.UsageError("--levels are click probabilities in [0, 1]")
     cfg = common.resolve(args, EXPERIMENT)
     cfg["click_probs"] = list(BRUCH_CLICK_PROBS)
     cfg["impressions"] = args.impressions

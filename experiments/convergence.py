@@ -93,6 +93,7 @@ def report(store) -> dict:
     return {"text": "\n".join(text), "files": files, "claims": cl}
 
 
+@common.cli
 def main(argv=None) -> int:
     ap = common.parser(__doc__, synthetic_trials=4, real_trials=100, synthetic_queries=400)
     args = ap.parse_args(argv)

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ltrrepro.report import claims_text, save_figure, verdict, write_claims, write_table
-from ltrrepro.runner import Unit, run_units
+from experiments import common
+from ltrrepro.runner import Unit
 from ltrrepro.store import ResultStore
 
 EXPERIMENT = "jensen_gap"
@@ -89,30 +90,26 @@ def report(store) -> dict:
     return {"text": "\n".join(text), "files": files, "claims": cl}
 
 
+@common.cli
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lists", type=int, default=10)
-    ap.add_argument("--draws", type=int, default=1000)
-    ap.add_argument("--docs", type=int, default=100)
+    ap = common.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lists", type=common.positive_int, default=10)
+    ap.add_argument("--draws", type=common.positive_int, default=1000)
+    ap.add_argument("--docs", type=common.positive_int, default=100)
     ap.add_argument("--probs", default="0.5,0.25,0.15,0.07,0.03")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="runs/jensen_gap")
-    ap.add_argument("--force", action="store_true")
-    ap.add_argument("--quiet", action="store_true")
+    common.common_flags(ap, out_default="runs/jensen_gap")
     args = ap.parse_args(argv)
-    probs = [float(x) for x in args.probs.split(",")]
+    try:
+        probs = [float(x) for x in args.probs.split(",")]
+    except ValueError:
+        raise common.UsageError(f"--probs must be comma-separated numbers, got {args.probs!r}") from None
     if any(p < 0 for p in probs) or not np.isclose(sum(probs), 1):
-        raise SystemExit("--probs must be non-negative and sum to 1")
+        raise common.UsageError("--probs must be non-negative and sum to 1")
+    out = common.check_outputs(Path(args.out))
+    common.check_execution(args)
     cfg = {"docs": args.docs, "draws": args.draws, "probs": probs, "seed": args.seed}
-    store = ResultStore(Path(args.out), cfg)
-    store.start(EXPERIMENT)
     units = [Unit(EXPERIMENT, "simulated", i, "list", seed=args.seed) for i in range(args.lists)]
-    s = run_units(units, unit_fn, cfg, store, jobs=1, force=args.force, quiet=args.quiet)
-    info = report(store)
-    if not args.quiet:
-        print(info["text"])
-    store.finish("ok" if s.ok else "failed")
-    return s.exit_code
+    return common.run_and_report(EXPERIMENT, args, ResultStore(out, cfg), units, unit_fn, report, cfg)
 
 
 if __name__ == "__main__":

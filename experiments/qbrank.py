@@ -366,22 +366,35 @@ def report(store) -> dict:
     return {"text": "\n".join(text), "files": files, "claims": cl, "table": table}
 
 
+def _grid(text: str) -> list[tuple[float, int]]:
+    try:
+        grid = [(float(a), int(b)) for a, b in (x.split(":") for x in text.split(",") if x.strip())]
+    except ValueError:
+        raise common.UsageError(f"--gbt-grid takes eta:leaves pairs, e.g. 0.05:10,0.1:20; got {text!r}") from None
+    if not grid or any(not 0 < eta <= 1 or leaves < 2 for eta, leaves in grid):
+        raise common.UsageError(f"--gbt-grid needs 0 < eta <= 1 and leaves >= 2; got {text!r}")
+    return grid
+
+
+@common.cli
 def main(argv=None) -> int:
     ap = common.parser(__doc__, synthetic_trials=3, real_trials=10, synthetic_queries=1500)
     ap.set_defaults(dataset="synthetic-yahoo")
-    ap.add_argument("--iterations", type=int, default=None, help="boosting iterations (default 300; 150 synthetic)")
-    ap.add_argument("--every", type=int, default=10, help="curve resolution in iterations")
-    ap.add_argument("--max-pairs", type=int, default=200_000, help="RankSVM: pairs sampled from P2 at most")
+    ap.add_argument("--iterations", type=common.positive_int, default=None,
+                    help="boosting iterations (default 300; 150 synthetic)")
+    ap.add_argument("--every", type=common.positive_int, default=10, help="curve resolution in iterations")
+    ap.add_argument("--max-pairs", type=common.positive_int, default=200_000,
+                    help="RankSVM: pairs sampled from P2 at most")
     ap.add_argument("--gbt-grid", default="0.05:10,0.05:20,0.1:10,0.1:20", help="GBT tuning grid eta:leaves,...")
     ap.add_argument("--models", default=",".join(MODELS))
     args = ap.parse_args(argv)
+    grid = _grid(args.gbt_grid)
+    models = [m for m in args.models.split(",") if m]
+    if not models or set(models) - set(MODELS) or len(set(models)) != len(models):
+        raise common.UsageError(f"--models {args.models!r}: each of {', '.join(MODELS)} at most once")
     cfg = common.resolve(args, EXPERIMENT)
     synthetic = common.is_synthetic(args.dataset)
-    iterations = args.iterations or (150 if synthetic else 300)
-    grid = [(float(a), int(b)) for a, b in (x.split(":") for x in args.gbt_grid.split(","))]
-    models = [m for m in args.models.split(",") if m]
-    if set(models) - set(MODELS):
-        raise SystemExit(f"unknown model(s) {sorted(set(models) - set(MODELS))}; known: {', '.join(MODELS)}")
+    iterations = args.iterations if args.iterations is not None else (150 if synthetic else 300)
     # this experiment's own settings replace the Bruch presets
     cfg.pop("preset")
     cfg.pop("params")

@@ -32,11 +32,18 @@ METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10")
 ALPHA = 0.01
 
 
-def build_units(args, cfg) -> list[Unit]:
+def check_models(args) -> list[str]:
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in models if m not in MODEL_SPECS]
-    if unknown:
-        raise SystemExit(f"unknown model(s) {unknown}; known: {', '.join(MODEL_SPECS)}")
+    if unknown or not models:
+        raise common.UsageError(f"unknown model(s) {unknown or args.models!r}; known: {', '.join(MODEL_SPECS)}")
+    if len(set(models)) != len(models):
+        raise common.UsageError(f"--models repeats a model: {args.models!r}")
+    return models
+
+
+def build_units(args, cfg) -> list[Unit]:
+    models = check_models(args)
     return [Unit(EXPERIMENT, cfg["dataset"], t, m, (("noise", "none"),), seed=cfg["seed"])
             for t in range(args.trials) for m in models]
 
@@ -96,7 +103,7 @@ def report(store) -> dict:
     root = store.root
     trials = int(table.trials.max()) if len(table) else 0
     devs = bruch.deviations_text(cfg, trials, 100)
-    shown = table.drop(columns=["key"]).copy()
+    shown = table.drop(columns=["key", "train_s"]).copy()    # timings go to their own file
     # significance marker: * = differs from λMART at α (paired t-test on that metric)
     for k in ("ndcg@5", "ndcg@10"):
         marks = []
@@ -112,8 +119,12 @@ def report(store) -> dict:
                         caption=f"Ranking quality, Bruch Table 1 ({cfg['dataset']}, library {cfg['library']}, "
                                 f"preset {cfg['preset']})",
                         legend=legend, pm_cols={k: f"{k}_ci" for k in METRICS},
-                        marks={"ndcg@5": "sig@5", "ndcg@10": "sig@10"}, formats={"trees": 1, "train_s": 1},
+                        marks={"ndcg@5": "sig@5", "ndcg@10": "sig@10"}, formats={"trees": 1},
                         rename={k: k.replace("ndcg", "NDCG") for k in METRICS})
+    files += write_table(table[["model", "trials", "train_s"]], root / "tables" / "timings",
+                         caption="Mean training time per model (s)", digits=2,
+                         legend="Wall-clock seconds per model and trial on this machine: not reproducible byte for "
+                                "byte, so kept out of the result tables.")
     if len(comp):
         files += write_table(comp, root / "tables" / "table1_tests", caption="Paired t-tests (a − b)",
                              legend="diff: mean of a − b with its 95% CI; p_holm: Holm across all listed comparisons.",
@@ -126,11 +137,13 @@ def report(store) -> dict:
     return {"text": "\n".join(text), "files": files, "table": table, "claims": cl}
 
 
+@common.cli
 def main(argv=None) -> int:
     ap = common.parser(__doc__, synthetic_trials=5, real_trials=100, synthetic_queries=400)
     ap.add_argument("--models", default=",".join((*PAPER_MODELS, *BASELINES)),
                     help="comma-separated model names (default: the paper's three and the two library baselines)")
     args = ap.parse_args(argv)
+    check_models(args)
     cfg = common.resolve(args, EXPERIMENT)
     units = build_units(args, cfg)
     return common.main(EXPERIMENT, args, cfg, units, bruch.unit_fn, report)

@@ -11,21 +11,19 @@ import argparse
 import importlib
 import sys
 
+from experiments import common
 from ltrrepro.store import ResultStore
 
 
 def rebuild(run_dir, quiet: bool = False) -> dict:
-    try:
-        store = ResultStore.open(run_dir)
-    except FileNotFoundError as err:
-        raise SystemExit(f"error: {err}") from None
-    name = store.read_manifest()["experiment"]
+    store = ResultStore.open(run_dir)
+    name = store.read_manifest().get("experiment")
     try:
         mod = importlib.import_module(f"experiments.{name}")
-    except ImportError as err:
-        raise SystemExit(f"{run_dir}: manifest names experiment {name!r}, which has no module") from err
+    except ImportError:
+        raise common.UsageError(f"{store.manifest_path}: names experiment {name!r}, which has no module") from None
     if not store.records():
-        raise SystemExit(f"{run_dir}: no finished unit to report on")
+        raise common.UsageError(f"{run_dir}: no finished unit to report on")
     info = mod.report(store)
     if not quiet:
         print(info.get("text", ""))
@@ -33,10 +31,12 @@ def rebuild(run_dir, quiet: bool = False) -> dict:
     return info
 
 
+@common.cli
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+", help="results directories")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--debug", action="store_true", help="show tracebacks of user errors")
     args = ap.parse_args(argv)
     for d in args.dirs:
         rebuild(d, quiet=args.quiet)

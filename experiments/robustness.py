@@ -36,14 +36,22 @@ NOISES = ("documents", "labels")
 ALPHA = 0.01
 
 
-def build_units(args, cfg) -> list[Unit]:
+def check_levels(args) -> tuple[list, list]:
+    """(levels, noise types) of the command line, or a UsageError."""
     levels = common.parse_levels(args.levels)
     noises = [n.strip() for n in args.noise.split(",") if n.strip()]
     bad = [n for n in noises if n not in NOISES]
-    if bad:
-        raise SystemExit(f"--noise takes documents and/or labels, got {bad}")
-    if any(lv < 0 or lv > 100 for lv in levels) and "labels" in noises:
-        raise SystemExit("label-noise levels are percentages in [0, 100]")
+    if bad or not noises:
+        raise common.UsageError(f"--noise takes documents and/or labels, got {bad or args.noise!r}")
+    if any(lv < 0 for lv in levels):
+        raise common.UsageError("--levels are percentages >= 0")
+    if any(lv > 100 for lv in levels) and "labels" in noises:
+        raise common.UsageError("label-noise levels are percentages in [0, 100]")
+    return levels, noises
+
+
+def build_units(args, cfg) -> list[Unit]:
+    levels, noises = check_levels(args)
     settings = []
     if 0 in levels:
         settings.append((("noise", "none"), ("level", 0)))
@@ -175,11 +183,13 @@ def report(store, name: str = "robustness", figure: str = "fig3", paper_trials: 
     return {"text": "\n".join(text), "files": files, "table": res, "claims": cl}
 
 
+@common.cli
 def main(argv=None) -> int:
     ap = common.parser(__doc__, synthetic_trials=6, real_trials=100, synthetic_queries=400,
                        levels="0,20,40,60,80,100")
     ap.add_argument("--noise", default="documents,labels", help="documents, labels or both (default both)")
     args = ap.parse_args(argv)
+    check_levels(args)
     cfg = common.resolve(args, EXPERIMENT)
     cfg["noise_probs"] = [0.5, 0.2, 0.15, 0.1, 0.05]
     units = build_units(args, cfg)

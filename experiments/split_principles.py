@@ -404,13 +404,15 @@ def report(store) -> dict:
     return {"text": "\n".join(text), "files": files, "claims": cl}
 
 
+@common.cli
 def main(argv=None) -> int:
     ap = common.parser(__doc__, synthetic_trials=3, real_trials=5, synthetic_queries=300, library=False)
     ap.set_defaults(dataset="synthetic-web30k")
-    ap.add_argument("--rounds", type=int, default=None,
+    ap.add_argument("--rounds", type=common.positive_int, default=None,
                     help="boosting rounds for both systems (default: 1,000 LambdaMART / 2,500 McRank on real "
                          "data; 60 / 60 on synthetic data)")
-    ap.add_argument("--every", type=int, default=None, help="curve resolution in rounds (default rounds / 20)")
+    ap.add_argument("--every", type=common.positive_int, default=None,
+                    help="curve resolution in rounds (default rounds / 20)")
     ap.add_argument("--systems", default="mcrank,lambdamart")
     ap.add_argument("--leaves", default=",".join(map(str, LEAVES)))
     ap.add_argument("--rates", default=",".join(map(str, RATES)))
@@ -419,18 +421,20 @@ def main(argv=None) -> int:
     fold_layout = args.dataset in ("web10k", "web30k", "mq2007", "mq2008")
     if args.trials is None and not synthetic:
         args.trials = 5 if fold_layout else 3
-    cfg = common.resolve(args, EXPERIMENT)
     if fold_layout and args.trials > 5:
-        raise SystemExit(f"{args.dataset} has five folds; --trials must be <= 5")
+        raise common.UsageError(f"{args.dataset} has five folds; --trials must be <= 5")
+    systems = [s for s in args.systems.split(",") if s]
+    if not systems or set(systems) - set(SYSTEMS) or len(set(systems)) != len(systems):
+        raise common.UsageError(f"--systems {args.systems!r}: each of {', '.join(SYSTEMS)} at most once")
+    leaves = common.parse_levels(args.leaves, int, "--leaves")
+    rates = common.parse_levels(args.rates, float, "--rates")
+    if any(lv < 2 for lv in leaves) or any(not 0 < r <= 1 for r in rates):
+        raise common.UsageError("--leaves must be >= 2 and --rates in (0, 1]")
+    cfg = common.resolve(args, EXPERIMENT)
     rounds = ({"mcrank": 60, "lambdamart": 60} if synthetic else {"mcrank": 2500, "lambdamart": 1000})
     if args.rounds is not None:
         rounds = {k: args.rounds for k in rounds}
     every = args.every or max(1, max(rounds.values()) // 20)
-    systems = [s for s in args.systems.split(",") if s]
-    if set(systems) - set(SYSTEMS):
-        raise SystemExit(f"unknown system(s) {sorted(set(systems) - set(SYSTEMS))}; known: {', '.join(SYSTEMS)}")
-    leaves = common.parse_levels(args.leaves, int)
-    rates = common.parse_levels(args.rates, float)
     cfg.pop("preset")
     cfg.pop("params")
     cfg["deviations"] = [d for d in cfg["deviations"] if not d.startswith("hyperparameters")]

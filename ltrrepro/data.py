@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -227,8 +228,10 @@ class RankingDataset:
 def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
     """Write ``ds`` as ``.npy`` files plus ``meta.json`` into the directory ``entry``.
 
-    The files go to a temporary sibling directory that replaces ``entry`` in one
-    ``os.replace``; ``meta.json`` is written last. A failure leaves no partial entry.
+    The files go to a temporary sibling directory that becomes ``entry`` in one
+    ``os.replace``; ``meta.json`` is written last. A failure leaves no partial entry. Safe
+    when several processes write the same entry at once: a complete entry that is already
+    there is kept (ours is discarded), a damaged one is first moved aside atomically.
     """
     entry = Path(entry)
     entry.parent.mkdir(parents=True, exist_ok=True)
@@ -241,12 +244,44 @@ def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
         if ds.docid is not None:
             np.save(tmp / "docid.npy", ds.docid)
         (tmp / "meta.json").write_text(json.dumps({**meta, "n_rows": ds.n_docs, "has_docid": ds.docid is not None}))
-        if entry.exists():
-            shutil.rmtree(entry, ignore_errors=True)
-        os.replace(tmp, entry)
+        for _ in range(3):
+            if entry.exists():
+                if npy_dir_ok(entry):
+                    return                              # another process finished it first
+                aside = entry.with_name(f".stale-{entry.name}-{os.getpid()}-{time.monotonic_ns()}")
+                try:
+                    os.replace(entry, aside)
+                    shutil.rmtree(aside, ignore_errors=True)
+                except OSError:
+                    continue
+            try:
+                os.replace(tmp, entry)
+                return
+            except OSError:                             # someone placed an entry in between
+                continue
+        if not npy_dir_ok(entry):
+            raise OSError(f"{entry}: could not be written (other processes kept replacing it)")
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def npy_dir_ok(entry) -> bool:
+    """Whether ``entry`` holds a complete dataset written by :func:`save_npy_dir`: the
+    metadata loads and every array loads with the row count it records."""
+    entry = Path(entry)
+    try:
+        meta = json.loads((entry / "meta.json").read_text())
+        n = int(meta["n_rows"])
+        X = np.load(entry / "X.npy", mmap_mode="r")
+        y, qid = np.load(entry / "y.npy", mmap_mode="r"), np.load(entry / "qid.npy", mmap_mode="r")
+        offsets = np.load(entry / "offsets.npy", mmap_mode="r")
+        ok = X.ndim == 2 and X.shape[0] == y.shape[0] == qid.shape[0] == n and int(offsets[-1]) == n
+        if meta.get("has_docid"):
+            ok = ok and np.load(entry / "docid.npy", mmap_mode="r").shape[0] == n
+        return bool(ok)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
+        return False
 
 
 def load_npy_dir(entry, name: str | None = None, meta: dict | None = None) -> RankingDataset:

@@ -39,7 +39,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from .data import QueryOrderError, RankingDataset, load_npy_dir, offsets_from_qids, save_npy_dir
+from .data import QueryOrderError, RankingDataset, load_npy_dir, npy_dir_ok, offsets_from_qids, save_npy_dir
 
 __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatError",
            "default_cache_dir"]
@@ -1132,7 +1132,7 @@ def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache:
         if (entry / "meta.json").exists():
             try:
                 meta = json.loads((entry / "meta.json").read_text())
-                if meta["signature"] == sig:
+                if meta["signature"] == sig and npy_dir_ok(entry):     # a damaged entry is parsed again
                     return _load_entry(entry, meta, label)
             except (OSError, ValueError, KeyError):
                 pass

@@ -37,7 +37,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .data import RankingDataset, load_npy_dir, save_npy_dir
+from .data import RankingDataset, load_npy_dir, npy_dir_ok, save_npy_dir
 from .store import ResultStore
 
 __all__ = ["Unit", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary", "default_jobs_threads",
@@ -123,18 +123,31 @@ def _content_hash(ds: RankingDataset) -> str:
     return h.hexdigest()
 
 
-def materialize(ds: RankingDataset, cache_dir=None) -> DataRef:
+def materialize(ds: RankingDataset, cache_dir=None, fallback_dir=None) -> DataRef:
     """Store ``ds`` under ``cache_dir/datasets/<content hash>`` (once) and return its reference.
 
-    ``cache_dir`` defaults to ``$LTRREPRO_CACHE`` or ``~/.cache/ltrrepro``. A dataset that is
-    already an unchanged entry there is not written again.
+    ``cache_dir`` defaults to ``$LTRREPRO_CACHE`` or ``~/.cache/ltrrepro``. A complete entry
+    is not written again; a damaged one (a file missing or truncated) is rewritten. When the
+    cache cannot be written (read-only, full), ``fallback_dir`` (a run-local directory) is
+    used instead, with a warning. Several processes may materialize the same data at once.
     """
     from .io_svmlight import default_cache_dir
 
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    entry = root / "datasets" / _content_hash(ds)
-    if not (entry / "meta.json").exists():
+    name = _content_hash(ds)
+    entry = root / "datasets" / name
+    if npy_dir_ok(entry):
+        return DataRef(str(entry), ds.name)
+    try:
         save_npy_dir(ds, entry, {"name": ds.name})
+    except OSError as err:
+        if fallback_dir is None:
+            raise
+        entry = Path(fallback_dir) / "datasets" / name
+        print(f"warning: the cache {root} cannot be written ({err.strerror or err}); using {entry.parent}",
+              file=sys.stderr)
+        if not npy_dir_ok(entry):
+            save_npy_dir(ds, entry, {"name": ds.name})
     return DataRef(str(entry), ds.name)
 
 
@@ -144,8 +157,8 @@ def default_jobs_threads(jobs: int | None, threads: int | None, n_units: int | N
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if jobs is None or jobs <= 0:
         jobs = cores if threads is None else max(1, cores // threads)
-        if n_units is not None:
-            jobs = max(1, min(jobs, n_units))
+    if n_units is not None:                  # never more workers than units to run
+        jobs = max(1, min(jobs, n_units))
     if threads is None or threads <= 0:
         threads = max(1, cores // jobs)
     return int(jobs), int(threads)
@@ -156,6 +169,14 @@ def _set_threads(threads: int) -> None:
         import numba
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
     except (ImportError, ValueError):
+        pass
+
+
+def _shutdown_loky_workers() -> None:
+    try:
+        from joblib.externals.loky import get_reusable_executor
+        get_reusable_executor().shutdown(wait=False, kill_workers=True)
+    except Exception:  # noqa: BLE001 - best effort on the way out
         pass
 
 
@@ -191,7 +212,7 @@ class RunSummary:
 
 def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore, *, jobs: int | None = None,
               threads: int | None = None, backend: str = "loky", scheduler=None, force: bool = False,
-              quiet: bool = False, log=None) -> RunSummary:
+              quiet: bool = False, log=None, scheduler_timeout: float = 30) -> RunSummary:
     """Run every unit not already in ``store`` (all of them with ``force``).
 
     ``fn(unit, ctx) -> (record: dict, arrays: dict)`` must be importable by the workers
@@ -225,7 +246,8 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
             from dask.distributed import Client
         except ImportError as err:
             raise ImportError("--backend dask needs dask.distributed: pip install 'ltrrepro[dask]'") from err
-        client = scheduler if isinstance(scheduler, Client) else Client(scheduler) if scheduler else None
+        client = (scheduler if isinstance(scheduler, Client)
+                  else Client(scheduler, timeout=f"{scheduler_timeout}s") if scheduler else None)
         if client is None:
             raise ValueError("--backend dask needs --scheduler ADDRESS (a running dask.distributed scheduler)")
         cfg = joblib.parallel_config(backend="dask", n_jobs=-1)
@@ -256,6 +278,10 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
                 if not quiet:
                     bar.write(line, file=sys.stderr)
                 bar.update(1)
+    except BaseException:
+        if backend == "loky" and jobs > 1:   # interrupted or failed: no worker outlives the run
+            _shutdown_loky_workers()
+        raise
     finally:
         bar.close()
         if client is not None and not isinstance(scheduler, Client):

@@ -9,9 +9,11 @@ Layout of a run directory::
 
 Every file is written to a temporary name in the same directory and moved into place with
 ``os.replace``, so a run killed at any moment leaves either the old file or the new one,
-never half of one. A record is *done* when its JSON exists and its ``config_hash`` equals
-the current run's: re-running the same command skips it; a changed configuration
-recomputes it (and says so).
+never half of one; files get the permissions the user's umask gives. A record is *done* when
+its JSON loads, its arrays load, and its ``config_hash`` equals the current run's:
+re-running the same command skips it; a changed configuration recomputes it (and says so);
+a damaged record or array file is named and recomputed. A damaged manifest is named and
+rebuilt. One process at a time uses a run directory (``RUN/.lock``).
 """
 from __future__ import annotations
 
@@ -25,12 +27,25 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ResultStore", "atomic_write_bytes", "atomic_write_text", "config_hash", "library_versions",
-           "safe_key", "to_jsonable"]
+__all__ = ["ResultStore", "StoreError", "atomic_write_bytes", "atomic_write_text", "config_hash",
+           "library_versions", "safe_key", "to_jsonable", "file_mode"]
+
+
+class StoreError(Exception):
+    """A results directory that cannot be used as asked (locked by another run, damaged beyond
+    what can be rebuilt); the message names the file and what to do."""
+
+
+def file_mode() -> int:
+    """The mode a new file gets under the user's umask (0666 & ~umask)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -42,6 +57,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, file_mode())          # mkstemp makes 0600; the user's umask decides
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -117,12 +133,64 @@ def machine_info() -> dict:
 class ResultStore:
     """Records of one run directory (see module docstring)."""
 
-    def __init__(self, run_dir, config: dict | None = None):
+    def __init__(self, run_dir, config: dict | None = None, log=None):
         self.root = Path(run_dir)
         self.units_dir = self.root / "units"
         self.failures_dir = self.root / "failures"
         self.config = to_jsonable(config or {})
         self.config_hash = config_hash(self.config)
+        self.selected: set[str] | None = None
+        self.log = log or (lambda msg: print(msg, file=sys.stderr))
+        self.code = {"ltrrepro": library_versions().get("ltrrepro"), "git_commit": git_commit()}
+
+    # ---------------------------------------------------------------- one run at a time
+    @contextmanager
+    def lock(self):
+        """Hold ``RUN/.lock`` (an advisory lock the system drops when the process dies)."""
+        import fcntl
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / ".lock"
+        fh = open(path, "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            holder = fh.read().strip() or "?"
+            fh.close()
+            raise StoreError(f"another run is using {self.root} (pid {holder}); wait for it to end or choose "
+                             f"another --out") from None
+        try:
+            fh.seek(0)
+            fh.truncate()
+            fh.write(str(os.getpid()))
+            fh.flush()
+            yield self
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+            fh.close()
+
+    def select(self, keys) -> None:
+        """Report on exactly these units: other stored records (other levels, more trials)
+        are left out of :meth:`records`, with a warning that says how many. Warns too when
+        stored records of these units come from another code version."""
+        self.selected = set(keys)
+        others, versions = 0, set()
+        for js in sorted(self.units_dir.glob("*.json")) if self.units_dir.exists() else []:
+            rec = self._load_record(js)
+            if rec is None or rec.get("config_hash") != self.config_hash:
+                continue
+            if rec.get("key") not in self.selected:
+                others += 1
+            elif rec.get("code", {}).get("git_commit") != self.code["git_commit"]:
+                versions.add(str(rec.get("code", {}).get("git_commit")))
+        if others:
+            self.log(f"note: {others} stored unit(s) in {self.units_dir} are not part of this command "
+                     f"(other levels, models or trials); the report leaves them out")
+        if versions:
+            self.log(f"warning: stored units of this command were computed by other code versions "
+                     f"({', '.join(sorted(versions))}; now {self.code['git_commit']}): the results mix versions; "
+                     f"--force recomputes them")
 
     # ---------------------------------------------------------------- manifest
     @property
@@ -133,11 +201,23 @@ class ResultStore:
         if not self.manifest_path.exists():
             raise FileNotFoundError(f"{self.manifest_path}: no manifest; is {self.root} a results directory "
                                     f"written by an ltrrepro experiment?")
-        return json.loads(self.manifest_path.read_text())
+        try:
+            man = json.loads(self.manifest_path.read_text())
+            if not isinstance(man, dict):
+                raise ValueError("not a JSON object")
+            return man
+        except (ValueError, UnicodeDecodeError) as err:
+            raise StoreError(f"{self.manifest_path}: the manifest is damaged ({err}); re-running the experiment's "
+                             f"command rebuilds it (finished units are kept)") from None
 
     def start(self, experiment: str, argv=None, extra: dict | None = None) -> dict:
-        """Write (or update) the manifest at the start of a run; keeps earlier runs' history."""
-        prev = json.loads(self.manifest_path.read_text()) if self.manifest_path.exists() else {}
+        """Write (or update) the manifest at the start of a run; keeps earlier runs' history.
+        A damaged manifest is named and rebuilt (its history is lost, the units are kept)."""
+        try:
+            prev = self.read_manifest() if self.manifest_path.exists() else {}
+        except StoreError as err:
+            self.log(f"warning: {err}; rebuilding it")
+            prev = {}
         history = prev.get("history", [])
         if prev.get("started"):
             history.append({k: prev.get(k) for k in ("started", "finished", "argv", "git_commit", "config_hash",
@@ -160,29 +240,51 @@ class ResultStore:
         name = safe_key(key)
         return self.units_dir / f"{name}.json", self.units_dir / f"{name}.npz", self.failures_dir / f"{name}.json"
 
-    def is_done(self, key: str) -> bool:
-        js, _, _ = self._paths(key)
-        if not js.exists():
-            return False
+    def _load_record(self, js: Path) -> dict | None:
+        """The record of ``js``, or None (with a warning naming the file) when it is damaged."""
         try:
             rec = json.loads(js.read_text())
-        except json.JSONDecodeError:
+            if isinstance(rec, dict):
+                return rec
+            raise ValueError("not a JSON object")
+        except (ValueError, UnicodeDecodeError, OSError) as err:
+            self.log(f"warning: {js} is damaged ({err}); its unit will be recomputed")
+            return None
+
+    def is_done(self, key: str) -> bool:
+        """The record loads, was computed under this configuration, and its arrays load."""
+        js, npz, _ = self._paths(key)
+        if not js.exists():
             return False
-        return rec.get("config_hash") == self.config_hash
+        rec = self._load_record(js)
+        if rec is None or rec.get("config_hash") != self.config_hash:
+            return False
+        if rec.get("has_arrays"):
+            try:
+                with np.load(npz) as z:
+                    for k in z.files:
+                        z[k]
+            except Exception as err:  # noqa: BLE001 - any unreadable archive means: recompute
+                self.log(f"warning: {npz} is damaged or missing ({type(err).__name__}: {err}); "
+                         f"its unit will be recomputed")
+                return False
+        return True
 
     def stale(self, keys) -> list[str]:
         """Keys with a stored record computed under another configuration."""
         out = []
         for k in keys:
             js, _, _ = self._paths(k)
-            if js.exists() and not self.is_done(k):
-                out.append(k)
+            if js.exists():
+                rec = self._load_record(js)
+                if rec is not None and rec.get("config_hash") != self.config_hash:
+                    out.append(k)
         return out
 
     def write(self, key: str, record: dict, arrays: dict[str, np.ndarray] | None = None) -> None:
         """Store a finished unit: arrays first, then the record (the commit point)."""
         js, npz, fail = self._paths(key)
-        rec = {**record, "key": key, "config_hash": self.config_hash, "has_arrays": bool(arrays)}
+        rec = {**record, "key": key, "config_hash": self.config_hash, "has_arrays": bool(arrays), "code": self.code}
         if arrays:
             import io
             buf = io.BytesIO()
@@ -198,13 +300,18 @@ class ResultStore:
                                            indent=1))
 
     def records(self, current_only: bool = True) -> list[dict]:
-        """All stored records (by default only those of the current configuration)."""
+        """Stored records: by default those of the current configuration and, after
+        :meth:`select`, of the selected units only. Damaged files are named and left out."""
         out = []
         if not self.units_dir.exists():
             return out
         for js in sorted(self.units_dir.glob("*.json")):
-            rec = json.loads(js.read_text())
+            rec = self._load_record(js)
+            if rec is None:
+                continue
             if current_only and self.config and rec.get("config_hash") != self.config_hash:
+                continue
+            if current_only and self.selected is not None and rec.get("key") not in self.selected:
                 continue
             out.append(rec)
         return out
@@ -212,12 +319,20 @@ class ResultStore:
     def failures(self) -> list[dict]:
         if not self.failures_dir.exists():
             return []
-        return [json.loads(p.read_text()) for p in sorted(self.failures_dir.glob("*.json"))]
+        return [r for r in (self._load_record(p) for p in sorted(self.failures_dir.glob("*.json"))) if r]
+
+    def failure(self, key: str) -> dict:
+        _, _, fail = self._paths(key)
+        return (self._load_record(fail) if fail.exists() else None) or {}
 
     def arrays(self, key: str) -> dict[str, np.ndarray]:
         _, npz, _ = self._paths(key)
-        with np.load(npz) as z:
-            return {k: z[k] for k in z.files}
+        try:
+            with np.load(npz) as z:
+                return {k: z[k] for k in z.files}
+        except Exception as err:  # noqa: BLE001 - named for the user, whatever numpy/zipfile raised
+            raise StoreError(f"{npz} is damaged or missing ({type(err).__name__}: {err}); re-run the experiment's "
+                             f"command: it recomputes that unit") from None
 
     @classmethod
     def open(cls, run_dir) -> "ResultStore":

@@ -113,11 +113,11 @@ def test_rerun_resumes_without_training(runs, capsys):
     assert man["n_done"] == 0 and man["n_skipped"] == man["n_units"] == 6
 
 
-def test_missing_real_dataset_is_a_clear_error(tmp_path):
-    with pytest.raises(SystemExit) as e:
-        robustness.main(["--dataset", "web30k", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")])
-    msg = str(e.value)
-    assert "Fold1/train.txt" in msg and "microsoft.com" in msg
+def test_missing_real_dataset_is_a_clear_error(tmp_path, capsys):
+    code = robustness.main(["--dataset", "web30k", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and "Traceback" not in err
+    assert "Fold1/train.txt" in err and "microsoft.com" in err
 
 
 def test_clicks_position_based_option(tmp_path):
