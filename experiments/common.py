@@ -45,6 +45,7 @@ def cli(main):
     @functools.wraps(main)
     def wrapper(argv=None) -> int:
         argv = list(sys.argv[1:] if argv is None else argv)
+        _terminate_as_interrupt()
         try:
             return main(argv)
         except USER_ERRORS as err:
@@ -52,7 +53,29 @@ def cli(main):
                 raise
             print(f"error: {err}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt as err:
+            if "--debug" in argv:
+                raise
+            print(f"interrupted ({err or 'Ctrl-C'}): finished units are kept; the same command resumes",
+                  file=sys.stderr)
+            return 130
     return wrapper
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a cluster's job killer, ``kill``) unwinds like Ctrl-C: the manifest ends
+    ``interrupted`` and the worker processes are shut down with the run."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, handler)
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -231,7 +231,8 @@ def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
     The files go to a temporary sibling directory that becomes ``entry`` in one
     ``os.replace``; ``meta.json`` is written last. A failure leaves no partial entry. Safe
     when several processes write the same entry at once: a complete entry that is already
-    there is kept (ours is discarded), a damaged one is first moved aside atomically.
+    there with the same metadata is kept (ours is discarded); a damaged or different one is
+    first moved aside atomically, then replaced.
     """
     entry = Path(entry)
     entry.parent.mkdir(parents=True, exist_ok=True)
@@ -243,11 +244,12 @@ def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
         np.save(tmp / "offsets.npy", ds.offsets)
         if ds.docid is not None:
             np.save(tmp / "docid.npy", ds.docid)
-        (tmp / "meta.json").write_text(json.dumps({**meta, "n_rows": ds.n_docs, "has_docid": ds.docid is not None}))
+        full_meta = json.loads(json.dumps({**meta, "n_rows": ds.n_docs, "has_docid": ds.docid is not None}))
+        (tmp / "meta.json").write_text(json.dumps(full_meta))
         for _ in range(3):
             if entry.exists():
-                if npy_dir_ok(entry):
-                    return                              # another process finished it first
+                if npy_dir_ok(entry) and _meta_of(entry) == full_meta:
+                    return                              # another process wrote the same entry first
                 aside = entry.with_name(f".stale-{entry.name}-{os.getpid()}-{time.monotonic_ns()}")
                 try:
                     os.replace(entry, aside)
@@ -264,6 +266,13 @@ def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _meta_of(entry: Path):
+    try:
+        return json.loads((entry / "meta.json").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def npy_dir_ok(entry) -> bool:

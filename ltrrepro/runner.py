@@ -180,8 +180,35 @@ def _shutdown_loky_workers() -> None:
         pass
 
 
+_WATCHDOG: list = []
+
+
+def _watch_parent(parent_pid: int, every_s: float = 1.0) -> None:
+    """In a local worker process: exit when the run's main process is gone (killed with
+    SIGKILL, it cannot shut its workers down), so that no worker outlives its run."""
+    import threading
+
+    if _WATCHDOG or os.getpid() == parent_pid:
+        return
+
+    def watch():
+        while True:
+            time.sleep(every_s)
+            try:
+                os.kill(parent_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:          # pid reused by another user's process: ours is gone
+                os._exit(1)
+
+    _WATCHDOG.append(threading.Thread(target=watch, name="ltrrepro-parent-watch", daemon=True))
+    _WATCHDOG[0].start()
+
+
 def _execute(fn: Callable, unit: Unit, ctx: dict):
     """Run one unit in a worker; never raises (a failure comes back as a record)."""
+    if ctx.get("_parent_pid"):
+        _watch_parent(int(ctx["_parent_pid"]))
     _set_threads(ctx.get("threads", 1))
     t0 = time.perf_counter()
     try:
@@ -239,6 +266,8 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
         return summary
     jobs, threads = default_jobs_threads(jobs, threads, len(pending))
     ctx = {**ctx, "threads": threads}
+    if backend == "loky" and jobs > 1:       # local workers watch this process (see _watch_parent)
+        ctx["_parent_pid"] = os.getpid()
     t0 = time.perf_counter()
     client = None
     if backend == "dask":

@@ -300,3 +300,31 @@ def test_a_truncated_gz_member_under_a_fold_layout_names_the_file(tmp_path):
     (fold / "train.txt.gz").write_bytes(gzip.compress(raw)[:-30])
     with pytest.raises(SVMLightFormatError, match=r"train\.txt\.gz: the gz stream"):
         load_fold("mq2008", data_dir=tmp_path, fold=1)
+
+
+def test_a_worker_exits_when_the_runs_main_process_is_killed():
+    import subprocess
+    import sys
+    main = subprocess.Popen(["sleep", "60"])
+    worker = subprocess.Popen([sys.executable, "-c",
+                               f"import time; from ltrrepro.runner import _watch_parent; "
+                               f"_watch_parent({main.pid}, 0.2); time.sleep(60)"])
+    try:
+        time.sleep(3)
+        assert worker.poll() is None                   # the main process lives: the worker stays
+        main.kill()
+        main.wait()
+        assert worker.wait(timeout=15) == 1            # gone soon after its main process
+    finally:
+        for p in (main, worker):
+            if p.poll() is None:
+                p.kill()
+
+
+def test_an_interrupt_is_one_line_and_exit_130(capsys):
+    @common.cli
+    def main(argv):
+        raise KeyboardInterrupt("signal 15")
+    assert main([]) == 130
+    err = capsys.readouterr().err
+    assert err.startswith("interrupted (signal 15)") and "Traceback" not in err
