@@ -18,6 +18,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from .store import file_mode
+
 __all__ = ["RankingDataset", "offsets_from_qids", "query_index", "QueryOrderError", "save_npy_dir",
            "load_npy_dir"]
 
@@ -246,6 +248,7 @@ def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
             np.save(tmp / "docid.npy", ds.docid)
         full_meta = json.loads(json.dumps({**meta, "n_rows": ds.n_docs, "has_docid": ds.docid is not None}))
         (tmp / "meta.json").write_text(json.dumps(full_meta))
+        os.chmod(tmp, file_mode(directory=True))      # mkdtemp makes 0700: the umask decides
         for _ in range(3):
             if entry.exists():
                 if npy_dir_ok(entry) and _meta_of(entry) == full_meta:

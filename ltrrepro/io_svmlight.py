@@ -39,6 +39,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from .store import file_mode
 from .data import QueryOrderError, RankingDataset, load_npy_dir, npy_dir_ok, offsets_from_qids, save_npy_dir
 
 __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatError",
@@ -964,6 +965,7 @@ def _atomic_write_text(target: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
+    os.chmod(tmp, file_mode())
     os.replace(tmp, target)
 
 

@@ -41,11 +41,11 @@ class StoreError(Exception):
     what can be rebuilt); the message names the file and what to do."""
 
 
-def file_mode() -> int:
-    """The mode a new file gets under the user's umask (0666 & ~umask)."""
+def file_mode(directory: bool = False) -> int:
+    """The mode a new file (0666 & ~umask) or directory (0777 & ~umask) gets under the user's umask."""
     mask = os.umask(0o022)
     os.umask(mask)
-    return 0o666 & ~mask
+    return (0o777 if directory else 0o666) & ~mask
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -328,3 +328,13 @@ def test_an_interrupt_is_one_line_and_exit_130(capsys):
     assert main([]) == 130
     err = capsys.readouterr().err
     assert err.startswith("interrupted (signal 15)") and "Traceback" not in err
+
+
+def test_cache_entries_follow_the_users_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        ref = materialize(make_synthetic("web30k", n_queries=10, seed=3), cache_dir=tmp_path)
+    finally:
+        os.umask(old)
+    assert os.stat(ref.path).st_mode & 0o777 == 0o750
+    assert os.stat(os.path.join(ref.path, "meta.json")).st_mode & 0o777 == 0o640
