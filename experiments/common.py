@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import subprocess
 import sys
 import tempfile
@@ -133,10 +132,9 @@ def check_execution(args) -> None:
         return
     if not args.scheduler:
         raise UsageError("--backend dask needs --scheduler ADDRESS (a running dask.distributed scheduler)")
-    try:
-        import dask.distributed  # noqa: F401
-    except ImportError:
-        raise UsageError("--backend dask needs dask.distributed: pip install 'ltrrepro[dask]'") from None
+    import importlib.util
+    if importlib.util.find_spec("distributed") is None:
+        raise UsageError("--backend dask needs dask.distributed: pip install 'ltrrepro[dask]'")
     # probed in a child process: a scheduler that accepts the connection but never answers
     # makes dask's Client wait forever whatever its timeout; the child is killed at the bound
     probe = ("import sys; from dask.distributed import Client; "
