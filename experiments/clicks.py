@@ -39,6 +39,8 @@ def main(argv=None) -> int:
     levels = common.parse_levels(args.levels)
     if any(not 0 <= c <= 1 for c in levels):
         raise common.UsageError("--levels are click probabilities in [0, 1]")
+    if not args.eta > 0:
+        raise common.UsageError(f"--eta must be > 0, got {args.eta}")
     cfg = common.resolve(args, EXPERIMENT)
     cfg["click_probs"] = list(BRUCH_CLICK_PROBS)
     cfg["impressions"] = args.impressions

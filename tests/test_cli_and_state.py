@@ -49,6 +49,7 @@ def _one_error_line(capsys):
     (quality.main, ["--models", "xendcg,xendcg"], "repeats a model"),
     (clicks.main, ["--levels", "0.1,1.5"], "click probabilities in [0, 1]"),
     (clicks.main, ["--impressions", "0"], "--impressions"),
+    (clicks.main, ["--click-model", "pbm", "--eta", "-1"], "--eta must be > 0"),
     (qbrank.main, ["--iterations", "0"], "--iterations: '0' must be at least 1"),
     (qbrank.main, ["--gbt-grid", "0.1"], "--gbt-grid takes eta:leaves pairs"),
     (qbrank.main, ["--models", "gbt_L9"], "--models"),
