@@ -149,7 +149,6 @@ def check_execution(args) -> None:
         raise UsageError(f"--scheduler {args.scheduler} did not answer within {args.scheduler_timeout} s "
                          f"({why}); start it, or check the address")
 
-REAL_DATASETS = ("web30k", "web10k", "yahoo", "istella", "mq2007", "mq2008")
 PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "bruch-yahoo",
                 "istella": "bruch-web30k", "mq2007": "bruch-web30k", "mq2008": "bruch-web30k"}
 
@@ -270,6 +269,17 @@ def run_and_report(experiment: str, args, store: ResultStore, units, unit_fn, re
 def _number(x: str):
     v = float(x)
     return int(v) if v.is_integer() else v
+
+
+def parse_names(text: str, known, flag: str, what: str = "model") -> list[str]:
+    """``"a,b"`` -> ``["a", "b"]``: each a known name, at least one, none twice."""
+    names = [n.strip() for n in str(text).split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise UsageError(f"{flag}: unknown {what}(s) {unknown or text!r}; known: {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise UsageError(f"{flag} repeats a {what}: {text!r}")
+    return names
 
 
 def parse_levels(text: str, cast=_number, flag: str = "--levels") -> list:

@@ -389,9 +389,7 @@ def main(argv=None) -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     args = ap.parse_args(argv)
     grid = _grid(args.gbt_grid)
-    models = [m for m in args.models.split(",") if m]
-    if not models or set(models) - set(MODELS) or len(set(models)) != len(models):
-        raise common.UsageError(f"--models {args.models!r}: each of {', '.join(MODELS)} at most once")
+    models = common.parse_names(args.models, MODELS, "--models")
     cfg = common.resolve(args, EXPERIMENT)
     synthetic = common.is_synthetic(args.dataset)
     iterations = args.iterations if args.iterations is not None else (150 if synthetic else 300)

@@ -32,18 +32,8 @@ METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10")
 ALPHA = 0.01
 
 
-def check_models(args) -> list[str]:
-    models = [m.strip() for m in args.models.split(",") if m.strip()]
-    unknown = [m for m in models if m not in MODEL_SPECS]
-    if unknown or not models:
-        raise common.UsageError(f"unknown model(s) {unknown or args.models!r}; known: {', '.join(MODEL_SPECS)}")
-    if len(set(models)) != len(models):
-        raise common.UsageError(f"--models repeats a model: {args.models!r}")
-    return models
-
-
 def build_units(args, cfg) -> list[Unit]:
-    models = check_models(args)
+    models = common.parse_names(args.models, MODEL_SPECS, "--models")
     return [Unit(EXPERIMENT, cfg["dataset"], t, m, (("noise", "none"),), seed=cfg["seed"])
             for t in range(args.trials) for m in models]
 
@@ -143,7 +133,7 @@ def main(argv=None) -> int:
     ap.add_argument("--models", default=",".join((*PAPER_MODELS, *BASELINES)),
                     help="comma-separated model names (default: the paper's three and the two library baselines)")
     args = ap.parse_args(argv)
-    check_models(args)
+    common.parse_names(args.models, MODEL_SPECS, "--models")
     cfg = common.resolve(args, EXPERIMENT)
     units = build_units(args, cfg)
     return common.main(EXPERIMENT, args, cfg, units, bruch.unit_fn, report)

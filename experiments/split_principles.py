@@ -423,9 +423,7 @@ def main(argv=None) -> int:
         args.trials = 5 if fold_layout else 3
     if fold_layout and args.trials > 5:
         raise common.UsageError(f"{args.dataset} has five folds; --trials must be <= 5")
-    systems = [s for s in args.systems.split(",") if s]
-    if not systems or set(systems) - set(SYSTEMS) or len(set(systems)) != len(systems):
-        raise common.UsageError(f"--systems {args.systems!r}: each of {', '.join(SYSTEMS)} at most once")
+    systems = common.parse_names(args.systems, SYSTEMS, "--systems", "system")
     leaves = common.parse_levels(args.leaves, int, "--leaves")
     rates = common.parse_levels(args.rates, float, "--rates")
     if any(lv < 2 for lv in leaves) or any(not 0 < r <= 1 for r in rates):

@@ -28,7 +28,6 @@ import json
 import mmap
 import os
 import re
-import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -39,7 +38,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from .store import file_mode
+from .store import atomic_write_text
 from .data import QueryOrderError, RankingDataset, load_npy_dir, npy_dir_ok, offsets_from_qids, save_npy_dir
 
 __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatError",
@@ -940,7 +939,7 @@ def _cached_scan(sig: dict, cache_dir):
 
 def _store_scan(sig: dict, cache_dir, out: dict) -> None:
     try:
-        _atomic_write_text(_scan_file(sig, cache_dir), json.dumps({"signature": sig, **out}))
+        atomic_write_text(_scan_file(sig, cache_dir), json.dumps({"signature": sig, **out}))
     except OSError:
         pass      # an unwritable cache only costs the next first pass
 
@@ -958,15 +957,6 @@ def _check_file(path: Path) -> None:
         raise FileNotFoundError(f"{path}: no such file")
     if path.stat().st_size == 0:
         raise SVMLightFormatError(f"{path}: the file is empty; check the path or regenerate the file")
-
-
-def _atomic_write_text(target: Path, text: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.chmod(tmp, file_mode())
-    os.replace(tmp, target)
 
 
 def _allocate(path: Path, n_rows: int, d: int, missing: str) -> np.ndarray:

@@ -4,7 +4,6 @@ import argparse
 import gzip
 import json
 import os
-import shutil
 import socket
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -290,7 +289,6 @@ def test_save_npy_dir_replaces_a_damaged_entry(tmp_path):
     (entry / "meta.json").write_text("{")
     save_npy_dir(ds, entry, {"name": "x"})
     assert npy_dir_ok(entry)
-    shutil.rmtree(entry)
 
 
 def test_a_truncated_gz_member_under_a_fold_layout_names_the_file(tmp_path):

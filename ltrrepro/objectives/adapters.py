@@ -14,6 +14,8 @@ ranking objectives do.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .base import Objective, check_grad_hess
@@ -107,6 +109,7 @@ class XGBoostObjective(_Adapter):
         return grad, hess
 
 
+@functools.lru_cache(maxsize=1)
 def _xgboost_wants_flat_gradients() -> bool:
     """XGBoost < 2.1 reads a custom objective's gradient as one flat array."""
     import xgboost
