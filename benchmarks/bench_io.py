@@ -31,7 +31,7 @@ import numba
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
-from ltrrepro.io_svmlight import read_svmlight, write_svmlight
+from ltrrepro.svmlight import read_svmlight, write_svmlight
 from ltrrepro.synthetic import make_synthetic
 
 

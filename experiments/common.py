@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ltrrepro.data import QueryOrderError
 from ltrrepro.datasets import REGISTRY, DatasetNotFoundError, load_dataset
-from ltrrepro.io_svmlight import SVMLightFormatError
+from ltrrepro.svmlight import SVMLightFormatError
 from ltrrepro.runner import materialize, run_units
 from ltrrepro.store import ResultStore, StoreError
 from ltrrepro.train import PRESETS, preset

@@ -10,7 +10,7 @@ Public API (everything else may change):
 """
 from .data import RankingDataset
 from .datasets import DatasetNotFoundError, load_dataset, load_fold
-from .io_svmlight import SVMLightFormatError, read_svmlight, write_svmlight
+from .svmlight import SVMLightFormatError, read_svmlight, write_svmlight
 from .metrics import Metric, MetricResult, dcg, err, evaluate, ndcg, pairwise_precision_at
 from .splits import QuerySplit, random_query_split, trial_split
 from .synthetic import make_synthetic

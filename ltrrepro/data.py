@@ -18,7 +18,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from .store import file_mode
+from .fileio import file_mode
 
 __all__ = ["RankingDataset", "offsets_from_qids", "query_index", "QueryOrderError", "save_npy_dir",
            "load_npy_dir"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .data import RankingDataset
-from .io_svmlight import read_svmlight, scan_svmlight
+from .svmlight import read_svmlight, scan_svmlight
 from .synthetic import PROFILES, make_synthetic
 
 __all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold",

@@ -7,14 +7,13 @@ table says so); the legend under each table states the test, α and the referenc
 from __future__ import annotations
 
 import io
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .store import atomic_write_bytes, atomic_write_text, to_jsonable
+from .fileio import atomic_write_bytes, atomic_write_text, write_json
 
 __all__ = ["write_table", "markdown_table", "latex_table", "display_frame", "fmt_value", "pm", "ci", "save_figure", "band",
            "write_json", "verdict", "write_claims", "claims_text"]
@@ -225,11 +224,6 @@ def band(ax, x, mean, lo, hi, label: str, color=None, marker="o"):
     line, = ax.plot(x, mean, marker=marker, label=label, color=color, ms=4)
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
     return line
-
-
-def write_json(path, obj) -> Path:
-    atomic_write_text(Path(path), json.dumps(to_jsonable(obj), indent=1, allow_nan=True))
-    return Path(path)
 
 
 def verdict(diff: float, p: float, expected_sign: int, alpha: float = 0.01) -> str:

@@ -131,7 +131,7 @@ def materialize(ds: RankingDataset, cache_dir=None, fallback_dir=None) -> DataRe
     cache cannot be written (read-only, full), ``fallback_dir`` (a run-local directory) is
     used instead, with a warning. Several processes may materialize the same data at once.
     """
-    from .io_svmlight import default_cache_dir
+    from .fileio import default_cache_dir
 
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     name = _content_hash(ds)

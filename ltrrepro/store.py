@@ -25,65 +25,20 @@ import platform
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ResultStore", "StoreError", "atomic_write_bytes", "atomic_write_text", "config_hash",
-           "library_versions", "safe_key", "to_jsonable", "file_mode"]
+from .fileio import atomic_write_bytes, atomic_write_text, to_jsonable
+
+__all__ = ["ResultStore", "StoreError", "config_hash", "library_versions", "safe_key"]
 
 
 class StoreError(Exception):
     """A results directory that cannot be used as asked (locked by another run, damaged beyond
     what can be rebuilt); the message names the file and what to do."""
-
-
-def file_mode(directory: bool = False) -> int:
-    """The mode a new file (0666 & ~umask) or directory (0777 & ~umask) gets under the user's umask."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return (0o777 if directory else 0o666) & ~mask
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, file_mode())          # mkstemp makes 0600; the user's umask decides
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def to_jsonable(obj):
-    """numpy scalars/arrays and tuples to plain JSON types (NaN kept as NaN)."""
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, Path):
-        return str(obj)
-    return obj
 
 
 def config_hash(config: dict) -> str:

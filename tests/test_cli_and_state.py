@@ -16,7 +16,7 @@ from experiments import clicks, common, jensen_gap, qbrank, quality, report, rob
 from experiments import split_principles as sp
 from ltrrepro import make_synthetic
 from ltrrepro.data import RankingDataset, npy_dir_ok, save_npy_dir
-from ltrrepro.io_svmlight import write_svmlight
+from ltrrepro.svmlight import write_svmlight
 from ltrrepro.runner import Unit, default_jobs_threads, materialize
 from ltrrepro.store import ResultStore, StoreError, atomic_write_text
 
@@ -293,7 +293,7 @@ def test_save_npy_dir_replaces_a_damaged_entry(tmp_path):
 
 def test_a_truncated_gz_member_under_a_fold_layout_names_the_file(tmp_path):
     from ltrrepro.datasets import load_fold
-    from ltrrepro.io_svmlight import SVMLightFormatError
+    from ltrrepro.svmlight import SVMLightFormatError
     fold = _mq_layout(tmp_path, train_name="train.txt.gz")
     raw = gzip.decompress((fold / "train.txt.gz").read_bytes())
     (fold / "train.txt.gz").write_bytes(gzip.compress(raw)[:-30])

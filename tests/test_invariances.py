@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import random_lists
 from ltrrepro.data import RankingDataset
-from ltrrepro.io_svmlight import read_svmlight, write_svmlight
+from ltrrepro.svmlight import read_svmlight, write_svmlight
 from ltrrepro.metrics import evaluate
 from ltrrepro.objectives import XENDCG, LambdaMART, ListMLE, ListNet, McRank, QBRank, RankNet, SquaredLoss
 

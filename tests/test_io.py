@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import load_svmlight_file
 
 from ltrrepro.data import RankingDataset
-from ltrrepro.io_svmlight import SVMLightFormatError, read_svmlight, scan_svmlight, write_svmlight
+from ltrrepro.svmlight import SVMLightFormatError, read_svmlight, scan_svmlight, write_svmlight
 
 
 def _random_dataset(rng, n_queries=30, d=17, with_docid=True):
@@ -141,7 +141,7 @@ def test_mq2008_sample(mq2008_dir):
 
 def _strict_parse(text: bytes, d: int, missing: str = "zero"):
     """Reference: the strict line parser alone over the whole text (no fast path, no parts)."""
-    from ltrrepro.io_svmlight import _parse_chunk
+    from ltrrepro.svmlight.strict import _parse_chunk
     buf = np.frombuffer(text, np.uint8)
     n = text.count(b"\n") + 1
     X = np.full((n, d), np.nan if missing == "nan" else 0.0, np.float32)
@@ -200,9 +200,9 @@ def test_fast_path_equals_strict_parser(tmp_path, monkeypatch, chunk, missing):
     """Same arrays, bit for bit, as the strict parser alone, whatever mix of regular and
     irregular lines, chunk size (tiny chunks: lines longer than the buffer, many parts,
     rows moved down after blank lines) and fill value."""
-    import ltrrepro.io_svmlight as io
+    import ltrrepro.svmlight.source as source
     if chunk is not None:
-        monkeypatch.setattr(io, "CHUNK_BYTES", chunk)
+        monkeypatch.setattr(source, "CHUNK_BYTES", chunk)
     rng = np.random.default_rng(5 if chunk is None else chunk)
     for rep in range(3):
         text = _mixed_text(rng)
@@ -237,7 +237,9 @@ def test_fast_path_values_are_correctly_rounded(tmp_path, rng):
 def test_swar_kernels_match_byte_loops(rng):
     """The eight-bytes-at-a-time kernels against plain byte loops on adversarial bytes
     (every value, newlines next to 0x8A/0x0B/0xFF, runs at every alignment)."""
-    from ltrrepro.io_svmlight import _digits, _digits_swar, _newlines, _token_end
+    from ltrrepro.svmlight.bits import _digits, _digits_swar
+    from ltrrepro.svmlight.fast import _token_end
+    from ltrrepro.svmlight.parallel import _newlines
     alphabet = np.array([10, 0x8A, 0x0B, 0xFF, 0x09, 32, 35, 48, 57, 58, 46, 0x2F, 0x3A, 0x80, 0],
                         np.uint8)
     for rep in range(200):
@@ -262,8 +264,9 @@ def test_swar_kernels_match_byte_loops(rng):
 def test_inferred_width_when_the_largest_index_comes_late(tmp_path, monkeypatch):
     """The width is guessed from the first chunk; a larger index later sends the file
     through the full first pass, so the width is always the file's largest index."""
-    import ltrrepro.io_svmlight as io
-    monkeypatch.setattr(io, "CHUNK_BYTES", 64)
+    import ltrrepro.svmlight.reader as io
+    import ltrrepro.svmlight.source as source
+    monkeypatch.setattr(source, "CHUNK_BYTES", 64)
     lines = [f"{i % 3} qid:{i // 10} 1:{i} 2:0.5" for i in range(40)] + ["1 qid:9 7:2.5 3:1"]
     path = tmp_path / "late.txt"
     path.write_text("\n".join(lines) + "\n")
@@ -287,7 +290,7 @@ def test_line_count_over_map_windows_and_chunks(tmp_path, monkeypatch, rng, suff
     memory-map windows and chunks, with and without a final newline."""
     import gzip
     import mmap
-    import ltrrepro.io_svmlight as io
+    import ltrrepro.svmlight.source as io
     monkeypatch.setattr(io, "MAP_WINDOW", mmap.ALLOCATIONGRANULARITY)
     monkeypatch.setattr(io, "CHUNK_BYTES", 1000)
     for rep in range(4):

@@ -8,9 +8,9 @@ import tracemalloc
 import numpy as np
 import pytest
 
-import ltrrepro.io_svmlight as io
+import ltrrepro.svmlight.reader as io
 from ltrrepro.data import RankingDataset
-from ltrrepro.io_svmlight import SVMLightFormatError, read_svmlight, write_svmlight
+from ltrrepro.svmlight import SVMLightFormatError, read_svmlight, write_svmlight
 from ltrrepro.metrics import evaluate
 
 

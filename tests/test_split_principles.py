@@ -156,7 +156,7 @@ def test_claims_pair_one_mean_per_fold():
 @pytest.mark.slow
 def test_official_folds_are_read_from_the_fold_layout(tmp_path):
     """--dataset web10k: fold t + 1's train.txt trains, its test.txt evaluates."""
-    from ltrrepro.io_svmlight import write_svmlight
+    from ltrrepro.svmlight import write_svmlight
     from ltrrepro.synthetic import make_synthetic
 
     ds = make_synthetic("web30k", n_queries=60, seed=5)

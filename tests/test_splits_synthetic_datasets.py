@@ -3,7 +3,7 @@ import pytest
 
 from ltrrepro.data import RankingDataset
 from ltrrepro.datasets import DatasetNotFoundError, load_dataset, load_fold
-from ltrrepro.io_svmlight import write_svmlight
+from ltrrepro.svmlight import write_svmlight
 from ltrrepro.splits import random_query_split, trial_split
 from ltrrepro.synthetic import PROFILES, make_synthetic
 

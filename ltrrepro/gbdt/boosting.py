@@ -26,7 +26,7 @@ import numpy as np
 from ..data import RankingDataset
 from ..metrics import evaluate
 from ..objectives import McRank, mcrank_scores
-from ..store import atomic_write_bytes
+from ..fileio import atomic_write_bytes
 from . import kernels as K
 from .binning import BinMapper
 from .tree import Tree, TreeGrower
