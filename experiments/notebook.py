@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from experiments import common
+from experiments.cli import ArgumentParser, UsageError, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -95,15 +95,15 @@ def png_count(path) -> int:
                if "image/png" in o.get("data", {}) and base64.b64decode(o["data"]["image/png"])[:4] == b"\x89PNG")
 
 
-@common.cli
+@cli
 def main(argv=None) -> int:
-    ap = common.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="notebook file names under notebooks/ (default: all)")
     ap.add_argument("--debug", action="store_true", help="show tracebacks of user errors")
     args = ap.parse_args(argv)
     missing = [n for n in args.names if not (NOTEBOOKS / n).is_file()]
     if missing:
-        raise common.UsageError(f"no such notebook under {NOTEBOOKS}: {', '.join(missing)}")
+        raise UsageError(f"no such notebook under {NOTEBOOKS}: {', '.join(missing)}")
     execute(args.names or None)
     return 0
 

@@ -11,19 +11,20 @@ import argparse
 import importlib
 import sys
 
-from experiments import common
+from experiments import REPORTS
+from experiments.cli import ArgumentParser, UsageError, cli
 from ltrrepro.store import ResultStore
 
 
 def rebuild(run_dir, quiet: bool = False) -> dict:
     store = ResultStore.open(run_dir)
     name = store.read_manifest().get("experiment")
-    try:
-        mod = importlib.import_module(f"experiments.{name}")
-    except ImportError:
-        raise common.UsageError(f"{store.manifest_path}: names experiment {name!r}, which has no module") from None
+    if name not in REPORTS:
+        raise UsageError(f"{store.manifest_path}: names experiment {name!r}, which has no report; known: "
+                         f"{', '.join(REPORTS)}")
+    mod = importlib.import_module(REPORTS[name])
     if not store.records():
-        raise common.UsageError(f"{run_dir}: no finished unit to report on")
+        raise UsageError(f"{run_dir}: no finished unit to report on")
     info = mod.report(store)
     if not quiet:
         print(info.get("text", ""))
@@ -31,9 +32,9 @@ def rebuild(run_dir, quiet: bool = False) -> dict:
     return info
 
 
-@common.cli
+@cli
 def main(argv=None) -> int:
-    ap = common.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+", help="results directories")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--debug", action="store_true", help="show tracebacks of user errors")

@@ -23,7 +23,7 @@ from .svmlight import read_svmlight, scan_svmlight
 from .synthetic import PROFILES, make_synthetic
 
 __all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold",
-           "expected_files", "resolve_data_dir", "DATA_DIR_ENV"]
+           "resolve_data_dir", "DATA_DIR_ENV"]
 
 DATA_DIR_ENV = "LTRREPRO_DATA_DIR"
 _PARTS = ("train", "valid", "test")
@@ -95,11 +95,6 @@ def _dataset_root(spec: DatasetSpec, root: Path, fold: int) -> Path:
         if all(_find(p) for p in spec.paths(cand, fold).values()):
             return cand
     return root
-
-
-def expected_files(name: str, data_dir, fold: int = 1) -> list[Path]:
-    spec = REGISTRY[name]
-    return list(spec.paths(Path(data_dir), fold).values())
 
 
 def _locate(spec: DatasetSpec, data_dir, fold: int) -> dict[str, Path]:

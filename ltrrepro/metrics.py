@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 __all__ = ["Metric", "MetricResult", "evaluate", "ndcg", "dcg", "err", "parse_metric",
-           "rank_within_queries", "pairwise_precision_at", "gain_table"]
+           "pairwise_precision_at", "gain_table"]
 
 _NORELS = ("drop", "one", "zero")
 _KINDS = ("ndcg", "dcg", "err", "mrr", "ap", "p", "recall")
@@ -247,13 +247,6 @@ def _check(scores, labels, offsets):
     return scores, labels, offsets
 
 
-def rank_within_queries(scores, labels, offsets):
-    """``(ranked_labels, ideal_labels)``: labels per query in score order (ties: input
-    order) and in descending label order."""
-    scores, labels, offsets = _check(scores, labels, offsets)
-    return _rank_kernel(scores, labels, offsets)
-
-
 def _apply_norel(values: np.ndarray, norel_mask: np.ndarray, rule: str):
     v = values.copy()
     if rule == "drop":
@@ -265,8 +258,7 @@ def _apply_norel(values: np.ndarray, norel_mask: np.ndarray, rule: str):
     return v, int(norel_mask.sum()) if rule == "drop" else 0
 
 
-def evaluate(scores, labels, offsets, metrics=("ndcg@5",), gain="exp2", norel="drop",
-             _ranked=None) -> dict[str, MetricResult]:
+def evaluate(scores, labels, offsets, metrics=("ndcg@5",), gain="exp2", norel="drop") -> dict[str, MetricResult]:
     """Evaluate several metrics at once; returns ``{canonical name: MetricResult}``.
 
     >>> r = evaluate([3., 2., 1.], [0, 1, 2], [0, 3], ["ndcg@3"])
@@ -274,7 +266,7 @@ def evaluate(scores, labels, offsets, metrics=("ndcg@5",), gain="exp2", norel="d
     0.586883
     """
     scores, labels, offsets = _check(scores, labels, offsets)
-    ranked, ideal = _ranked if _ranked is not None else _rank_kernel(scores, labels, offsets)
+    ranked, ideal = _rank_kernel(scores, labels, offsets)
     max_label = int(labels.max(initial=0))
     out: dict[str, MetricResult] = {}
     for spec in metrics:

@@ -23,27 +23,42 @@
   (synthetic Web30K, 600 queries, preset ``fast``, early stopping, paired splits, XGBoost −
   LightGBM test NDCG@5): with ``min_child_weight=0`` XE_NDCG −0.019 (10 splits), ListNet
   −0.033; with ``min_child_weight=1`` (5 splits) XE_NDCG −0.005, ListNet +0.013. So
-  :func:`ltrrepro.train.fit_predict` gives XGBoost, for a custom objective, the Hessian of a
+  :class:`ltrrepro.fit.ranking.RankingTrainer` gives XGBoost, for a custom objective, the Hessian of a
   leaf of ``min_data_in_leaf`` average documents: ``min_child_weight = min_data_in_leaf ×
-  mean Hessian at zero scores`` (:func:`ltrrepro.train.hessian_floor`; 0.42 for XE_NDCG and
+  mean Hessian at zero scores`` (:func:`ltrrepro.fit.hessian_floor`; 0.42 for XE_NDCG and
   ListNet, 3.1 for the LambdaMART lambdas here). Then (10 paired splits): XE_NDCG −0.0073
   (p = .08), ListNet +0.0061 (p = .23), LambdaMART (ltrrepro's lambdas) −0.0036 (p = .36).
   A ``min_child_weight`` in the parameters overrides it; built-in objectives keep 0.
 
-``BRUCH`` holds the paper's hyperparameters per dataset (Bruch 2021 §5.1; docs/protocols/bruch2021.md §3).
+``PRESETS`` holds the paper's hyperparameters per dataset and the scaled-down ones.
 """
 from __future__ import annotations
 
-__all__ = ["lightgbm_params", "xgboost_params", "BRUCH"]
+__all__ = ["lightgbm_params", "xgboost_params", "PRESETS", "preset"]
 
-BRUCH = {
-    "web30k": {"max_bin": 255, "learning_rate": 0.02, "num_leaves": 400, "min_data_in_leaf": 50,
-               "min_sum_hessian_in_leaf": 0.0, "sigmoid": 1.0, "lambdarank_norm": False,
-               "lambda_l1": 0.0, "lambda_l2": 0.0},
-    "yahoo": {"max_bin": 255, "learning_rate": 0.02, "num_leaves": 200, "min_data_in_leaf": 100,
-              "min_sum_hessian_in_leaf": 0.0, "sigmoid": 1.0, "lambdarank_norm": False,
-              "lambda_l1": 0.0, "lambda_l2": 0.0},
+#: Named hyperparameter sets (:class:`ltrrepro.fit.Boosting` fields). ``bruch-*`` are the
+#: paper's (Bruch 2021 §5.1; docs/protocols/bruch2021.md §3: ``min_sum_hessian_in_leaf`` 0 and no
+#: L1/L2 regularization, as :func:`lightgbm_params` sets them); ``fast`` and ``tiny`` are scaled
+#: down for the synthetic default runs and the tests (a documented deviation).
+PRESETS: dict[str, dict] = {
+    "bruch-web30k": {"learning_rate": 0.02, "num_leaves": 400, "min_data_in_leaf": 50, "max_bin": 255,
+                     "sigmoid": 1.0, "lambdarank_norm": False, "rounds": 500, "early_stopping": 50},
+    "bruch-yahoo": {"learning_rate": 0.02, "num_leaves": 200, "min_data_in_leaf": 100, "max_bin": 255,
+                    "sigmoid": 1.0, "lambdarank_norm": False, "rounds": 500, "early_stopping": 50},
+    "fast": {"learning_rate": 0.1, "num_leaves": 31, "min_data_in_leaf": 50, "max_bin": 63,
+             "sigmoid": 1.0, "lambdarank_norm": False, "rounds": 150, "early_stopping": 25},
+    "tiny": {"learning_rate": 0.2, "num_leaves": 7, "min_data_in_leaf": 20, "max_bin": 31,
+             "sigmoid": 1.0, "lambdarank_norm": False, "rounds": 12, "early_stopping": 5},
 }
+
+
+def preset(name: str, **overrides):
+    """The :class:`ltrrepro.fit.Boosting` of a named preset, with ``overrides`` (None ignored)."""
+    from .fit.base import Boosting
+
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
+    return Boosting(**{**PRESETS[name], **{k: v for k, v in overrides.items() if v is not None}})
 
 
 def lightgbm_params(objective, *, num_leaves=31, learning_rate=0.1, min_data_in_leaf=20, max_bin=255,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["QuerySplit", "random_query_split", "trial_seeds", "trial_split"]
+__all__ = ["QuerySplit", "random_query_split", "trial_split"]
 
 
 @dataclass(frozen=True)
@@ -24,11 +24,6 @@ class QuerySplit:
 
     def parts(self) -> dict[str, np.ndarray]:
         return {"train": self.train, "valid": self.valid, "test": self.test}
-
-
-def trial_seeds(seed: int, n_trials: int) -> list[np.random.SeedSequence]:
-    """Child ``i`` of ``SeedSequence(seed)`` for each trial ``i``."""
-    return np.random.SeedSequence(seed).spawn(n_trials)
 
 
 def random_query_split(n_queries: int, rng: np.random.Generator,

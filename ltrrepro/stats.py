@@ -47,11 +47,9 @@ class Comparison:
     wins: int
     ties: int
     losses: int
-    p_holm: float = float("nan")
 
-    def significant(self, alpha: float = 0.01, corrected: bool = False) -> bool:
-        p = self.p_holm if corrected else self.p
-        return bool(np.isfinite(p) and p < alpha)
+    def significant(self, alpha: float = 0.01) -> bool:
+        return bool(np.isfinite(self.p) and self.p < alpha)
 
     def as_dict(self) -> dict:
         return asdict(self)

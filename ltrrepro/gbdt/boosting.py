@@ -25,7 +25,7 @@ import numpy as np
 
 from ..data import RankingDataset
 from ..metrics import evaluate
-from ..objectives import McRank, mcrank_scores
+from ..objectives import mcrank_scores
 from ..fileio import atomic_write_bytes
 from . import kernels as K
 from .binning import BinMapper
@@ -55,6 +55,7 @@ class Model:
         self.n_outputs = int(n_outputs)
         self.meta = dict(meta or {})
         self.tree_output = np.asarray(tree_output, dtype=np.int64)
+        self.train_scores = None      # raw training scores after the last round (set by train; saved)
         self._pack(trees)
 
     def _pack(self, trees):
@@ -100,8 +101,9 @@ class Model:
     def save(self, path) -> Path:
         """Write the model to ``path`` (.npz) atomically."""
         buf = io.BytesIO()
+        extra = {} if getattr(self, "train_scores", None) is None else {"train_scores": self.train_scores}
         np.savez(buf, meta=np.frombuffer(json.dumps({"n_outputs": self.n_outputs, "meta": self.meta}).encode(),
-                                         dtype=np.uint8), **{k: getattr(self, k) for k in self._ARRAYS})
+                                         dtype=np.uint8), **{k: getattr(self, k) for k in self._ARRAYS}, **extra)
         path = Path(path)
         atomic_write_bytes(path, buf.getvalue())
         return path
@@ -115,6 +117,7 @@ class Model:
             m.meta = head["meta"]
             for k in cls._ARRAYS:
                 setattr(m, k, np.array(z[k]))
+            m.train_scores = np.array(z["train_scores"]) if "train_scores" in z.files else None
         return m
 
 
@@ -146,8 +149,20 @@ def train(objective, train_set: RankingDataset, valid_set: RankingDataset | None
     class per round). Returns ``(model, log)``. ``callback(iteration, scores, log)`` runs
     after every round (return True to stop). Same inputs and ``seed``, same model.
     """
+    previous = numba.get_num_threads()
     if threads is not None:
-        numba.set_num_threads(int(threads))
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        return _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate, num_leaves, max_bin,
+                      min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, leaf_hessian, valid_metric,
+                      early_stopping_rounds, track_loss, seed, bin_mapper, callback)
+    finally:
+        numba.set_num_threads(previous)      # the caller's thread count, as it was
+
+
+def _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate, num_leaves, max_bin,
+           min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, leaf_hessian, valid_metric, early_stopping_rounds,
+           track_loss, seed, bin_mapper, callback):
     rng = np.random.default_rng(seed)
     mapper = bin_mapper or BinMapper(max_bin=max_bin).fit(train_set.X, rng=np.random.default_rng(seed))
     bins = mapper.transform(train_set.X)
@@ -155,7 +170,7 @@ def train(objective, train_set: RankingDataset, valid_set: RankingDataset | None
     grower = TreeGrower(bins, mapper.n_bins, mapper.thresholds, criterion=criterion, num_leaves=num_leaves,
                         min_data_in_leaf=min_data_in_leaf, min_sum_hessian_in_leaf=min_sum_hessian_in_leaf,
                         lambda_l2=lambda_l2, leaf_hessian=leaf_hessian)
-    K_out = objective.n_classes if isinstance(objective, McRank) else 1
+    K_out = int(getattr(objective, "n_outputs", 1))
     n = train_set.n_docs
     y = train_set.y
     offsets = train_set.offsets

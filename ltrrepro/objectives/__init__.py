@@ -1,5 +1,5 @@
 """Ranking objectives as small callable classes, with LightGBM and XGBoost adapters."""
-from .adapters import LeafRescaleCallback, LightGBMObjective, NewtonLeafCallback, UnitHessian, XGBoostObjective
+from .adapters import LightGBMObjective, XGBoostObjective
 from .base import HESS_FLOOR, Objective, check_grad_hess
 from .listwise import XENDCG, ListNet
 from .mcrank_listmle import ListMLE, McRank, mcrank_scores
@@ -8,4 +8,4 @@ from .pointwise import SquaredLoss
 
 __all__ = ["Objective", "XENDCG", "ListNet", "LambdaMART", "RankNet", "SquaredLoss", "QBRank", "qbrank_step", "McRank", "mcrank_scores",
            "ListMLE",
-           "LightGBMObjective", "XGBoostObjective", "LeafRescaleCallback", "UnitHessian", "NewtonLeafCallback", "check_grad_hess", "HESS_FLOOR"]
+           "LightGBMObjective", "XGBoostObjective", "check_grad_hess", "HESS_FLOOR"]

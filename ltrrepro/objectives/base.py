@@ -26,6 +26,8 @@ class Objective:
     #: True when the loss is a sum of per-document terms, so that a tree leaf's exact first
     #: and second derivatives are the sums of the documents' (Xia et al. Definition 1).
     derivative_additive = False
+    #: raw scores per document (McRank: one per class, ranked by :func:`mcrank_scores`)
+    n_outputs = 1
 
     def grad_hess(self, scores, labels, offsets, iteration: int = 0, rng: np.random.Generator | None = None):
         raise NotImplementedError

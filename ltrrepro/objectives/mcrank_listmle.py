@@ -54,6 +54,7 @@ class McRank(Objective):
 
     def __init__(self, n_classes: int = 5, hess_factor: float = 1.0, hess_floor: float = HESS_FLOOR):
         self.n_classes = int(n_classes)
+        self.n_outputs = self.n_classes
         self.hess_factor = float(hess_factor)
         self.hess_floor = float(hess_floor)
 

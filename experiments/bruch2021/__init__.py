@@ -1,0 +1,3 @@
+"""Bruch (2021), "An alternative cross entropy loss for learning-to-rank": Table 1
+(:mod:`.quality`), Figures 1–4 (:mod:`.jensen_gap`, :mod:`.convergence`, :mod:`.robustness`,
+:mod:`.clicks`); the shared protocol and unit in :mod:`.protocol`."""

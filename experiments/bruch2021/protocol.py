@@ -1,0 +1,185 @@
+"""Bruch (2021)'s protocol (docs/protocols/bruch2021.md): configuration, training-data
+transforms and the unit shared by Table 1 and Figures 2–4.
+
+A unit: trial ``t``'s 60/20/20 query split of the pooled dataset; the training data (and,
+for clicks, the validation data) transformed as the unit's setting says, with the trial's
+transform generator (shared by the models of the trial: a paired design); one system of
+:data:`ltrrepro.fit.SYSTEMS` trained with early stopping on validation NDCG@5; the untouched
+test set evaluated with NDCG@1/3/5/10 (gain 2^y − 1, queries without a relevant document
+dropped). The unit drives the flow: train part → transform → the library bins it (its
+features are dropped) → validation part → fit → test part → predict.
+
+Settings: ``noise=none``; ``noise=documents,level=P`` (extra negatives, +P% per list);
+``noise=labels,level=P`` (P% of each list relabelled with .5/.2/.15/.1/.05);
+``noise=clicks,level=C`` (cascade clicks with label-0 click probability C, the others
+.3/.5/.7/.95, 10 impressions per list, train and validation; appendix E); with
+``click_model="pbm"``, the position-based model instead (an option).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments.analysis import canonical
+from experiments.cli import UsageError
+from experiments.config import RunConfig
+from ltrrepro.fit import SYSTEMS
+from ltrrepro.metrics import evaluate
+from ltrrepro.noise import BRUCH_CLICK_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
+from ltrrepro.presets import PRESETS, preset
+from ltrrepro.runner import DataRef
+from ltrrepro.splits import trial_split
+
+PAPER_TABLE1 = {  # Bruch 2021 Table 1 (docs/protocols/bruch2021.md §5), ×100, mean over 100 trials
+    "web30k": {"listnet": (47.68, 49.76), "lambdamart": (48.08, 49.94), "xendcg": (48.23, 50.27)},
+    "yahoo": {"listnet": (71.76, 76.52), "lambdamart": (73.00, 77.49), "xendcg": (73.37, 77.84)},
+}
+PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "bruch-yahoo",
+                "istella": "bruch-web30k", "mq2007": "bruch-web30k", "mq2008": "bruch-web30k"}
+PAPER_TRIALS = {"quality": 100, "robustness": 100, "clicks": 20, "convergence": 1}
+TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
+NDCG5, NDCG10 = TEST_METRICS[2], TEST_METRICS[3]
+NOISE_PROBS = (0.5, 0.2, 0.15, 0.1, 0.05)
+
+
+@dataclass(frozen=True)
+class BruchConfig(RunConfig):
+    """Bruch's settings. ``preset``: hyperparameters (default: the paper's for the dataset,
+    ``fast`` on synthetic data); ``rounds``: the boosting length if not the preset's;
+    ``early_stopping=False``: every round trained (full curves, Figure 2)."""
+
+    library: str = "lightgbm"
+    preset: str = ""
+    rounds: int | None = None
+    early_stopping: bool = True
+    models: tuple = ()
+    noise: tuple = ()
+    levels: tuple = ()
+    impressions: int = 10
+    click_model: str = "cascade"
+    eta: float = 1.0
+    click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
+    noise_probs: tuple = NOISE_PROBS
+
+    def __post_init__(self):
+        if not self.preset:
+            object.__setattr__(self, "preset", self.default_preset())
+        super().__post_init__()
+        if self.library not in ("lightgbm", "xgboost"):
+            raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
+        if self.preset not in PRESETS:
+            raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        unknown = [m for m in self.models if m not in SYSTEMS]
+        if unknown:
+            raise UsageError(f"unknown model(s) {unknown}; known: {', '.join(SYSTEMS)}")
+        for m in self.models:
+            try:
+                SYSTEMS[m].resolve_library(self.library)
+            except ValueError as err:
+                raise UsageError(str(err)) from None
+        if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
+            raise UsageError("click model cascade or pbm, --eta > 0, --impressions >= 1")
+
+    def default_preset(self) -> str:
+        return "fast" if self.synthetic else PAPER_PRESET.get(self.dataset, "bruch-web30k")
+
+    @property
+    def paper_trials(self) -> int:
+        return PAPER_TRIALS.get(self.experiment, 100)
+
+    @property
+    def boosting(self):
+        b = preset(self.preset, rounds=self.rounds)
+        return b if self.early_stopping else b.replace(early_stopping=None)
+
+    def deviations(self) -> list[str]:
+        out = super().deviations()
+        paper = PAPER_PRESET.get(self.dataset.replace("synthetic-", ""))
+        if self.preset != paper:
+            out.insert(1 if self.synthetic else 0, f"hyperparameters '{self.preset}' {PRESETS[self.preset]}, not the "
+                                                  f"paper's '{paper}' {PRESETS.get(paper)}")
+        if self.rounds is not None:
+            out.append(f"at most {self.rounds} trees")
+        if self.click_model == "pbm":
+            out.append(f"position-based click model (eta {self.eta}), not the paper's cascade model")
+        return out
+
+
+def _click_probs(level, cfg):
+    return (float(level), *cfg.click_probs[1:])
+
+
+def _clicks(ds, level, rng, cfg):
+    probs = _click_probs(level, cfg)
+    if cfg.click_model == "pbm":
+        return position_based_clicks(ds, rng, probs, eta=cfg.eta, impressions=cfg.impressions)
+    return cascade_clicks(ds, rng, probs, impressions=cfg.impressions)
+
+
+def transform_train(unit, train, cfg):
+    """``(training data, info)``: the noise of the unit's setting, drawn from the trial's stream."""
+    noise = unit.settings.get("noise", "none")
+    rng = np.random.default_rng(unit.transform_seed())
+    if noise == "documents":
+        train = add_negatives(train, float(unit.settings["level"]), rng)
+        return train, {"added_negatives": train.meta["added_negatives"]}
+    if noise == "labels":
+        train = label_noise(train, float(unit.settings["level"]), rng)
+        return train, {"relabelled": train.meta["relabelled"]}
+    if noise == "clicks":
+        train = _clicks(train, unit.settings["level"], rng.spawn(2)[0], cfg)
+        return train, {"click_probs": list(_click_probs(unit.settings["level"], cfg)),
+                       "train_impressions": train.n_queries}
+    if noise != "none":
+        raise ValueError(f"unknown noise {noise!r}")
+    return train, {}
+
+
+def transform_valid(unit, valid, cfg):
+    """Validation data: untouched, except with clicks (appendix E turns it into clicks too)."""
+    if unit.settings.get("noise") == "clicks":
+        rng = np.random.default_rng(unit.transform_seed()).spawn(2)[1]
+        valid = _clicks(valid, unit.settings["level"], rng, cfg)
+        return valid, {"valid_impressions": valid.n_queries}
+    return valid, {}
+
+
+def unit_fn(unit, ctx):
+    cfg = ctx["cfg"]
+    ds = DataRef(**ctx["data"]).open()
+    split = trial_split(ds.n_queries, unit.seed, unit.trial)
+    system = SYSTEMS[unit.model]
+    trainer = system.trainer(cfg.boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"])
+    train, info = transform_train(unit, ds.subset(split.train), cfg)
+    trainer.add_train(train)
+    del train                                   # the binned copy is all the library needs
+    valid, vinfo = transform_valid(unit, ds.subset(split.valid), cfg)
+    trainer.add_valid(valid)
+    del valid
+    fitted = trainer.fit()
+    test = ds.subset(split.test)
+    res = evaluate(fitted.scores(test.X), test.y, test.offsets, TEST_METRICS)
+    record = {"means": {m: r.mean for m, r in res.items()}, "n_dropped": max(r.n_dropped for r in res.values()),
+              "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+              "valid_curve": fitted.valid_curve, "timings": {"train_s": fitted.train_s}, "sizes": fitted.info,
+              "library": system.resolve_library(cfg.library), "params": fitted.params, "transform": {**info, **vinfo},
+              "log": f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}"}
+    arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
+    arrays["test:qid"] = test.query_ids
+    return record, arrays
+
+
+def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_queries: int,
+                     default_models=(), real_trials: int | None = None, **fields) -> BruchConfig:
+    """The :class:`BruchConfig` of a command line (defaults settled here, checked by the config)."""
+    from experiments.cli import parse_names
+
+    synthetic = args.dataset.startswith("synthetic")
+    trials = args.trials or (synthetic_trials if synthetic else real_trials or PAPER_TRIALS.get(experiment, 100))
+    models = getattr(args, "models", None)
+    models = tuple(parse_names(models, SYSTEMS, "--models")) if models else tuple(default_models)
+    return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
+                       queries=(args.queries or synthetic_queries) if synthetic else args.queries,
+                       trials=trials, seed=args.seed, library=getattr(args, "library", "lightgbm"),
+                       preset=args.preset or "", rounds=args.rounds, models=models, **fields)

@@ -1,0 +1,237 @@
+"""The one command-line contract of every experiment: its flags, their parsing, the error path.
+
+An experiment registers only the flags it honours (:func:`add_flags` by name, from
+:data:`FLAGS`); a flag it does not take is refused by argparse like any unknown one. Every
+experiment takes the execution flags (:data:`EXECUTION`: ``--seed --out --jobs --threads
+--backend --scheduler --scheduler-timeout --force --quiet --no-report --debug --config``);
+the boosting length is ``--rounds`` and the model list ``--models`` wherever they apply.
+
+**User errors** (a bad option, a missing or malformed data file, an unusable ``--out`` or
+scheduler) are one line ``error: …`` on stderr and exit code 2, checked before any data is
+loaded where they can be; ``--debug`` shows the traceback instead. Entry points are wrapped
+by :func:`cli`.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ltrrepro.data import QueryOrderError
+from ltrrepro.datasets import REGISTRY, DatasetNotFoundError
+from ltrrepro.presets import PRESETS
+from ltrrepro.store import StoreError
+from ltrrepro.svmlight import SVMLightFormatError
+
+DATASETS = (*REGISTRY, "synthetic-web30k", "synthetic-yahoo")
+
+
+class UsageError(Exception):
+    """A user error: reported as one ``error: …`` line with exit code 2."""
+
+
+#: what a user can cause and fix: reported as one line, never a traceback (unless --debug)
+USER_ERRORS = (UsageError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
+               FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
+
+
+def cli(main):
+    """Wrap an entry point ``main(argv) -> int``: a user error is printed as ``error: …`` and
+    returns 2; ``--debug`` in argv re-raises it with its traceback."""
+    @functools.wraps(main)
+    def wrapper(argv=None) -> int:
+        argv = list(sys.argv[1:] if argv is None else argv)
+        _terminate_as_interrupt()
+        try:
+            return main(argv)
+        except USER_ERRORS as err:
+            if "--debug" in argv:
+                raise
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as err:
+            if "--debug" in argv:
+                raise
+            print(f"interrupted ({err or 'Ctrl-C'}): finished units are kept; the same command resumes",
+                  file=sys.stderr)
+            return 130
+    return wrapper
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a cluster's job killer, ``kill``) unwinds like Ctrl-C: the manifest ends
+    ``interrupted`` and the worker processes are shut down with the run."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, handler)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``error: …`` and exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see --help)\n")
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return v
+
+
+def _flag_specs() -> dict:
+    """Every flag an experiment may register: name -> (args, kwargs) of ``add_argument``."""
+    return {
+        "seed": (("--seed",), {"type": int, "default": 0, "help": "root seed of every random stream (default 0)"}),
+        # data
+        "dataset": (("--dataset",), {"default": "synthetic-web30k", "choices": DATASETS, "metavar": "NAME",
+                                     "help": ", ".join(DATASETS)}),
+        "data-dir": (("--data-dir",), {"default": None, "help": "folder with the dataset (or $LTRREPRO_DATA_DIR)"}),
+        "queries": (("--queries",), {"type": positive_int, "default": None,
+                                     "help": "synthetic data: number of queries"}),
+        "trials": (("--trials",), {"type": positive_int, "default": None,
+                                   "help": "randomized splits (default: the paper's on real data, fewer on "
+                                           "synthetic data)"}),
+        # models and boosting
+        "library": (("--library",), {"choices": ("lightgbm", "xgboost"), "default": "lightgbm"}),
+        "preset": (("--preset",), {"default": None, "choices": sorted(PRESETS),
+                                   "help": "hyperparameters (default: the paper's for real data, 'fast' for "
+                                           "synthetic data)"}),
+        "rounds": (("--rounds",), {"type": positive_int, "default": None,
+                                   "help": "boosting length (the maximum, with early stopping)"}),
+        "models": (("--models",), {"default": None, "help": "comma-separated model (system) names"}),
+        "levels": (("--levels",), {"default": None, "help": "comma-separated levels"}),
+        "every": (("--every",), {"type": positive_int, "default": None, "help": "curve resolution in rounds"}),
+    }
+
+
+#: the execution and output flags every experiment takes
+EXECUTION = ("out", "jobs", "threads", "backend", "scheduler", "scheduler-timeout", "force", "quiet",
+             "no-report", "debug", "config")
+
+
+def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
+    """Register the flags ``names`` (from :func:`_flag_specs`) with ``defaults`` by dest."""
+    specs = _flag_specs()
+    for name in names:
+        args, kw = specs[name]
+        dest = name.replace("-", "_")
+        if dest in defaults:
+            kw = {**kw, "default": defaults[dest]}
+        ap.add_argument(*args, **kw)
+
+
+def execution_flags(ap: argparse.ArgumentParser) -> None:
+    """The flags every experiment honours: execution, output, randomness, re-running."""
+    ap.add_argument("--out", default=None, help="results directory (default runs/EXPERIMENT-DATASET)")
+    ap.add_argument("--jobs", type=positive_int, default=None, help="parallel jobs (default: cores / threads)")
+    ap.add_argument("--threads", type=positive_int, default=None, help="threads per job (default: cores / jobs)")
+    ap.add_argument("--backend", choices=("loky", "dask"), default="loky")
+    ap.add_argument("--scheduler", default=None, help="dask.distributed scheduler address (with --backend dask)")
+    ap.add_argument("--scheduler-timeout", type=positive_int, default=30,
+                    help="seconds to wait for the dask scheduler to answer (default 30)")
+    ap.add_argument("--force", action="store_true", help="recompute units already stored")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar and no per-unit log lines")
+    ap.add_argument("--no-report", action="store_true", help="run the units only")
+    ap.add_argument("--debug", action="store_true", help="show tracebacks of user errors")
+    ap.add_argument("--config", default=None, metavar="MANIFEST",
+                    help="re-run the configuration stored in a run's manifest.json (give only execution flags "
+                         "beside it)")
+
+
+def make_parser(doc: str, *names: str, **defaults) -> argparse.ArgumentParser:
+    """An experiment's parser: the flags ``names`` it honours plus the execution flags."""
+    ap = ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_flags(ap, "seed", *names, **defaults)
+    execution_flags(ap)
+    return ap
+
+
+def given_experiment_flags(argv) -> list[str]:
+    """The flags of ``argv`` that are not execution flags (refused beside --config)."""
+    flags = [t.split("=", 1)[0] for t in argv if t.startswith("--")]
+    return [f for f in flags if f[2:] not in EXECUTION]
+
+
+def check_outputs(out: Path) -> Path:
+    """``out`` is (or can be made) a writable directory; checked before any data is loaded."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a directory: choose another path")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
+            pass
+    except OSError as err:
+        raise UsageError(f"--out {out} is not writable ({err.strerror or err}): choose another path") from None
+    return out
+
+
+def check_execution(args) -> None:
+    """--backend/--scheduler agree, and the scheduler answers within --scheduler-timeout."""
+    if args.backend != "dask":
+        if args.scheduler:
+            raise UsageError("--scheduler is only used with --backend dask")
+        return
+    if not args.scheduler:
+        raise UsageError("--backend dask needs --scheduler ADDRESS (a running dask.distributed scheduler)")
+    import importlib.util
+    if importlib.util.find_spec("distributed") is None:
+        raise UsageError("--backend dask needs dask.distributed: pip install 'ltrrepro[dask]'")
+    # probed in a child process: a scheduler that accepts the connection but never answers
+    # makes dask's Client wait forever whatever its timeout; the child is killed at the bound
+    probe = ("import sys; from dask.distributed import Client; "
+             "Client(sys.argv[1], timeout=sys.argv[2] + 's').close()")
+    try:
+        res = subprocess.run([sys.executable, "-c", probe, args.scheduler, str(args.scheduler_timeout)],
+                             capture_output=True, text=True, timeout=args.scheduler_timeout + 15)
+        why = (res.stderr.strip().splitlines() or ["?"])[-1] if res.returncode else ""
+    except subprocess.TimeoutExpired:
+        why = "no answer"
+    if why:
+        raise UsageError(f"--scheduler {args.scheduler} did not answer within {args.scheduler_timeout} s "
+                         f"({why}); start it, or check the address")
+
+def _number(x: str):
+    v = float(x)
+    return int(v) if v.is_integer() else v
+
+
+def parse_names(text: str, known, flag: str, what: str = "model") -> list[str]:
+    """``"a,b"`` -> ``["a", "b"]``: each a known name, at least one, none twice."""
+    names = [n.strip() for n in str(text).split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise UsageError(f"{flag}: unknown {what}(s) {unknown or text!r}; known: {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise UsageError(f"{flag} repeats a {what}: {text!r}")
+    return names
+
+
+def parse_levels(text: str, cast=_number, flag: str = "--levels") -> list:
+    """``"0,20,2.5"`` -> ``[0, 20, 2.5]`` (integral values as ints, so unit keys read ``level=20``);
+    empty lists and repeated values are errors."""
+    try:
+        out = [cast(x) for x in str(text).split(",") if x.strip() != ""]
+    except ValueError:
+        raise UsageError(f"{flag} must be comma-separated numbers, got {text!r}") from None
+    if not out:
+        raise UsageError(f"{flag} is empty")
+    if len(set(out)) != len(out):
+        raise UsageError(f"{flag} repeats a value: {text!r}")
+    return out

@@ -1,0 +1,98 @@
+"""Typed, frozen run configurations: a common :class:`RunConfig` and one subclass per paper.
+
+A configuration holds everything that decides a run's numbers (dataset, trials, seed,
+models, hyperparameters, levels); execution (jobs, threads, backend, output directory) is not
+part of it. Fields are checked in ``__post_init__`` (a bad value raises
+:class:`~experiments.cli.UsageError`), the deviations from the paper are computed from the
+fields, and the manifest stores :meth:`RunConfig.to_dict`, from which
+:meth:`RunConfig.from_manifest` rebuilds the same configuration (``--config OUT/manifest.json``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from experiments.cli import DATASETS, UsageError
+
+__all__ = ["RunConfig", "is_synthetic", "load_manifest_config"]
+
+
+def is_synthetic(name: str) -> bool:
+    return name.startswith("synthetic")
+
+
+def _tuple(v):
+    return tuple(_tuple(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What every experiment's numbers depend on. ``queries``: the synthetic dataset's size
+    (None on real data). ``paper_trials``: the paper's number of trials (for the deviations)."""
+
+    experiment: str = ""
+    dataset: str = "synthetic-web30k"
+    data_dir: str | None = None
+    queries: int | None = None
+    trials: int = 1
+    seed: int = 0
+
+    paper_trials = 100
+
+    def __post_init__(self):
+        if self.dataset not in DATASETS and self.dataset != "simulated":
+            raise UsageError(f"unknown dataset {self.dataset!r}; known: {', '.join(DATASETS)}")
+        if self.trials < 1:
+            raise UsageError(f"trials must be >= 1, got {self.trials}")
+        if self.synthetic and (self.queries is None or self.queries < 10):
+            raise UsageError(f"--queries {self.queries}: a 60/20/20 split needs at least 10 queries")
+        if not self.synthetic and self.queries is not None:
+            raise UsageError("--queries sizes a synthetic dataset; a real one has its own queries")
+
+    @property
+    def synthetic(self) -> bool:
+        return is_synthetic(self.dataset)
+
+    def deviations(self) -> list[str]:
+        """What differs from the paper's protocol, computed from the fields."""
+        out = []
+        if self.synthetic:
+            out.append(f"synthetic data ({self.dataset}, {self.queries} queries), not the real dataset")
+        if self.trials < self.paper_trials:
+            out.append(f"{self.trials} trial(s), not the paper's {self.paper_trials}")
+        return out
+
+    def to_dict(self) -> dict:
+        return {"type": type(self).__name__, **dataclasses.asdict(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: _tuple(v) for k, v in d.items() if k in names})
+
+    @classmethod
+    def from_manifest(cls, path, experiment: str):
+        cfg = load_manifest_config(path)
+        if cfg.get("type") != cls.__name__ or cfg.get("experiment") != experiment:
+            raise UsageError(f"--config {path}: a {cfg.get('experiment') or '?'} run, not {experiment}; run it with "
+                             f"python -m experiments.report or the matching experiment")
+        return cls.from_dict(cfg)
+
+
+def load_manifest_config(path) -> dict:
+    """The configuration stored in a run's ``manifest.json`` (or the run directory)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "manifest.json"
+    try:
+        man = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"--config {path}: no such file (give a run's manifest.json)") from None
+    except (OSError, ValueError) as err:
+        raise UsageError(f"--config {path}: not a readable manifest ({err})") from None
+    cfg = man.get("config") if isinstance(man, dict) else None
+    if not isinstance(cfg, dict) or "type" not in cfg:
+        raise UsageError(f"--config {path}: holds no typed configuration (written by an older version?)")
+    return cfg

@@ -1,0 +1,109 @@
+"""Running a study: prepare the data once, run (or resume) the units, report, close the manifest.
+
+An experiment's ``main`` parses its flags into a typed configuration
+(:mod:`experiments.config`), builds its units and calls :func:`execute` with its unit function
+``(unit, ctx) -> (record, arrays)`` and its ``report(store) -> dict``. ``ctx`` carries the
+configuration object and the data reference (``ctx["cfg"]``, ``ctx["data"]``) to the workers.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from experiments.cli import UsageError, check_execution, check_outputs, given_experiment_flags
+from ltrrepro.datasets import load_dataset
+from ltrrepro.runner import materialize, run_units
+from ltrrepro.store import ResultStore
+
+__all__ = ["DataInfo", "prepare_data", "execute", "run_and_report", "config_or_manifest"]
+
+
+@dataclass(frozen=True)
+class DataInfo:
+    """The pooled dataset as the workers read it (``ref``: path and name) and its facts."""
+
+    ref: dict | None = None
+    facts: dict = field(default_factory=dict)
+    load_s: float = 0.0
+
+
+def prepare_data(cfg, out: Path) -> DataInfo:
+    """Load the configuration's dataset once and store it for the workers (content-addressed)."""
+    t0 = time.perf_counter()
+    ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, n_queries=cfg.queries, seed=cfg.seed)
+    ref = materialize(ds, fallback_dir=out / ".cache")
+    facts = {"n_queries": ds.n_queries, "n_docs": ds.n_docs, "n_features": ds.n_features,
+             "data_hash": Path(ref.path).name}
+    return DataInfo({"path": ref.path, "name": ref.name}, facts, time.perf_counter() - t0)
+
+
+def config_or_manifest(args, argv, build, cls, experiment: str):
+    """``build(args)`` -> the configuration, or the one stored in ``--config MANIFEST`` (beside
+    which only execution flags may be given)."""
+    if args.config:
+        extra = given_experiment_flags(argv)
+        if extra:
+            raise UsageError(f"--config re-runs a stored configuration: drop {' '.join(extra)} (only execution "
+                             f"flags go beside it)")
+        return cls.from_manifest(args.config, experiment)
+    return build(args)
+
+
+def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_extra=()) -> int:
+    """Check the outputs and the scheduler, prepare the data (``data=False``: the units read
+    their own), then run and report. Returns the exit code."""
+    out = check_outputs(Path(args.out or f"runs/{cfg.experiment}-{cfg.dataset}"))
+    check_execution(args)
+    info = prepare_data(cfg, out) if data else DataInfo()
+    config = {**cfg.to_dict(), "deviations": cfg.deviations(), "data": info.facts}
+    store = ResultStore(out, config)
+    ctx = {"cfg": cfg, "data": info.ref}
+    size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
+    header = [f"{cfg.experiment}: {cfg.dataset}{size}, {cfg.trials} trial(s), {len(units)} unit(s), "
+              f"results in {store.root}", *header_extra,
+              *(f"  deviation from the paper: {d}" for d in cfg.deviations())]
+    return run_and_report(cfg.experiment, args, store, units, unit_fn, report_fn, ctx, header,
+                          extra={"trials": cfg.trials})
+
+
+def run_and_report(experiment: str, args, store: ResultStore, units, unit_fn, report_fn, ctx: dict,
+                   header=(), extra: dict | None = None) -> int:
+    """Lock ``store`` for this process, run (or resume) the units, report on exactly these
+    units, and close the manifest as ``ok``, ``failed``, ``interrupted`` or ``error`` on every
+    path. The first failing unit's message is printed; the rest are in ``failures/``."""
+    with store.lock():
+        store.start(experiment, extra={"jobs": args.jobs, "threads": args.threads, "backend": args.backend,
+                                       **(extra or {})})
+        if not args.quiet:
+            for line in header:
+                print(line, file=sys.stderr)
+        store.select([u.key for u in units])
+        t0 = time.perf_counter()
+        try:
+            summary = run_units(units, unit_fn, ctx, store, jobs=args.jobs, threads=args.threads,
+                                backend=args.backend, scheduler=args.scheduler, force=args.force, quiet=args.quiet,
+                                scheduler_timeout=args.scheduler_timeout)
+            wall = time.perf_counter() - t0
+            if not args.no_report and summary.n_done + summary.n_skipped > 0:
+                info = report_fn(store)
+                if not args.quiet and info.get("text"):
+                    print(info["text"])
+        except KeyboardInterrupt:
+            store.finish("interrupted", extra={"wall_s": time.perf_counter() - t0})
+            raise
+        except BaseException as err:
+            store.finish("error", extra={"wall_s": time.perf_counter() - t0, "error": f"{type(err).__name__}: {err}"})
+            raise
+        store.finish("ok" if summary.ok else "failed",
+                     extra={"wall_s": wall, "n_units": summary.n_units, "n_skipped": summary.n_skipped,
+                            "n_done": summary.n_done, "failed": summary.failed})
+    if summary.failed:
+        first = store.failure(summary.failed[0])
+        print(f"error: {len(summary.failed)} unit(s) failed; the first, {summary.failed[0]}: "
+              f"{first.get('error', '?')} (tracebacks in {store.failures_dir})", file=sys.stderr)
+    if not args.quiet:
+        print(f"{experiment}: {summary.n_done} unit(s) run, {summary.n_skipped} resumed, "
+              f"{len(summary.failed)} failed; {wall:.1f} s; results in {store.root}", file=sys.stderr)
+    return summary.exit_code

@@ -1,0 +1,131 @@
+"""Xia et al.'s protocol (docs/protocols/xia.md): configuration, folds and the unit of
+Tables 2/3 and Figure 2.
+
+A unit's ``model`` is a system of :mod:`ltrrepro.fit.xia` (``mcrank-se``, ``mcrank-ole``,
+``lambdamart-se``, ``lambdamart-ole``, ``lambdamart-rwse``), its setting the leaf count and
+learning rate. Every run boosts a fixed number of rounds from zero scores (no early
+stopping: the paper reports the last iteration), min 20 documents per leaf.
+
+**Data.** MSLR-WEB10K/30K and LETOR: the five official folds (train → test), read by the
+units themselves (the pooled dataset is never loaded); Yahoo Set 1: three self-made random
+60/20/20 query splits of set1 (train → test); synthetic (default): Web10K-shaped data, three
+random splits.
+
+**Reported.** Test NDCG@1/3/10 (gain 2^y − 1, queries without a relevant document dropped)
+and ERR (g_max = 4) at the last round and every ``every`` rounds (Figure 2), the final
+training objective loss and the wall time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments.analysis import canonical
+from experiments.cli import UsageError
+from experiments.config import RunConfig
+from ltrrepro.datasets import load_fold
+from ltrrepro.fit import SYSTEMS, Boosting
+from ltrrepro.metrics import evaluate
+from ltrrepro.runner import DataRef, Unit
+from ltrrepro.splits import trial_split
+
+EXPERIMENT = "split_principles"
+PRINCIPLES = {"mcrank": ("se", "ole"), "lambdamart": ("se", "ole", "rwse")}
+MODELS = tuple(f"{s}-{p}" for s, ps in PRINCIPLES.items() for p in ps)
+LEAVES = (10, 20)
+RATES = (0.06, 0.10, 0.12)
+METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@10", "err"))
+FOLD_LAYOUTS = ("web10k", "web30k", "mq2007", "mq2008")
+PAPER_ROUNDS = {"mcrank": 2500, "lambdamart": 1000}
+
+
+@dataclass(frozen=True)
+class XiaConfig(RunConfig):
+    """Xia's settings: ``rounds`` per system ((system, rounds), ...), the leaf counts and
+    learning rates of the grid, the curve resolution ``every``."""
+
+    models: tuple = MODELS
+    rounds: tuple = tuple(PAPER_ROUNDS.items())
+    every: int = 125
+    leaves: tuple = LEAVES
+    rates: tuple = RATES
+    max_bin: int = 255
+    min_data_in_leaf: int = 20
+
+    paper_trials = 1
+
+    def __post_init__(self):
+        super().__post_init__()
+        bad = [m for m in self.models if m not in MODELS]
+        if bad or not self.models:
+            raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(MODELS)}")
+        if any(lv < 2 for lv in self.leaves) or any(not 0 < r <= 1 for r in self.rates):
+            raise UsageError("--leaves must be >= 2 and --rates in (0, 1]")
+        if self.fold_layout and self.trials > 5:
+            raise UsageError(f"{self.dataset} has five folds; --trials must be <= 5")
+
+    @property
+    def fold_layout(self) -> bool:
+        return self.dataset in FOLD_LAYOUTS
+
+    def rounds_of(self, model: str) -> int:
+        return dict(self.rounds)[model.split("-")[0]]
+
+    def deviations(self) -> list[str]:
+        out = super().deviations()
+        r = dict(self.rounds)
+        if r != PAPER_ROUNDS:
+            out.append(f"{r['lambdamart']} LambdaMART / {r['mcrank']} McRank rounds (paper: 1,000 / 2,500)")
+        if not self.fold_layout:
+            out.append(f"{self.trials} random 60/20/20 query splits (train → test; paper: Yahoo three self-made "
+                       "splits, MSLR-WEB10K five official folds)")
+        out.append(f"histogram splits ({self.max_bin} bins) instead of every distinct value; min "
+                   f"{self.min_data_in_leaf} documents per leaf")
+        return out
+
+    def boosting(self, unit) -> Boosting:
+        return Boosting(learning_rate=float(unit.settings["lr"]), num_leaves=int(unit.settings["leaves"]),
+                        min_data_in_leaf=self.min_data_in_leaf, max_bin=self.max_bin, rounds=self.rounds_of(unit.model))
+
+
+def build_units(cfg: XiaConfig) -> list[Unit]:
+    return [Unit(EXPERIMENT, cfg.dataset, t, m, (("leaves", lv), ("lr", lr)), seed=cfg.seed)
+            for t in range(cfg.trials) for m in cfg.models for lv in cfg.leaves for lr in cfg.rates]
+
+
+def checkpoints(rounds: int, every: int) -> list[int]:
+    return sorted({*range(every, rounds + 1, every), rounds})
+
+
+def fold_parts(unit, ctx):
+    """(train, test) of the unit's fold: an official fold of a fold layout (trial t = fold
+    t + 1, read through the reader's cache), else the trial's 60/20/20 random query split."""
+    cfg = ctx["cfg"]
+    if cfg.fold_layout:
+        parts = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=unit.trial + 1)
+        return parts["train"], parts["test"]
+    ds = DataRef(**ctx["data"]).open()
+    sp = trial_split(ds.n_queries, unit.seed, unit.trial)
+    return ds.subset(sp.train), ds.subset(sp.test)
+
+
+def unit_fn(unit, ctx):
+    cfg = ctx["cfg"]
+    train, test = fold_parts(unit, ctx)
+    trainer = SYSTEMS[unit.model].trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"])
+    trainer.add_train(train)
+    fitted = trainer.fit()
+    points = checkpoints(fitted.n_rounds, cfg.every)
+    curves = {m: [] for m in METRICS}
+    for _, scores in fitted.scores_at(test.X, points):      # test scores built up round range by round range
+        final = evaluate(scores, test.y, test.offsets, METRICS)
+        for m, r in final.items():
+            curves[m].append(float(np.nanmean(r.per_query)))
+    means = {m: float(np.nanmean(r.per_query)) for m, r in final.items()}
+    rec = {"means": means, "fit": {"train_loss": fitted.train_loss, "n_trees": fitted.n_rounds},
+           "curve_points": points, "curves": curves, "timings": {"train_s": fitted.train_s},
+           "info": {**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
+           "log": " ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
+                  + f" loss={fitted.train_loss:.6g} {fitted.train_s:.1f}s"}
+    return rec, {}

@@ -1,0 +1,272 @@
+"""Xia et al. Tables 2/3 and Figure 2 from a run's records: SE/OLE (and RWSE) test metrics side
+by side with the paper's, OLE − SE per comparison, final training losses, wall times, the
+OLE − SE curves against rounds, and the claims check.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from experiments import analysis as an
+from experiments.xia.protocol import METRICS, PRINCIPLES
+from ltrrepro.report import claims_text, save_figure, write_claims, write_table
+from ltrrepro.stats import paired_test
+
+SYSTEMS = PRINCIPLES
+METRIC_LABELS = {m: an.label(m) for m in METRICS}
+ALPHA = 0.01
+
+# Xia et al. Tables 2 (Yahoo) and 3 (MSLR-WEB10K): (SE, OLE) ×100 for NDCG@1, @3, @10, ERR
+_T = {
+    "yahoo": {
+        ("mcrank", 10, .06): ((71.32, 71.76), (71.47, 72.22), (77.97, 78.52), (45.44, 45.71)),
+        ("mcrank", 10, .10): ((71.38, 71.73), (71.82, 72.37), (78.25, 78.67), (45.52, 45.77)),
+        ("mcrank", 10, .12): ((71.67, 71.87), (71.96, 72.52), (78.33, 78.77), (45.59, 45.79)),
+        ("mcrank", 20, .06): ((71.52, 71.90), (71.80, 72.60), (78.26, 78.84), (45.54, 45.83)),
+        ("mcrank", 20, .10): ((71.65, 72.03), (72.14, 72.77), (78.50, 79.00), (45.64, 45.88)),
+        ("mcrank", 20, .12): ((71.80, 72.10), (72.23, 72.79), (78.58, 78.99), (45.66, 45.89)),
+        ("lambdamart", 10, .06): ((71.15, 71.62), (71.60, 71.94), (77.82, 78.15), (45.66, 45.80)),
+        ("lambdamart", 10, .10): ((71.29, 71.81), (71.76, 72.11), (77.96, 78.29), (45.72, 45.90)),
+        ("lambdamart", 10, .12): ((71.30, 71.76), (71.76, 72.19), (77.93, 78.34), (45.67, 45.87)),
+        ("lambdamart", 20, .06): ((71.51, 71.75), (72.02, 72.25), (78.13, 78.40), (45.77, 45.92)),
+        ("lambdamart", 20, .10): ((71.37, 72.10), (71.92, 72.56), (78.04, 78.58), (45.72, 46.02)),
+        ("lambdamart", 20, .12): ((71.44, 71.76), (71.91, 72.39), (78.06, 78.57), (45.71, 45.96)),
+    },
+    "web10k": {
+        ("mcrank", 10, .06): ((47.43, 47.14), (46.14, 46.46), (48.60, 49.17), (35.90, 36.13)),
+        ("mcrank", 10, .10): ((47.49, 47.69), (46.41, 46.79), (49.00, 49.47), (36.13, 36.32)),
+        ("mcrank", 10, .12): ((47.42, 47.67), (46.50, 46.78), (49.02, 49.51), (36.13, 36.30)),
+        ("mcrank", 20, .06): ((47.69, 47.94), (46.44, 47.06), (49.07, 49.67), (36.09, 36.45)),
+        ("mcrank", 20, .10): ((47.52, 48.04), (46.76, 47.24), (49.36, 49.80), (36.26, 36.54)),
+        ("mcrank", 20, .12): ((47.87, 47.89), (46.86, 47.12), (49.51, 49.68), (36.34, 36.45)),
+        ("lambdamart", 10, .06): ((47.42, 47.98), (46.21, 46.54), (48.22, 48.70), (36.44, 36.68)),
+        ("lambdamart", 10, .10): ((47.79, 47.64), (46.55, 46.57), (48.57, 48.85), (36.54, 36.71)),
+        ("lambdamart", 10, .12): ((47.45, 47.79), (46.32, 46.62), (48.54, 48.94), (36.42, 36.67)),
+        ("lambdamart", 20, .06): ((48.01, 48.19), (46.52, 46.87), (48.78, 49.13), (36.74, 36.88)),
+        ("lambdamart", 20, .10): ((47.99, 48.07), (46.66, 46.79), (48.95, 49.10), (36.72, 36.81)),
+        ("lambdamart", 20, .12): ((47.63, 47.67), (46.69, 46.51), (49.02, 49.03), (36.70, 36.61)),
+    },
+}
+
+
+def paper_table(dataset: str) -> tuple[str, dict]:
+    """The paper's table for a dataset: Yahoo for yahoo / synthetic-yahoo, else MSLR-WEB10K."""
+    key = "yahoo" if "yahoo" in dataset else "web10k"
+    return key, _T[key]
+
+
+# --------------------------------------------------------------------------- report
+def frame(store) -> pd.DataFrame:
+    """The analysis frame by fold, with the system and principle of each model."""
+    df = an.frame(store, pair_on="fold")
+    if len(df):
+        df["system"] = [m.split("-")[0] for m in df.model]
+        df["principle"] = [m.split("-")[1] for m in df.model]
+        df["leaves"] = df.leaves.astype(int)
+        df["lr"] = df.lr.astype(float)
+        df["loss"] = df.train_loss
+    return df
+
+
+def _pair(df, system, leaves, lr, metric, a="ole", b="se"):
+    g = df[(df.system == system) & (df.leaves == leaves) & (df.lr == lr)]
+    pa = g[g.principle == a].set_index("fold")[metric]
+    pb = g[g.principle == b].set_index("fold")[metric]
+    idx = pa.index.intersection(pb.index)
+    return pa.loc[idx].values, pb.loc[idx].values
+
+
+def _grid(df):
+    """The leaf counts and learning rates present in the results."""
+    if df.empty:
+        return [], []
+    return sorted(int(v) for v in df.leaves.unique()), sorted(float(v) for v in df.lr.unique())
+
+
+def _fold_means(df, system, columns, relative=False):
+    """Per fold, the mean over configurations (and ``columns``) of OLE's and SE's values — one
+    independent pair per fold for the claims' t-tests. ``relative``: OLE/SE − 1 against 0."""
+    g = df[df.system == system]
+    ole = g[g.principle == "ole"].set_index(["fold", "leaves", "lr"])[columns]
+    se = g[g.principle == "se"].set_index(["fold", "leaves", "lr"])[columns]
+    idx = ole.index.intersection(se.index)
+    ole, se = ole.loc[idx], se.loc[idx]
+    if relative:
+        ole, se = ole / se - 1.0, se * 0.0
+    a = ole.mean(axis=1).groupby(level="fold").mean()
+    b = se.mean(axis=1).groupby(level="fold").mean()
+    return a.values, b.values
+
+
+def tables(df, dataset):
+    """Tables 2/3 (ours vs the paper), the per-comparison differences and the loss table."""
+    key, paper = paper_table(dataset)
+    rows, diffs, losses = [], [], []
+    leaves_grid, rates = _grid(df)
+    for system, principles in SYSTEMS.items():
+        for leaves in leaves_grid:
+            for lr in rates:
+                g = df[(df.system == system) & (df.leaves == leaves) & (df.lr == lr)]
+                if g.empty:
+                    continue
+                row = {"system": system, "leaves": leaves, "lr": lr, "folds": int(g.fold.nunique())}
+                for mi, m in enumerate(METRICS):
+                    for pr in principles:
+                        v = g[g.principle == pr][m]
+                        row[f"{METRIC_LABELS[m]} {pr.upper()}"] = 100 * float(v.mean()) if len(v) else np.nan
+                    ps = paper.get((system, leaves, round(lr, 2)))
+                    row[f"{METRIC_LABELS[m]} paper SE/OLE"] = f"{ps[mi][0]:.2f}/{ps[mi][1]:.2f}" if ps else ""
+                    a, b = _pair(df, system, leaves, lr, m)
+                    if len(a):
+                        c = paired_test(a, b) if len(a) > 1 else None
+                        diffs.append({"system": system, "leaves": leaves, "lr": lr, "metric": METRIC_LABELS[m],
+                                      "OLE − SE (×100)": 100 * float(np.mean(a - b)),
+                                      "p": c.p if c else np.nan, "folds": len(a),
+                                      "paper OLE − SE": (ps[mi][1] - ps[mi][0]) if ps else np.nan})
+                rows.append(row)
+                lrow = {"system": system, "leaves": leaves, "lr": lr}
+                for pr in principles:
+                    lrow[f"loss {pr.upper()}"] = float(g[g.principle == pr]["loss"].mean())
+                if {"se", "ole"} <= set(principles):
+                    lrow["OLE vs SE (%)"] = 100 * (lrow["loss OLE"] / lrow["loss SE"] - 1)
+                losses.append(lrow)
+    return key, pd.DataFrame(rows), pd.DataFrame(diffs), pd.DataFrame(losses)
+
+
+def _paper_layout(table: pd.DataFrame) -> pd.DataFrame:
+    """Tables 2/3 as the paper prints them: one ``SE/OLE`` cell per metric, the paper's beside
+    it, RWSE (LambdaMART only) last."""
+    if table.empty:
+        return table
+    out = table[["system", "leaves", "lr", "folds"]].astype(object).copy()
+    out["lr"] = [f"{v:g}" for v in table.lr]
+    two = lambda v: "–" if not np.isfinite(v) else f"{v:.2f}"  # noqa: E731
+    for m in METRIC_LABELS.values():
+        out[f"{m} SE/OLE"] = [f"{two(a)}/{two(b)}" for a, b in zip(table[f"{m} SE"], table[f"{m} OLE"])]
+        out[f"{m} paper"] = table[f"{m} paper SE/OLE"].replace("", "–")
+    for m in METRIC_LABELS.values():
+        if f"{m} RWSE" in table:
+            out[f"{m} RWSE"] = [two(v) for v in table[f"{m} RWSE"]]
+    return out
+
+
+def _figure(recs, system, cfg, root, rates):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(rates), figsize=(3.7 * len(rates), 3.4), sharey=True, squeeze=False)
+    axes = axes[0]
+    have = False
+    for ax, lr in zip(axes, rates):
+        for m in METRICS:
+            by = {}
+            for r in recs:
+                u = r["unit"]
+                s, p = u["model"].split("-")
+                if s != system or float(u["setting"]["lr"]) != lr or p not in ("se", "ole"):
+                    continue
+                by.setdefault((u["trial"], u["setting"]["leaves"]), {})[p] = r
+            pairs = [v for v in by.values() if len(v) == 2]
+            if not pairs:
+                continue
+            pts = np.asarray(pairs[0]["ole"]["curve_points"])
+            d = np.mean([100 * (np.asarray(v["ole"]["curves"][m]) - np.asarray(v["se"]["curves"][m])) for v in pairs], 0)
+            ax.plot(pts, d, label=METRIC_LABELS[m])
+            have = True
+        ax.axhline(0, color="k", lw=0.6)
+        ax.set_title(f"{system}, learning rate {lr:g}", fontsize=9)
+        ax.set_xlabel("iterations")
+    axes[0].set_ylabel("OLE − SE (absolute %)")
+    if have:
+        axes[0].legend(fontsize=7)
+    fig.suptitle(f"Figure 2 ({cfg['dataset']}): OLE − SE on the test folds, mean over folds and leaf counts",
+                 fontsize=9)
+    return save_figure(fig, root / "figures" / f"fig2_{system}") if have else []
+
+
+def report(store) -> dict:
+    cfg = store.read_manifest()["config"]
+    recs = store.records()
+    df = frame(store)
+    root = store.root
+    key, table, diffs, losses = tables(df, cfg["dataset"])
+    devs = list(cfg.get("deviations", []))
+    folds = int(df.fold.nunique()) if len(df) else 0
+    files = []
+    legend = (f"Test metrics ×100 at the last round, mean over {folds} fold(s) ({cfg['dataset']}); "
+              f"'paper SE/OLE': Xia et al. Table {'2 (Yahoo)' if key == 'yahoo' else '3 (MSLR-WEB10K)'}. "
+              f"McRank in LightGBM (OLE = its Newton gain; SE = Hessian 1 + Newton leaves), LambdaMART in "
+              f"ltrrepro.gbdt (exact OLE; RWSE = the libraries' gain). Deviations: {'; '.join(devs) or 'none'}.")
+    files += write_table(table, root / "tables" / "table_se_ole", caption=f"SE vs OLE ({cfg['dataset']})",
+                         legend=legend + " Cells: SE/OLE, as the paper's tables.", digits=2,
+                         shown=_paper_layout(table))
+    files += write_table(diffs, root / "tables" / "ole_minus_se", caption="OLE − SE per comparison",
+                         legend="×100; p: paired t-test over folds.", digits=3,
+                         formats={"lr": "g", "p": "p", "paper OLE − SE": 2})
+    files += write_table(losses, root / "tables" / "final_loss", caption="Final training objective loss",
+                         legend="McRank: multinomial NLL; LambdaMART: |ΔNDCG|-weighted pairwise logistic loss "
+                                "at the final ranking. Paper: OLE 0.32%–1% lower than SE.", digits=1,
+                         formats={"lr": "g", "OLE vs SE (%)": 2})
+    times = (df.groupby(["system", "principle"])["train_s"].mean().unstack() if len(df) else pd.DataFrame())
+    trows = []
+    for system in times.index:
+        r = {"system": system, **{f"{p.upper()} s": float(times.loc[system, p]) for p in times.columns
+                                  if np.isfinite(times.loc[system, p])}}
+        if "SE s" in r and "OLE s" in r:
+            r["OLE / SE"] = r["OLE s"] / r["SE s"]
+        trows.append(r)
+    time_table = pd.DataFrame(trows)
+    files += write_table(time_table, root / "tables" / "wall_time", caption="Mean training time per model (s)",
+                         legend="Paper: OLE costs ≈30% more than SE for pairwise losses, nothing for pointwise ones.",
+                         digits=2)
+    leaves_grid, rates = _grid(df)
+    for system in SYSTEMS:
+        files += _figure(recs, system, cfg, root, rates)
+    # claims
+    cl = []
+    for system in SYSTEMS:
+        d = diffs[(diffs.system == system)] if len(diffs) else diffs
+        if len(d):
+            n = len(d)
+            better = int((d["OLE − SE (×100)"] > 0.1).sum())
+            worse = int((d["OLE − SE (×100)"] < -0.1).sum())
+            pos = int((d["OLE − SE (×100)"] > 0).sum())
+            a_f, b_f = _fold_means(df, system, list(METRICS))
+            c = paired_test(a_f, b_f) if len(a_f) > 1 else None
+            cl.append(an.claim(
+                f"{system}: OLE ≥ SE in most comparisons (paper: {'68' if system == 'mcrank' else '56'} of 72 by "
+                f"≥ 0.1 point)", d["OLE − SE (×100)"].mean(), c.p if c else np.nan, folds,
+                f"OLE > SE in {pos}/{n} comparisons, by > 0.1 point in {better}/{n}, SE better by > 0.1 in "
+                f"{worse}/{n}; mean OLE − SE {d['OLE − SE (×100)'].mean():+.3f} points; p: paired t-test over the "
+                f"folds of the mean over configurations and metrics",
+                verdict_text=("supported" if better > n / 2 and c is not None and c.p < ALPHA and c.diff > 0
+                              else "direction only" if pos > n / 2 else "not supported")))
+        lo = losses[losses.system == system] if len(losses) else losses
+        if len(lo) and "OLE vs SE (%)" in lo:
+            rel = lo["OLE vs SE (%)"].values
+            a_f, b_f = _fold_means(df, system, ["loss"], relative=True)
+            c = paired_test(b_f, a_f) if len(a_f) > 1 else None
+            cl.append(an.claim(
+                f"{system}: OLE's final objective loss is lower than SE's (paper: 0.32%–1%)", np.mean(rel),
+                c.p if c else np.nan, folds, f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the "
+                f"{len(rel)} configurations (mean {np.mean(rel):+.2f}%)",
+                verdict_text=("supported" if np.mean(rel) < 0 and c is not None and c.p < ALPHA
+                              else "direction only" if np.mean(rel) < 0 else "not supported")))
+    if len(time_table) and "OLE / SE" in time_table:
+        for _, r in time_table.iterrows():
+            if np.isfinite(r.get("OLE / SE", np.nan)):
+                expect = 1.3 if r["system"] == "lambdamart" else 1.0
+                ratio = float(r["OLE / SE"])
+                cl.append(an.claim(f"{r['system']}: OLE's time overhead over SE (paper: ≈{expect:.1f}x)", ratio,
+                                   np.nan, folds, f"mean training time OLE / SE = {ratio:.2f}",
+                                   verdict_text="supported" if ratio <= expect * 1.5 else "not supported"))
+    files += write_claims(root, cl, devs, "Claims check (Xia et al.)", ALPHA)
+    text = [f"Xia et al. Tables 2/3 — SE vs OLE ({cfg['dataset']}; paper table: {key}), ×100, {folds} fold(s)",
+            table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
+            "Final training loss:", losses.to_string(index=False, float_format=lambda v: f"{v:.5g}"), "",
+            "Wall time:", time_table.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",
+            *claims_text(cl, devs, ALPHA)]
+    return {"text": "\n".join(text), "files": files, "claims": cl}
+
+

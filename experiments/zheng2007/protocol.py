@@ -1,0 +1,161 @@
+"""Zheng et al. (2007)'s protocol (docs/protocols/zheng2007.md): configuration, data design
+and the unit of Table 1 and Figure 1.
+
+**Data design on public data.** L1 = the queries whose documents all share one grade (no
+preference pair can be drawn from them). The other queries are split at random per trial, by
+query, into L2 (training, the paper's 1,300 of 2,700) and L3 (test, 1,400 of 2,700); 20% of
+L2's queries are carved out as validation for tuning. P2, P3 = all within-query pairs of
+different grades of L2 (training part) and L3 (ties excluded). The sizes are reported.
+
+**Six runs per trial** (all on the trial's split, a paired design): a unit's ``model`` is
+the system (``gbt``, ``qbrank``, ``ranksvm`` of :mod:`ltrrepro.fit.zheng`) and its setting
+the training data: GBT(L1), GBT(L2), GBT(L1 ∪ L2), QBRank(P2), QBRank(P2 ∪ L1), RankSVM(P2).
+
+**Metrics.** Precision at K% on P3 (K = 10…100, ``prec@K%``) and DCG-5 on L3 (gain 2^g − 1,
+the paper gives none), DCG-5 after every ``every`` iterations for the curves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments.cli import UsageError
+from experiments.config import RunConfig
+from ltrrepro.data import RankingDataset
+from ltrrepro.fit import SYSTEMS, Boosting
+from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
+from ltrrepro.fit.zheng import dcg5, n_pairs
+from ltrrepro.metrics import pairwise_precision_at
+from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, unit_seed
+from ltrrepro.splits import random_query_split
+
+EXPERIMENT = "qbrank"
+#: run name -> (system, training data)
+RUNS = {"gbt_L1": ("gbt", "L1"), "gbt_L2": ("gbt", "L2"), "gbt_L1L2": ("gbt", "L1L2"),
+        "qbrank_P2": ("qbrank", "P2"), "qbrank_P2L1": ("qbrank", "P2L1"), "ranksvm_P2": ("ranksvm", "P2")}
+LABELS = {"gbt_L1": "GBT(L1)", "gbt_L2": "GBT(L2)", "gbt_L1L2": "GBT(L1∪L2)", "qbrank_P2": "QBRank(P2)",
+          "qbrank_P2L1": "QBRank(P2∪L1)", "ranksvm_P2": "RankSVM(P2)"}
+SYSTEM_NAMES = ("gbt", "qbrank", "ranksvm")
+PERCENTS = tuple(range(10, 101, 10))
+L2_SHARE = 1300 / 2700          # the paper's L2 : L3 query ratio
+VALID_SHARE = 0.2               # of L2's queries, for tuning
+
+
+@dataclass(frozen=True)
+class ZhengConfig(RunConfig):
+    """Zheng's settings: ``rounds`` boosting iterations (paper 300), QBRank's ``w``, η and
+    leaves, GBT's tuning ``grid`` ((η, leaves), ...), RankSVM's ``c_grid`` and ``max_pairs``."""
+
+    dataset: str = "synthetic-yahoo"
+    library: str = "lightgbm"
+    models: tuple = SYSTEM_NAMES
+    rounds: int = 300
+    every: int = 10
+    w: float = 0.5
+    eta: float = 0.05
+    leaves: int = 20
+    grid: tuple = ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))
+    c_grid: tuple = (0.01, 0.1, 1.0)
+    max_pairs: int = 200_000
+
+    paper_trials = 1
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.library not in ("lightgbm", "xgboost"):
+            raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
+        bad = [m for m in self.models if m not in SYSTEM_NAMES]
+        if bad or not self.models:
+            raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(SYSTEM_NAMES)}")
+        if not self.grid or any(not 0 < eta <= 1 or leaves < 2 for eta, leaves in self.grid):
+            raise UsageError(f"--gbt-grid needs 0 < eta <= 1 and leaves >= 2; got {self.grid}")
+
+    def deviations(self) -> list[str]:
+        out = super().deviations()
+        if self.rounds != 300:
+            out.append(f"{self.rounds} boosting iterations")
+        if self.library == "xgboost":
+            out.append("XGBoost: QBRank without the per-round line search (η only)")
+        return out
+
+    def runs(self) -> list[str]:
+        return [r for r, (system, _) in RUNS.items() if system in self.models]
+
+    def boosting(self, system: str) -> Boosting:
+        if system == "qbrank":
+            return Boosting(learning_rate=self.eta, num_leaves=self.leaves, rounds=self.rounds)
+        return Boosting(rounds=self.rounds)
+
+    def options(self, system: str) -> dict:
+        return {"gbt": {"grid": self.grid}, "qbrank": {"w": self.w},
+                "ranksvm": {"c_grid": self.c_grid, "max_pairs": self.max_pairs}}[system]
+
+
+def build_units(cfg: ZhengConfig) -> list[Unit]:
+    return [Unit(EXPERIMENT, cfg.dataset, t, RUNS[r][0], (("train", RUNS[r][1]),), seed=cfg.seed)
+            for t in range(cfg.trials) for r in cfg.runs()]
+
+
+def run_name(model: str, train: str) -> str:
+    return f"{model}_{train}"
+
+
+# --------------------------------------------------------------------------- data design
+def single_grade(ds: RankingDataset) -> np.ndarray:
+    """Query mask: every document of the query has the same grade (L1)."""
+    return np.maximum.reduceat(ds.y, ds.offsets[:-1]) == np.minimum.reduceat(ds.y, ds.offsets[:-1])
+
+
+def zheng_split(ds: RankingDataset, seed: int, trial: int) -> dict[str, np.ndarray]:
+    """Query numbers of L1 (fixed), L2 train / L2 validation / L3 (random per trial)."""
+    l1 = np.flatnonzero(single_grade(ds))
+    rest = np.flatnonzero(~single_grade(ds))
+    rng = np.random.default_rng(unit_seed(seed, trial, STREAM_SPLIT))
+    sp = random_query_split(rest.size, rng, ((1 - VALID_SHARE) * L2_SHARE, VALID_SHARE * L2_SHARE, 1 - L2_SHARE))
+    return {"L1": l1, "L2": rest[sp.train], "V": rest[sp.valid], "L3": rest[sp.test]}
+
+
+def training_data(sub: dict, train: str):
+    """``(dataset, labeled mask or None)`` of a run's training data."""
+    if train in ("L1", "L1L2", "P2L1") and "L1" not in sub:
+        raise ValueError("the dataset has no single-grade query (L1 is empty)")
+    if train == "L1":
+        return sub["L1"], None
+    if train in ("L2", "P2"):
+        return sub["L2"], None
+    both = RankingDataset.concat([sub["L1"], sub["L2"]], name="L1+L2")
+    labeled = np.r_[np.ones(sub["L1"].n_docs, bool), np.zeros(sub["L2"].n_docs, bool)] if train == "P2L1" else None
+    return both, labeled
+
+
+def unit_fn(unit, ctx):
+    cfg = ctx["cfg"]
+    ds = DataRef(**ctx["data"]).open()
+    parts = zheng_split(ds, unit.seed, unit.trial)
+    sub = {k: ds.subset(v) for k, v in parts.items() if v.size}
+    valid, test = sub["V"], sub["L3"]
+    sizes = {"L1_queries": int(parts["L1"].size), "L1_docs": int(sub["L1"].n_docs) if "L1" in sub else 0,
+             "L2_queries": int(parts["L2"].size), "L2_docs": int(sub["L2"].n_docs),
+             "V_queries": int(parts["V"].size), "L3_queries": int(parts["L3"].size),
+             "L3_docs": int(test.n_docs), "P2_pairs": n_pairs(sub["L2"]), "P3_pairs": n_pairs(test)}
+    system = SYSTEMS[unit.model]
+    trainer = system.trainer(cfg.boosting(unit.model), library=cfg.library, seed=unit.model_seed(),
+                             threads=ctx["threads"], **cfg.options(unit.model))
+    train, labeled = training_data(sub, unit.settings["train"])
+    trainer.add_train(train, labeled=labeled)
+    trainer.add_valid(valid)
+    fitted = trainer.fit()
+    points, curve = None, None
+    if fitted.n_rounds > 1:
+        points = sorted({*range(cfg.every, fitted.n_rounds + 1, cfg.every), fitted.n_rounds})
+        curve = [float(np.mean(dcg5(s, test))) for _, s in fitted.scores_at(test.X, points)]
+    pred = fitted.scores(test.X)
+    dcg = dcg5(pred, test)
+    prec = pairwise_precision_at(pred, test.y, test.offsets, PERCENTS)
+    record = {"means": {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
+              "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+              "curve_points": points, "test_curve_dcg5": curve, "timings": {"train_s": fitted.train_s},
+              "info": {"sizes": sizes, **fitted.info}, "library": system.resolve_library(cfg.library),
+              "log": f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}"}
+    return record, {}

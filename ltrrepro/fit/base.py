@@ -1,0 +1,183 @@
+"""The fit contract: one registry of trainable systems, one staged trainer, one result type.
+
+A **system** is anything a paper trains: a library objective (LightGBM ``lambdarank``), an
+ltrrepro objective through its adapter (XE_NDCG MART), GBT and QBRank with its line search,
+RankSVM, McRank under a split principle, LambdaMART in :mod:`ltrrepro.gbdt`. Each is one
+:class:`System` in :data:`SYSTEMS`, named by the ``model`` field of a unit in every
+experiment. A system makes a :class:`Trainer`, which the unit drives in one straight line::
+
+    trainer = SYSTEMS[name].trainer(boosting, library=..., seed=..., threads=...)
+    trainer.add_train(train)        # the library bins it; the caller drops its features
+    trainer.add_valid(valid)        # when the system selects on validation data
+    fitted = trainer.fit()          # -> Fitted
+    scores = fitted.scores(test.X)
+
+so a worker holds one part's features (plus the library's binned copy) at a time, and no
+system calls back into an experiment. :class:`Fitted` is the one result type: raw scores per
+round range, the ranking transform, best iteration, validation curve, timings, training loss.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field, replace
+from typing import Callable, Iterable
+
+import numpy as np
+
+from ..data import RankingDataset
+
+__all__ = ["Boosting", "Fitted", "System", "Trainer", "SYSTEMS", "register", "int_seed", "Labels"]
+
+
+@dataclass(frozen=True)
+class Boosting:
+    """Boosting hyperparameters in LightGBM's vocabulary (mapped to XGBoost's by the
+    trainers). ``rounds`` is the boosting length (at most, with ``early_stopping`` rounds
+    of patience on the validation metric; exactly, when ``early_stopping`` is None)."""
+
+    learning_rate: float = 0.1
+    num_leaves: int = 31
+    min_data_in_leaf: int = 20
+    max_bin: int = 255
+    rounds: int = 100
+    early_stopping: int | None = None
+    sigmoid: float = 1.0
+    lambdarank_norm: bool = False
+
+    def __post_init__(self):
+        if not 0 < self.learning_rate <= 1:
+            raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate}")
+        if self.num_leaves < 2 or self.min_data_in_leaf < 1 or self.max_bin < 2 or self.rounds < 1:
+            raise ValueError(f"num_leaves >= 2, min_data_in_leaf >= 1, max_bin >= 2, rounds >= 1: {self}")
+        if self.early_stopping is not None and self.early_stopping < 1:
+            raise ValueError("early_stopping is a number of rounds >= 1, or None (no early stopping)")
+
+    def replace(self, **changes) -> "Boosting":
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def int_seed(ss: np.random.SeedSequence) -> int:
+    """A library seed (31-bit int) drawn from a seed sequence."""
+    return int(ss.generate_state(1)[0] & 0x7FFFFFFF)
+
+
+class Labels:
+    """What validation needs of a dataset once its features are binned: labels and offsets."""
+
+    def __init__(self, ds: RankingDataset):
+        self.y, self.offsets, self.n_queries = ds.y, ds.offsets, ds.n_queries
+
+
+def _identity(raw):
+    return raw
+
+
+@dataclass
+class Fitted:
+    """A trained model. ``raw(X, start, stop)``: raw scores of rounds ``[start, stop)``;
+    ``to_rank``: raw scores to ranking scores (McRank: the expected grade); with
+    ``ranges_add`` the raw scores of consecutive ranges sum to the scores of their union
+    (LightGBM, ltrrepro.gbdt), else every prefix is predicted from round 0 (XGBoost adds its
+    base margin to every prediction)."""
+
+    raw: Callable
+    best_iteration: int                 # rounds kept (1-based)
+    n_rounds: int                       # rounds trained
+    train_s: float = 0.0
+    valid_curve: list = field(default_factory=list)
+    train_loss: float | None = None
+    params: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+    to_rank: Callable = _identity
+    ranges_add: bool = True
+
+    def scores(self, X, rounds: int | None = None) -> np.ndarray:
+        """Ranking scores of ``X`` with the first ``rounds`` rounds (default: the best iteration)."""
+        return self.to_rank(self.raw(X, 0, rounds or self.best_iteration))
+
+    def scores_at(self, X, points: Iterable[int]):
+        """``(k, ranking scores with k rounds)`` for each ``k`` in ascending ``points``."""
+        acc, done = 0.0, 0
+        for k in points:
+            if self.ranges_add:
+                acc = acc + self.raw(X, done, k)
+                done = k
+                yield k, self.to_rank(acc)
+            else:
+                yield k, self.to_rank(self.raw(X, 0, k))
+
+
+class Trainer:
+    """One training run of a system, driven by the unit (see the module docstring).
+    Subclasses implement :meth:`add_train`, :meth:`add_valid` (when ``uses_valid``) and
+    :meth:`_fit`; :meth:`fit` times it."""
+
+    uses_valid = False
+
+    def __init__(self, system: "System", boosting: Boosting, library: str, seed: np.random.SeedSequence,
+                 threads: int = 1, **options):
+        self.system, self.boosting, self.library, self.seed = system, boosting, library, seed
+        self.threads = int(threads)
+        self.options = {**dict(system.options), **options}
+        self.t0 = time.perf_counter()
+
+    def add_train(self, ds: RankingDataset, **side) -> None:
+        raise NotImplementedError
+
+    def add_valid(self, ds: RankingDataset) -> None:
+        if self.uses_valid:
+            raise NotImplementedError
+        # a system that does not select on validation data ignores it: nothing to keep
+
+    def fit(self) -> Fitted:
+        out = self._fit()
+        out.train_s = time.perf_counter() - self.t0
+        return out
+
+    def _fit(self) -> Fitted:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class System:
+    """A trainable system: ``label`` for tables, ``libraries`` it runs in (the first is its
+    default), the trainer class, and default options (an objective factory, a selection
+    metric, a principle, ...)."""
+
+    name: str
+    label: str
+    trainer_cls: type
+    libraries: tuple = ("lightgbm", "xgboost")
+    options: tuple = ()               # ((name, value), ...)
+    paper: str = ""                   # where it comes from (author-year)
+
+    def trainer(self, boosting: Boosting, *, library: str | None = None, seed: np.random.SeedSequence,
+                threads: int = 1, **options) -> Trainer:
+        lib = self.resolve_library(library)
+        return self.trainer_cls(self, boosting, lib, seed, threads, **options)
+
+    def resolve_library(self, library: str | None) -> str:
+        """The library this system runs in when ``library`` is asked for: a system pinned to
+        one library (a library baseline, ltrrepro.gbdt) keeps its own."""
+        if library in self.libraries:
+            return library
+        if len(self.libraries) == 1:
+            return self.libraries[0]
+        raise ValueError(f"system {self.name!r} runs in {', '.join(self.libraries)}, not {library!r}")
+
+    def option(self, name, default=None):
+        return dict(self.options).get(name, default)
+
+
+#: every trainable system of every paper, by unit ``model`` name
+SYSTEMS: dict[str, System] = {}
+
+
+def register(system: System) -> System:
+    if system.name in SYSTEMS and SYSTEMS[system.name] != system:
+        raise ValueError(f"a system named {system.name!r} is already registered")
+    SYSTEMS[system.name] = system
+    return system

@@ -1,0 +1,203 @@
+"""Zheng et al. (2007)'s systems: GBT on the grades, QBRank with its line search, and a linear
+RankSVM (docs/protocols/zheng2007.md).
+
+* ``gbt``: squared loss on the grades; η and the leaf count tuned on the validation DCG-5
+  over ``grid`` (fixed ``rounds``, no early stopping).
+* ``qbrank``: Zheng's Algorithm 2 (:class:`~ltrrepro.objectives.QBRank`, τ = |grade
+  difference|, ``w``), trees of ``num_leaves`` leaves; in LightGBM the per-round line search
+  on the true objective rescales each tree's leaves (:class:`~.callbacks.LeafRescaleCallback`),
+  in XGBoost there is no line search, only η (a stated deviation). Documents marked
+  ``labeled`` (L1 in P2 ∪ L1) add the pointwise term.
+* ``ranksvm``: a linear RankSVM with the squared hinge on standardized pair differences,
+  solved in the primal (:func:`ranksvm_fit`); C tuned on the validation DCG-5, at most
+  ``max_pairs`` pairs sampled uniformly (seeded).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import RankingDataset
+from ..metrics import evaluate
+from ..objectives import LightGBMObjective, QBRank, XGBoostObjective, qbrank_step
+from ..presets import lightgbm_params, xgboost_params
+from .base import Fitted, System, Trainer, int_seed, register
+from .callbacks import LeafRescaleCallback
+
+__all__ = ["GBTTrainer", "QBRankTrainer", "RankSVMTrainer", "ranksvm_fit", "preference_pairs", "n_pairs",
+           "SELECT_METRIC"]
+
+#: Zheng's validation and test measure: DCG-5 (gain 2^g − 1, the paper gives none)
+SELECT_METRIC = "dcg@5[gain=exp2,norel=zero]"
+
+
+def dcg5(pred, ds) -> np.ndarray:
+    return next(iter(evaluate(pred, ds.y, ds.offsets, [SELECT_METRIC]).values())).per_query
+
+
+def n_pairs(ds: RankingDataset) -> int:
+    """Within-query pairs of different grades (ties excluded): (m² − Σ_g m_g²)/2 per query."""
+    sizes = ds.query_sizes.astype(np.int64)
+    counts = np.zeros((ds.n_queries, int(ds.y.max(initial=0)) + 1), np.int64)
+    np.add.at(counts, (np.repeat(np.arange(ds.n_queries), sizes), ds.y), 1)
+    return int(((sizes ** 2 - (counts ** 2).sum(1)) // 2).sum())
+
+
+def preference_pairs(ds: RankingDataset) -> np.ndarray:
+    """All within-query pairs of different grades as rows ``[preferred, other]`` (ties
+    excluded), in query order. Vectorized per distinct list length, not per query."""
+    sizes = ds.query_sizes
+    out = []
+    for m in np.unique(sizes):
+        if m < 2:
+            continue
+        qs = np.flatnonzero(sizes == m)
+        i, j = np.triu_indices(int(m), 1)
+        a = (ds.offsets[qs][:, None] + i[None, :]).ravel()
+        b = (ds.offsets[qs][:, None] + j[None, :]).ravel()
+        out.append(np.stack([a, b], 1))
+    if not out:
+        return np.zeros((0, 2), np.int64)
+    pairs = np.concatenate(out)
+    pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
+    ya, yb = ds.y[pairs[:, 0]], ds.y[pairs[:, 1]]
+    pairs = pairs[ya != yb]
+    swap = ds.y[pairs[:, 0]] < ds.y[pairs[:, 1]]
+    pairs[swap] = pairs[swap][:, ::-1]
+    return pairs
+
+
+class _KeepParts(Trainer):
+    """These systems predict their training or validation rows while fitting (grid
+    selection, line search), so they keep the parts' features. Their curves predict every
+    prefix of rounds from round 0, as Zheng's Figure 1 is drawn."""
+
+    def add_train(self, ds: RankingDataset, **side) -> None:
+        self.train, self.side = ds, side
+
+    def add_valid(self, ds: RankingDataset) -> None:
+        self.valid = ds
+
+
+class GBTTrainer(_KeepParts):
+    """Options: ``grid`` ((η, leaves), ...)."""
+
+    uses_valid = True
+
+    def _one(self, eta, leaves):
+        tr, seed, threads, rounds = self.train, int_seed(self.seed), self.threads, self.boosting.rounds
+        if self.library == "lightgbm":
+            import lightgbm as lgb
+            p = lightgbm_params("regression", num_leaves=leaves, learning_rate=eta, num_threads=threads, seed=seed,
+                                min_sum_hessian_in_leaf=1e-3)
+            bst = lgb.train(p, lgb.Dataset(tr.X, tr.y.astype(float)), rounds)
+            return p, (lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a))
+        import xgboost as xgb
+        p = xgboost_params(max_leaves=leaves, eta=eta, nthread=threads, seed=seed, objective="reg:squarederror",
+                           base_score=float(tr.y.mean()))
+        bst = xgb.train(p, xgb.DMatrix(tr.X, tr.y), rounds)
+        return p, (lambda X, a, k: bst.predict(xgb.DMatrix(X), iteration_range=(a, k)))
+
+    def _fit(self) -> Fitted:
+        best = None
+        rounds = self.boosting.rounds
+        for eta, leaves in self.options["grid"]:
+            params, raw = self._one(eta, leaves)
+            v = float(np.mean(dcg5(raw(self.valid.X, 0, rounds), self.valid)))
+            if best is None or v > best[0]:
+                best = (v, eta, leaves, raw, params)
+        v, eta, leaves, raw, params = best
+        return Fitted(raw, rounds, rounds, params=params, info={"eta": eta, "leaves": leaves, "valid_dcg5": v},
+                      ranges_add=False)
+
+
+class QBRankTrainer(_KeepParts):
+    """Options: ``w`` (the pointwise weight). ``add_train(ds, labeled=mask)`` marks L1."""
+
+    def _fit(self) -> Fitted:
+        tr, b = self.train, self.boosting
+        obj = QBRank(w=self.options["w"], tau=None, labeled=self.side.get("labeled"))
+        seed, threads = int_seed(self.seed), self.threads
+        if self.library == "lightgbm":
+            import lightgbm as lgb
+            adapter = LightGBMObjective(obj, track_scores=True)
+            step = lambda h, g: qbrank_step(obj, h, g, tr.y, tr.offsets)  # noqa: E731
+            cb = LeafRescaleCallback(adapter, tr.X, step, shrinkage=b.learning_rate)
+            p = lightgbm_params(adapter, num_leaves=b.num_leaves, learning_rate=1.0, num_threads=threads, seed=seed)
+            bst = lgb.train(p, lgb.Dataset(tr.X, tr.y.astype(float), group=tr.query_sizes), b.rounds,
+                            callbacks=[cb])
+            steps = np.asarray(cb.steps)
+            info = {"line_search_steps": {"mean": float(steps.mean()), "min": float(steps.min()),
+                                          "max": float(steps.max())}}
+            raw = lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a)  # noqa: E731
+            return Fitted(raw, b.rounds, b.rounds, info=info, ranges_add=False)
+        import xgboost as xgb
+        p = xgboost_params(max_leaves=b.num_leaves, eta=b.learning_rate, nthread=threads, seed=seed,
+                           disable_default_eval_metric=1)
+        d = xgb.DMatrix(tr.X, tr.y)
+        d.set_group(tr.query_sizes)
+        bst = xgb.train(p, d, b.rounds, obj=XGBoostObjective(obj))
+        raw = lambda X, a, k: bst.predict(xgb.DMatrix(X), iteration_range=(a, k), output_margin=True)  # noqa: E731
+        return Fitted(raw, b.rounds, b.rounds, info={"line_search": "none (XGBoost: η only)"}, ranges_add=False)
+
+
+def ranksvm_fit(D: np.ndarray, C: float) -> np.ndarray:
+    """Linear RankSVM with the squared hinge, solved in the primal (Chapelle & Keerthi 2010):
+
+        w* = argmin_w  ½‖w‖² + C Σ_p max(0, 1 − w·d_p)²,   d_p = x_preferred − x_other,
+
+    by a trust-region Newton method (scipy ``trust-exact``) with the exact gradient
+    w − 2C Σ_p max(0, 1 − w·d_p) d_p and the generalized Hessian I + 2C D_svᵀD_sv over the
+    pairs inside the margin — Chapelle & Keerthi's primal Newton method. The objective is
+    convex, so it reaches the minimum in a few d×d solves."""
+    from scipy.optimize import minimize
+
+    D = np.asarray(D, dtype=np.float64)
+
+    def f(w):
+        m = np.maximum(0.0, 1.0 - D @ w)
+        return 0.5 * w @ w + C * m @ m, w - 2.0 * C * (D.T @ m)
+
+    def hess(w):
+        Ds = D[(D @ w) < 1.0]
+        return np.eye(D.shape[1]) + 2.0 * C * (Ds.T @ Ds)
+
+    res = minimize(f, np.zeros(D.shape[1]), jac=True, hess=hess, method="trust-exact",
+                   options={"maxiter": 100, "gtol": 1e-6 * max(1.0, C * D.shape[0])})
+    return res.x
+
+
+class RankSVMTrainer(_KeepParts):
+    """Options: ``c_grid`` (C values), ``max_pairs``. Not a boosted model: one "round"."""
+
+    uses_valid = True
+
+    def _fit(self) -> Fitted:
+        train, valid = self.train, self.valid
+        rng = np.random.default_rng(self.seed)
+        mu = train.X.mean(0, dtype=np.float64)
+        sd = train.X.std(0, dtype=np.float64)
+        sd[sd == 0] = 1.0
+        pairs = preference_pairs(train)
+        total = pairs.shape[0]
+        if total > self.options["max_pairs"]:
+            pairs = pairs[np.sort(rng.choice(total, self.options["max_pairs"], replace=False))]
+        Zt = (train.X - mu) / sd
+        D = Zt[pairs[:, 0]] - Zt[pairs[:, 1]]
+        Zv = (valid.X - mu) / sd
+        best = None
+        for C in self.options["c_grid"]:
+            w = ranksvm_fit(D, C)
+            v = float(np.mean(dcg5(Zv @ w, valid)))
+            if best is None or v > best[0]:
+                best = (v, C, w)
+        w = best[2]
+        raw = lambda X, a, k: ((X - mu) / sd) @ w if a == 0 else np.zeros(X.shape[0])  # noqa: E731
+        return Fitted(raw, 1, 1, info={"C": best[1], "valid_dcg5": best[0], "pairs_used": int(pairs.shape[0]),
+                                       "pairs_total": int(total)})
+
+
+register(System("gbt", "GBT", GBTTrainer, paper="Zheng et al. 2007 (Friedman 2001)",
+                options=(("grid", ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))),)))
+register(System("qbrank", "QBRank", QBRankTrainer, paper="Zheng et al. 2007, Algorithm 2", options=(("w", 0.5),)))
+register(System("ranksvm", "RankSVM", RankSVMTrainer, libraries=("scipy",), paper="Joachims 2002; Chapelle & Keerthi 2010",
+                options=(("c_grid", (0.01, 0.1, 1.0)), ("max_pairs", 200_000))))
