@@ -23,7 +23,7 @@ from .svmlight import read_svmlight, scan_svmlight
 from .synthetic import PROFILES, make_synthetic
 
 __all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold",
-           "resolve_data_dir", "DATA_DIR_ENV"]
+           "resolve_data_dir", "locate_fold", "DATA_DIR_ENV"]
 
 DATA_DIR_ENV = "LTRREPRO_DATA_DIR"
 _PARTS = ("train", "valid", "test")
@@ -115,6 +115,15 @@ def _locate(spec: DatasetSpec, data_dir, fold: int) -> dict[str, Path]:
             f" (plain, .gz or .bz2), either directly in {root} or in {root}/{spec.dirnames[0]}/."
             f"\nThe dataset is published at {spec.url}; it cannot be downloaded by ltrrepro.")
     return found  # type: ignore[return-value]
+
+
+def locate_fold(name: str, data_dir=None, fold: int = 1) -> dict[str, Path]:
+    """The files of fold ``fold`` (1-based) of a registered fold layout, or a
+    :class:`DatasetNotFoundError` naming what is missing and where to get it (nothing is read)."""
+    spec = REGISTRY[name]
+    if not 1 <= fold <= spec.n_folds:
+        raise ValueError(f"{spec.title} has folds 1..{spec.n_folds}")
+    return _locate(spec, data_dir, fold)
 
 
 def load_fold(name: str, data_dir=None, fold: int = 1, missing: str = "zero",

@@ -12,13 +12,16 @@ from multiprocessing import get_context
 import numpy as np
 import pytest
 
-from experiments import clicks, common, jensen_gap, qbrank, quality, report, robustness
+from experiments import clicks, convergence, jensen_gap, qbrank, quality, report, robustness
 from experiments import split_principles as sp
+from experiments import study
+from experiments.cli import UsageError, cli
 from ltrrepro import make_synthetic
 from ltrrepro.data import RankingDataset, npy_dir_ok, save_npy_dir
 from ltrrepro.svmlight import write_svmlight
 from ltrrepro.runner import Unit, default_jobs_threads, materialize
-from ltrrepro.store import ResultStore, StoreError, atomic_write_text
+from ltrrepro.fileio import atomic_write_text
+from ltrrepro.store import ResultStore, StoreError
 
 TINY = ["--queries", "60", "--trials", "2", "--preset", "tiny", "--jobs", "1", "--quiet"]
 
@@ -49,10 +52,14 @@ def _one_error_line(capsys):
     (clicks.main, ["--levels", "0.1,1.5"], "click probabilities in [0, 1]"),
     (clicks.main, ["--impressions", "0"], "--impressions"),
     (clicks.main, ["--click-model", "pbm", "--eta", "-1"], "--eta must be > 0"),
-    (qbrank.main, ["--iterations", "0"], "--iterations: '0' must be at least 1"),
+    (clicks.main, ["--eta", "2"], "use it with --click-model pbm"),
+    (quality.main, ["--models", "mcrank-se"], "unknown model"),
+    (robustness.main, ["--dataset", "web30k", "--queries", "50"], "sizes a synthetic dataset"),
+    (qbrank.main, ["--rounds", "0"], "--rounds: '0' must be at least 1"),
     (qbrank.main, ["--gbt-grid", "0.1"], "--gbt-grid takes eta:leaves pairs"),
+    (qbrank.main, ["--gbt-grid", "0.1:1"], "leaves >= 2"),
     (qbrank.main, ["--models", "gbt_L9"], "--models"),
-    (sp.main, ["--systems", "mcrank,foo"], "--systems"),
+    (sp.main, ["--models", "mcrank-se,foo"], "--models"),
     (sp.main, ["--leaves", "1"], "--leaves must be >= 2"),
     (sp.main, ["--dataset", "web10k", "--trials", "6"], "five folds"),
     (jensen_gap.main, ["--probs", "0.5,0.6"], "sum to 1"),
@@ -80,7 +87,7 @@ def test_out_is_a_file_is_refused_before_loading_data(tmp_path, capsys):
 
 
 def test_debug_shows_the_traceback(tmp_path):
-    with pytest.raises(common.UsageError):
+    with pytest.raises(UsageError):
         robustness.main(["--levels", "1,1", "--debug", "--out", str(tmp_path / "o")])
 
 
@@ -99,7 +106,7 @@ def test_a_malformed_data_file_is_one_line_naming_file_and_line(tmp_path, capsys
     lines = (fold / "train.txt").read_text().splitlines()
     lines[6] = lines[6].replace("qid:", "qid=")
     (fold / "train.txt").write_text("\n".join(lines) + "\n")
-    assert robustness.main(TINY + ["--dataset", "mq2008", "--data-dir", str(tmp_path),
+    assert robustness.main(TINY[2:] + ["--dataset", "mq2008", "--data-dir", str(tmp_path),
                                    "--out", str(tmp_path / "o")]) == 2
     line = _one_error_line(capsys)
     assert "train.txt, line 7:" in line and "qid" in line
@@ -109,7 +116,7 @@ def test_a_truncated_gz_data_file_is_one_line_naming_it(tmp_path, capsys):
     fold = _mq_layout(tmp_path, train_name="train.txt.gz")
     data = (fold / "train.txt.gz").read_bytes()
     (fold / "train.txt.gz").write_bytes(data[: len(data) // 2])
-    assert robustness.main(TINY + ["--dataset", "mq2008", "--data-dir", str(tmp_path),
+    assert robustness.main(TINY[2:] + ["--dataset", "mq2008", "--data-dir", str(tmp_path),
                                    "--out", str(tmp_path / "o")]) == 2
     assert "train.txt.gz: the gz stream is damaged or truncated" in _one_error_line(capsys)
 
@@ -131,7 +138,8 @@ def test_a_silent_scheduler_is_refused_within_the_timeout(tmp_path, capsys):
 
 # ------------------------------------------------------------------ runs, failures, manifest
 def _args(**kw):
-    base = dict(jobs=1, threads=1, backend="loky", scheduler=None, force=False, quiet=True, no_report=True)
+    base = dict(jobs=1, threads=1, backend="loky", scheduler=None, force=False, quiet=True, no_report=True,
+                scheduler_timeout=30)
     return argparse.Namespace(**{**base, **kw})
 
 
@@ -149,7 +157,7 @@ def _units(models=("good",), trials=3):
 
 def test_the_first_failing_units_message_is_printed(tmp_path, capsys):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    code = common.run_and_report("t", _args(), store, _units(("good", "bad")), _fn, lambda s: {}, {})
+    code = study.run_and_report("t", _args(), store, _units(("good", "bad")), _fn, lambda s: {}, {})
     err = capsys.readouterr().err
     assert code == 1
     assert "error: 3 unit(s) failed; the first, d/t000/base/bad: ValueError: boom: the objective returned NaN" in err
@@ -159,13 +167,13 @@ def test_the_first_failing_units_message_is_printed(tmp_path, capsys):
 def test_manifest_ends_interrupted_or_error(tmp_path):
     store = ResultStore(tmp_path / "run", {"c": 1})
     with pytest.raises(KeyboardInterrupt):
-        common.run_and_report("t", _args(), store, _units(("stop",)), _fn, lambda s: {}, {})
+        study.run_and_report("t", _args(), store, _units(("stop",)), _fn, lambda s: {}, {})
     assert store.read_manifest()["status"] == "interrupted"
 
     def broken_report(s):
         raise RuntimeError("report failed")
     with pytest.raises(RuntimeError):
-        common.run_and_report("t", _args(no_report=False), store, _units(), _fn, broken_report, {})
+        study.run_and_report("t", _args(no_report=False), store, _units(), _fn, broken_report, {})
     man = store.read_manifest()
     assert man["status"] == "error" and "report failed" in man["error"]
 
@@ -183,11 +191,11 @@ def test_one_run_at_a_time_per_out(tmp_path):
 @pytest.mark.parametrize("damage", ["npz", "json"])
 def test_damaged_unit_files_are_named_and_recomputed(tmp_path, capsys, damage):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    common.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
     victim = next((tmp_path / "run" / "units").glob(f"*t001*.{damage}"))
     victim.write_bytes(victim.read_bytes()[:20])              # truncated
     capsys.readouterr()
-    common.run_and_report("t", _args(quiet=False), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn,
+    study.run_and_report("t", _args(quiet=False), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn,
                           lambda s: {}, {})
     err = capsys.readouterr().err
     assert str(victim) in err and "damaged" in err
@@ -198,11 +206,11 @@ def test_damaged_unit_files_are_named_and_recomputed(tmp_path, capsys, damage):
 
 def test_a_damaged_manifest_is_named_by_report_and_rebuilt_by_a_run(tmp_path, capsys):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    common.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
     (tmp_path / "run" / "manifest.json").write_text('{"experiment": "t", "conf')
     assert report.main([str(tmp_path / "run")]) == 2
     assert "manifest.json: the manifest is damaged" in _one_error_line(capsys)
-    common.run_and_report("t", _args(), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn, lambda s: {}, {})
     man = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert man["status"] == "ok" and man["n_skipped"] == 3
     assert "rebuilding it" in capsys.readouterr().err
@@ -210,10 +218,10 @@ def test_a_damaged_manifest_is_named_by_report_and_rebuilt_by_a_run(tmp_path, ca
 
 def test_reports_cover_exactly_the_units_of_the_command(tmp_path, capsys):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    common.run_and_report("t", _args(), store, _units(trials=4), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), store, _units(trials=4), _fn, lambda s: {}, {})
     seen = {}
     store2 = ResultStore(tmp_path / "run", {"c": 1})
-    common.run_and_report("t", _args(no_report=False, quiet=False), store2, _units(trials=2), _fn,
+    study.run_and_report("t", _args(no_report=False, quiet=False), store2, _units(trials=2), _fn,
                           lambda s: seen.update(keys=sorted(r["key"] for r in s.records())) or {}, {})
     assert seen["keys"] == ["d/t000/base/good", "d/t001/base/good"]
     assert "2 stored unit(s)" in capsys.readouterr().err
@@ -221,13 +229,13 @@ def test_reports_cover_exactly_the_units_of_the_command(tmp_path, capsys):
 
 def test_units_from_another_code_version_are_flagged(tmp_path, capsys):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    common.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
     js = next((tmp_path / "run" / "units").glob("*t000*.json"))
     rec = json.loads(js.read_text())
     rec["code"] = {"ltrrepro": "0.0.1", "git_commit": "0123abc"}
     js.write_text(json.dumps(rec))
     capsys.readouterr()
-    common.run_and_report("t", _args(quiet=False), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn,
+    study.run_and_report("t", _args(quiet=False), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn,
                           lambda s: {}, {})
     assert "computed by other code versions (0123abc" in capsys.readouterr().err
 
@@ -321,7 +329,7 @@ def test_a_worker_exits_when_the_runs_main_process_is_killed():
 
 
 def test_an_interrupt_is_one_line_and_exit_130(capsys):
-    @common.cli
+    @cli
     def main(argv):
         raise KeyboardInterrupt("signal 15")
     assert main([]) == 130
@@ -337,3 +345,54 @@ def test_cache_entries_follow_the_users_umask(tmp_path):
         os.umask(old)
     assert os.stat(ref.path).st_mode & 0o777 == 0o750
     assert os.stat(os.path.join(ref.path, "meta.json")).st_mode & 0o777 == 0o640
+
+
+# ------------------------------------------------------------------ one flag contract
+#: flags each experiment does not take: refused as unknown, never silently ignored
+INAPPLICABLE = {
+    robustness.main: ["--every 5", "--impressions 3", "--max-pairs 10"],
+    quality.main: ["--levels 0,20", "--noise labels", "--every 5"],
+    convergence.main: ["--models xendcg", "--levels 0"],
+    clicks.main: ["--noise labels", "--models xendcg"],
+    qbrank.main: ["--preset fast", "--levels 0", "--iterations 10"],
+    sp.main: ["--preset fast", "--library xgboost", "--systems mcrank", "--max-trees 5"],
+    jensen_gap.main: ["--library xgboost", "--trials 3", "--dataset web30k", "--rounds 5"],
+}
+
+
+@pytest.mark.parametrize("main,flag", [(m, f) for m, fs in INAPPLICABLE.items() for f in fs])
+def test_a_flag_an_experiment_cannot_honour_is_an_error(tmp_path, capsys, main, flag):
+    with pytest.raises(SystemExit) as exit_:
+        main(flag.split() + ["--out", str(tmp_path / "o")])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: " + flag.split()[0] in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize("main", [robustness.main, quality.main, convergence.main, clicks.main, qbrank.main,
+                                  sp.main, jensen_gap.main])
+def test_every_experiment_takes_the_same_execution_flags(main):
+    from experiments.cli import EXECUTION
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+
+
+def test_config_reruns_a_stored_run_exactly(tmp_path, capsys):
+    first = tmp_path / "first"
+    argv = ["--queries", "40", "--trials", "2", "--preset", "tiny", "--levels", "0,50", "--noise", "labels",
+            "--seed", "3"]
+    assert robustness.main(argv + ["--out", str(first), "--jobs", "1", "--quiet"]) == 0
+    again = tmp_path / "again"
+    assert robustness.main(["--config", str(first / "manifest.json"), "--out", str(again), "--jobs", "1",
+                            "--quiet"]) == 0
+    for f in ("tables/robustness.csv", "claims.json"):
+        assert (first / f).read_text() == (again / f).read_text()
+    a, b = (json.loads((d / "manifest.json").read_text())["config"] for d in (first, again))
+    assert a == b and a["seed"] == 3 and a["levels"] == [0, 50]
+    capsys.readouterr()
+    assert robustness.main(["--config", str(first), "--trials", "3", "--out", str(tmp_path / "x")]) == 2
+    assert "drop --trials" in _one_error_line(capsys)
+    assert quality.main(["--config", str(first), "--out", str(tmp_path / "y")]) == 2
+    assert "a robustness run, not quality" in _one_error_line(capsys)
+    assert quality.main(["--config", str(tmp_path / "none.json"), "--out", str(tmp_path / "z")]) == 2
+    assert "no such file" in _one_error_line(capsys)

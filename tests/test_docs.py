@@ -5,8 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments import bruch, qbrank
-from experiments import split_principles as sp
+from experiments.bruch2021 import protocol as bruch
+from experiments.xia import protocol as xia_protocol
+from experiments.xia import report as sp
+from experiments.zheng2007 import report as qbrank
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -45,8 +47,8 @@ def test_xia_tables_in_code_are_the_docs_tables():
                 tuple(_num(x) for x in c.split("/")) for c in cells)
         assert parsed == sp._T[key], key
     # the grid the experiment runs is the paper's: leaves and learning rates of the tables
-    assert tuple(sorted({k[1] for k in parsed})) == sp.LEAVES
-    assert tuple(sorted({k[2] for k in parsed})) == sp.RATES
+    assert tuple(sorted({k[1] for k in parsed})) == xia_protocol.LEAVES
+    assert tuple(sorted({k[2] for k in parsed})) == xia_protocol.RATES
 
 
 def test_bruch_table1_in_code_is_the_docs_table():
@@ -92,20 +94,19 @@ def test_protocol_pages_link_to_references(page):
 
 
 def test_bruch_presets_are_the_docs_hyperparameters():
-    from ltrrepro.presets import BRUCH
-    from ltrrepro.train import PRESETS
+    from ltrrepro.presets import PRESETS, lightgbm_params
     rows = {r[0]: r[1:] for r in next(t for t in _md_tables(DOCS / "protocols" / "bruch2021.md")
                                       if t and t[0][0] == "max_bin")}
     for col, (key, preset) in enumerate((("web30k", "bruch-web30k"), ("yahoo", "bruch-yahoo"))):
         doc = {k: v[col] for k, v in rows.items()}
         for name in ("max_bin", "num_leaves", "min_data_in_leaf"):
-            assert PRESETS[preset][name] == BRUCH[key][name] == int(doc[name]), (preset, name)
-        assert PRESETS[preset]["learning_rate"] == BRUCH[key]["learning_rate"] == _num(doc["learning rate"])
-        assert BRUCH[key]["min_sum_hessian_in_leaf"] == _num(doc["min_sum_hessian_in_leaf"])
+            assert PRESETS[preset][name] == int(doc[name]), (preset, name)
+        assert PRESETS[preset]["learning_rate"] == _num(doc["learning rate"])
+        assert lightgbm_params("lambdarank")["min_sum_hessian_in_leaf"] == _num(doc["min_sum_hessian_in_leaf"])
         assert PRESETS[preset]["sigmoid"] == _num(doc["σ (λMART sigmoid)"])
         assert PRESETS[preset]["lambdarank_norm"] is (doc["lambdarank_norm"] == "true")
         stopping = re.search(r"after (\d+) rounds, at most (\d+) trees", rows["model selection"][0])
-        assert (PRESETS[preset]["early_stopping"], PRESETS[preset]["max_trees"]) == tuple(map(int, stopping.groups()))
+        assert (PRESETS[preset]["early_stopping"], PRESETS[preset]["rounds"]) == tuple(map(int, stopping.groups()))
 
 
 def test_bruch_noise_and_click_probabilities_are_the_docs_numbers():

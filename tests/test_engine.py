@@ -11,13 +11,12 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from experiments import bruch
+from experiments.bruch2021 import protocol as bruch
 from ltrrepro import make_synthetic
 from ltrrepro.runner import Unit, default_jobs_threads, materialize, run_units, unit_seed
 from ltrrepro.splits import trial_split
 from ltrrepro.stats import holm, paired_test, summarize
 from ltrrepro.store import ResultStore, safe_key
-from ltrrepro.train import preset
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,8 +104,9 @@ def test_store_atomic_records_config_and_failures(tmp_path):
 def _tiny_ctx(tmp_path, n_queries=40):
     ds = make_synthetic("web30k", n_queries=n_queries, seed=3)
     ref = materialize(ds, cache_dir=tmp_path / "cache")
-    return {"data": {"path": ref.path, "name": ref.name}, "library": "lightgbm",
-            "params": preset("tiny", max_trees=6)}
+    cfg = bruch.BruchConfig(experiment="robustness", dataset="synthetic-web30k", queries=n_queries, seed=5,
+                            preset="tiny", rounds=6)
+    return {"data": {"path": ref.path, "name": ref.name}, "cfg": cfg}
 
 
 def _units(settings, trials=2, models=("lambdamart", "xendcg")):
@@ -117,7 +117,7 @@ def _results(store):
     out = {}
     for r in store.records():
         arr = store.arrays(r["key"])
-        out[r["key"]] = (r["means"], r["best_iteration"], {k: v.tolist() for k, v in arr.items()})
+        out[r["key"]] = (r["means"], r["fit"]["best_iteration"], {k: v.tolist() for k, v in arr.items()})
     return out
 
 
@@ -146,7 +146,7 @@ def test_run_records_failures_and_resumes(tmp_path):
     f = store.failures()
     assert len(f) == 2 and "unknown noise 'bogus'" in f[0]["traceback"]
     rec = store.records()[0]
-    assert rec["transform"]["relabelled"] > 0 and len(rec["valid_curve"]) == rec["n_trees"]
+    assert rec["transform"]["relabelled"] > 0 and len(rec["valid_curve"]) == rec["fit"]["n_trees"]
     assert rec["seeds"]["entropy"] == 5 and rec["threads"] == default_jobs_threads(1, None)[1]
     # resume: finished units are skipped, failed ones retried
     s2 = run_units(units[:2], bruch.unit_fn, ctx, store, jobs=1, quiet=True)
@@ -219,7 +219,7 @@ def test_split_is_shared_by_models_of_a_trial(tmp_path):
     store = ResultStore(tmp_path / "run", {"c": 1})
     units = _units([(("noise", "none"), ("level", 0))], trials=1)
     run_units(units, bruch.unit_fn, ctx, store, jobs=1, quiet=True)
-    qids = [store.arrays(u.key)["test_qid"].tolist() for u in units]
+    qids = [store.arrays(u.key)["test:qid"].tolist() for u in units]
     ds = make_synthetic("web30k", n_queries=40, seed=3)
     expected = ds.query_ids[trial_split(ds.n_queries, 5, 0).test].tolist()
     assert qids[0] == qids[1] == expected

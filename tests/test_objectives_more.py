@@ -112,7 +112,7 @@ def test_mcrank_gradients_and_lightgbm_multiclass():
 
 
 def test_qbrank_line_search_callback_scales_leaves_and_tracks_scores():
-    from ltrrepro.objectives import LeafRescaleCallback
+    from ltrrepro.fit import LeafRescaleCallback
     ds = make_synthetic("web30k", n_queries=40, seed=6)
     obj = QBRank(w=0.5, labeled=np.zeros(ds.n_docs, bool) | (ds.y == 0))
     adapter = LightGBMObjective(obj, track_scores=True)
@@ -136,15 +136,22 @@ def test_xgboost_gets_a_hessian_floor_standing_for_lightgbms_document_floor():
     from ltrrepro.data import RankingDataset
     from ltrrepro.objectives import XENDCG
     from ltrrepro.synthetic import make_synthetic
-    from ltrrepro.train import fit_predict, hessian_floor, preset
+    from ltrrepro.fit import SYSTEMS, hessian_floor
+    from ltrrepro.presets import preset
 
     ds = RankingDataset(X=np.zeros((6, 1), np.float32), y=np.array([1, 0, 2, 0, 0, 1], np.int32),
                         qid=np.array([0, 0, 1, 1, 1, 1]))
     assert hessian_floor(XENDCG(), ds, 50) == pytest.approx(50 * 5 / 24)
     data = make_synthetic("web30k", n_queries=60, seed=3)
     parts = [data.subset(np.arange(k, 60, 3)) for k in range(3)]
-    p = preset("tiny")
-    res = fit_predict("xendcg", "xgboost", *parts, params=p, seed=np.random.SeedSequence(0), threads=1)
-    assert res.params["min_child_weight"] == pytest.approx(hessian_floor(XENDCG(), parts[0], p["min_data_in_leaf"]))
-    res = fit_predict("lambdamart", "xgboost", *parts, params=p, seed=np.random.SeedSequence(0), threads=1)
-    assert res.params["min_child_weight"] == 0.0      # built-in rank:ndcg: the library's own Hessians
+    b = preset("tiny")
+
+    def fit(name):
+        tr = SYSTEMS[name].trainer(b, library="xgboost", seed=np.random.SeedSequence(0), threads=1)
+        tr.add_train(parts[0])
+        tr.add_valid(parts[1])
+        return tr.fit()
+
+    assert fit("xendcg").params["min_child_weight"] == pytest.approx(hessian_floor(XENDCG(), parts[0],
+                                                                                  b.min_data_in_leaf))
+    assert fit("lambdamart").params["min_child_weight"] == 0.0     # built-in rank:ndcg: the library's own Hessians

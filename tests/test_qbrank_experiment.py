@@ -8,6 +8,8 @@ import pytest
 
 from conftest import execute_notebook, tree_digest
 from experiments import qbrank
+from experiments.zheng2007 import protocol as zp
+from ltrrepro.fit import zheng as zfit
 from ltrrepro import make_synthetic
 from ltrrepro.data import RankingDataset
 
@@ -22,7 +24,7 @@ def _toy():
 
 def test_preference_pairs_exclude_ties_and_orient_by_grade():
     ds = _toy()
-    pairs = qbrank.preference_pairs(ds)
+    pairs = zfit.preference_pairs(ds)
     expected = []
     for q in range(ds.n_queries):
         a, b = ds.offsets[q], ds.offsets[q + 1]
@@ -32,13 +34,13 @@ def test_preference_pairs_exclude_ties_and_orient_by_grade():
     assert sorted(map(tuple, pairs.tolist())) == sorted(expected)
     assert len(expected) == 5 + 2                     # q0: 6 pairs minus the tie (0,0); q2: 2
     assert np.all(ds.y[pairs[:, 0]] > ds.y[pairs[:, 1]])
-    assert qbrank.n_pairs(ds) == len(expected)
+    assert zfit.n_pairs(ds) == len(expected)
 
 
 def test_preference_pairs_match_brute_force_on_random_data(rng):
     ds = make_synthetic("yahoo", n_queries=30, seed=2)
-    pairs = qbrank.preference_pairs(ds)
-    assert pairs.shape[0] == qbrank.n_pairs(ds)
+    pairs = zfit.preference_pairs(ds)
+    assert pairs.shape[0] == zfit.n_pairs(ds)
     assert np.all(ds.y[pairs[:, 0]] > ds.y[pairs[:, 1]])
     q = np.searchsorted(ds.offsets, pairs[:, 0], side="right") - 1
     assert np.all(pairs[:, 1] >= ds.offsets[q]) and np.all(pairs[:, 1] < ds.offsets[q + 1])
@@ -47,16 +49,16 @@ def test_preference_pairs_match_brute_force_on_random_data(rng):
 
 def test_zheng_split_design():
     ds = make_synthetic("yahoo", n_queries=400, seed=1)
-    parts = qbrank.zheng_split(ds, seed=0, trial=0)
-    single = qbrank.single_grade(ds)
+    parts = zp.zheng_split(ds, seed=0, trial=0)
+    single = zp.single_grade(ds)
     assert set(parts["L1"]) == set(np.flatnonzero(single)) and parts["L1"].size > 0
     allq = np.concatenate([parts[k] for k in ("L1", "L2", "V", "L3")])
     assert np.unique(allq).size == allq.size == ds.n_queries        # a partition of the queries
     rest = ds.n_queries - parts["L1"].size
     assert abs((parts["L2"].size + parts["V"].size) / rest - 1300 / 2700) < 0.01
-    again = qbrank.zheng_split(ds, seed=0, trial=0)
+    again = zp.zheng_split(ds, seed=0, trial=0)
     assert all(np.array_equal(parts[k], again[k]) for k in parts)
-    other = qbrank.zheng_split(ds, seed=0, trial=1)
+    other = zp.zheng_split(ds, seed=0, trial=1)
     assert not np.array_equal(parts["L3"], other["L3"])
 
 
@@ -64,11 +66,11 @@ def test_ranksvm_equals_liblinear_primal_l2_svm(rng):
     import sklearn.svm as svm
     D = rng.normal(size=(400, 6)) + np.array([0.3, -0.2, 0, 0, 0.1, 0])
     for C in (0.01, 1.0):
-        w = qbrank.ranksvm_fit(D, C)
+        w = zfit.ranksvm_fit(D, C)
         ref = svm.LinearSVC(C=C, loss="squared_hinge", dual=False, fit_intercept=False, tol=1e-10,
                             max_iter=10000).fit(np.r_[D, -D], np.r_[np.ones(400), -np.ones(400)]).coef_.ravel()
         # liblinear's labels ±1 on (d, −d) doubles the data term: same minimizer as C/2 on d only
-        w2 = qbrank.ranksvm_fit(D, 2 * C)
+        w2 = zfit.ranksvm_fit(D, 2 * C)
         np.testing.assert_allclose(w2, ref, atol=1e-5)
         m = np.maximum(0, 1 - D @ w)
         np.testing.assert_allclose(w - 2 * C * D.T @ m, 0, atol=1e-6)     # stationary point
@@ -77,7 +79,7 @@ def test_ranksvm_equals_liblinear_primal_l2_svm(rng):
 @pytest.mark.slow
 def test_qbrank_experiment_smoke(tmp_path):
     out = tmp_path / "z"
-    argv = ["--queries", "300", "--trials", "2", "--iterations", "20", "--every", "5", "--gbt-grid", "0.1:10",
+    argv = ["--queries", "300", "--trials", "2", "--rounds", "20", "--every", "5", "--gbt-grid", "0.1:10",
             "--max-pairs", "3000",
             "--jobs", "1", "--quiet", "--out", str(out)]
     assert qbrank.main(argv) == 0
@@ -85,8 +87,9 @@ def test_qbrank_experiment_smoke(tmp_path):
     assert list(t["K%"]) == list(range(10, 101, 10))
     assert t["QBRank(P2)"].between(0.5, 1).all() and t["paper QBRank"].iloc[0] == 0.9446
     recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
-    assert {r["unit"]["model"] for r in recs} == set(qbrank.MODELS) and len(recs) == 12
-    qb = [r for r in recs if r["unit"]["model"].startswith("qbrank")]
+    runs = {zp.run_name(r["unit"]["model"], r["unit"]["setting"]["train"]) for r in recs}
+    assert runs == set(zp.RUNS) and len(recs) == 12
+    qb = [r for r in recs if r["unit"]["model"] == "qbrank"]
     assert all(r["info"]["line_search_steps"]["min"] >= 0 for r in qb)
     assert all(len(r["test_curve_dcg5"]) == 4 for r in qb)
     sizes = recs[0]["info"]["sizes"]
@@ -103,12 +106,12 @@ def test_qbrank_experiment_smoke(tmp_path):
 
 def test_qbrank_experiment_xgboost_library(tmp_path):
     out = tmp_path / "x"
-    argv = ["--queries", "200", "--trials", "1", "--iterations", "10", "--every", "5", "--gbt-grid", "0.1:10",
-            "--max-pairs", "2000", "--library", "xgboost", "--models", "gbt_L2,qbrank_P2L1", "--jobs", "1",
+    argv = ["--queries", "200", "--trials", "1", "--rounds", "10", "--every", "5", "--gbt-grid", "0.1:10",
+            "--max-pairs", "2000", "--library", "xgboost", "--models", "gbt,qbrank", "--jobs", "1",
             "--quiet", "--out", str(out)]
     assert qbrank.main(argv) == 0
     recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
-    assert {r["library"] for r in recs} == {"xgboost"} and len(recs) == 2
-    assert all(r["means"]["dcg@5"] > 0 for r in recs)
+    assert {r["library"] for r in recs} == {"xgboost"} and len(recs) == 5
+    assert all(r["means"][zp.DCG5] > 0 for r in recs)
     devs = json.loads((out / "claims.json").read_text())["deviations"]
     assert any("without the per-round line search" in d for d in devs)

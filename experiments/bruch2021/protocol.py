@@ -25,8 +25,9 @@ from experiments.analysis import canonical
 from experiments.cli import UsageError
 from experiments.config import RunConfig
 from ltrrepro.fit import SYSTEMS
+from ltrrepro.fit.ranking import RankingTrainer
 from ltrrepro.metrics import evaluate
-from ltrrepro.noise import BRUCH_CLICK_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
+from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
 from ltrrepro.presets import PRESETS, preset
 from ltrrepro.runner import DataRef
 from ltrrepro.splits import trial_split
@@ -40,7 +41,11 @@ PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "br
 PAPER_TRIALS = {"quality": 100, "robustness": 100, "clicks": 20, "convergence": 1}
 TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
 NDCG5, NDCG10 = TEST_METRICS[2], TEST_METRICS[3]
-NOISE_PROBS = (0.5, 0.2, 0.15, 0.1, 0.05)
+
+
+def ranking_systems() -> list[str]:
+    """The systems Bruch's protocol trains: those selected by early stopping on validation NDCG@5."""
+    return [n for n, s in SYSTEMS.items() if issubclass(s.trainer_cls, RankingTrainer)]
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ class BruchConfig(RunConfig):
     click_model: str = "cascade"
     eta: float = 1.0
     click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
-    noise_probs: tuple = NOISE_PROBS
+    noise_probs: tuple = tuple(BRUCH_NOISE_PROBS)
 
     def __post_init__(self):
         if not self.preset:
@@ -70,9 +75,11 @@ class BruchConfig(RunConfig):
             raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
         if self.preset not in PRESETS:
             raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
-        unknown = [m for m in self.models if m not in SYSTEMS]
+        known = ranking_systems()
+        unknown = [m for m in self.models if m not in known]
         if unknown:
-            raise UsageError(f"unknown model(s) {unknown}; known: {', '.join(SYSTEMS)}")
+            raise UsageError(f"--models: {', '.join(unknown)} not a ranking system trained with early stopping on "
+                             f"validation NDCG@5 (Bruch's protocol); known: {', '.join(known)}")
         for m in self.models:
             try:
                 SYSTEMS[m].resolve_library(self.library)
@@ -178,7 +185,7 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
     synthetic = args.dataset.startswith("synthetic")
     trials = args.trials or (synthetic_trials if synthetic else real_trials or PAPER_TRIALS.get(experiment, 100))
     models = getattr(args, "models", None)
-    models = tuple(parse_names(models, SYSTEMS, "--models")) if models else tuple(default_models)
+    models = tuple(parse_names(models, ranking_systems(), "--models")) if models else tuple(default_models)
     return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
                        queries=(args.queries or synthetic_queries) if synthetic else args.queries,
                        trials=trials, seed=args.seed, library=getattr(args, "library", "lightgbm"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 
+from ltrrepro.datasets import locate_fold
 from experiments.cli import UsageError, cli, make_parser, parse_levels, parse_names
 from experiments.study import config_or_manifest, execute
 from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, LEAVES, MODELS, PAPER_ROUNDS, RATES, XiaConfig,
@@ -47,6 +48,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rates", default=",".join(map(str, RATES)), help="learning rates of the grid")
     args = ap.parse_args(argv)
     cfg = config_or_manifest(args, argv, build, XiaConfig, EXPERIMENT)
+    if cfg.fold_layout:                  # the units read the folds: check they are there before any work
+        for fold in range(1, cfg.trials + 1):
+            locate_fold(cfg.dataset, cfg.data_dir, fold)
     return execute(cfg, args, build_units(cfg), unit_fn, report, data=not cfg.fold_layout)
 
 
