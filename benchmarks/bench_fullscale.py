@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltrrepro import make_synthetic, trial_split  # noqa: E402
 from ltrrepro.runner import unit_seed  # noqa: E402
-from ltrrepro.train import fit_predict, preset  # noqa: E402
+from ltrrepro.fit import SYSTEMS  # noqa: E402
+from ltrrepro.presets import preset  # noqa: E402
 
 
 def main() -> None:
@@ -42,7 +43,7 @@ def main() -> None:
     del ds
     per_tree = {}
     for m in args.models.split(","):
-        # time the binning alone (fit_predict builds the same Datasets), then the training
+        # time the binning alone (the trainer builds the same Datasets), then the training
         import lightgbm as lgb
         from ltrrepro.presets import lightgbm_params
         t0 = time.perf_counter()
@@ -51,12 +52,15 @@ def main() -> None:
                                                   min_data_in_leaf=50)).construct()
         t_bin = time.perf_counter() - t0
         del bins
-        params = preset("bruch-web30k", max_trees=args.trees, early_stopping=args.trees)
-        fit = fit_predict(m, "lightgbm", tr, va, te, params, unit_seed(0, 0, 2, m), threads=args.threads)
-        per_tree[m] = (fit.train_s - t_bin) / fit.n_trees
-        print(f"{m:12s} binning {t_bin:.1f} s; {fit.n_trees} trees in {fit.train_s - t_bin:.1f} s: "
+        trainer = SYSTEMS[m].trainer(preset("bruch-web30k", rounds=args.trees, early_stopping=args.trees),
+                                     library="lightgbm", seed=unit_seed(0, 0, 2, m), threads=args.threads)
+        trainer.add_train(tr)
+        trainer.add_valid(va)
+        fit = trainer.fit()
+        per_tree[m] = (fit.train_s - t_bin) / fit.n_rounds
+        print(f"{m:12s} binning {t_bin:.1f} s; {fit.n_rounds} trees in {fit.train_s - t_bin:.1f} s: "
               f"{per_tree[m]:.2f} s/tree with {args.threads} threads -> 500 trees {per_tree[m] * 500 / 60:.1f} min; "
-              f"valid NDCG@5 after {fit.n_trees} trees {fit.valid_curve[-1]:.4f}", flush=True)
+              f"valid NDCG@5 after {fit.n_rounds} trees {fit.valid_curve[-1]:.4f}", flush=True)
     jobs = max(1, args.cores // args.threads)
     t1 = sum(per_tree[m] * 500 for m in ("lambdamart", "xendcg", "listnet") if m in per_tree)
     t3 = sum(per_tree[m] * 500 for m in ("lambdamart", "xendcg") if m in per_tree) * 6

@@ -34,11 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from experiments import bruch  # noqa: E402
+from experiments.bruch2021 import protocol as bruch  # noqa: E402
 from ltrrepro import make_synthetic  # noqa: E402
 from ltrrepro.runner import Unit, materialize, run_units  # noqa: E402
 from ltrrepro.store import ResultStore  # noqa: E402
-from ltrrepro.train import preset  # noqa: E402
 
 
 def _anon_kb() -> int:
@@ -92,8 +91,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ref = materialize(ds, cache_dir=tmp)
         del ds
-        params = preset("fast", max_trees=args.trees, early_stopping=args.trees)
-        ctx = {"data": {"path": ref.path, "name": ref.name}, "library": "lightgbm", "params": params}
+        cfg = bruch.BruchConfig(experiment="bench", dataset="synthetic-web30k", queries=args.queries, preset="fast",
+                                rounds=args.trees, early_stopping=False)
+        ctx = {"data": {"path": ref.path, "name": ref.name}, "cfg": cfg}
         units = [Unit("bench", "syn", t, "xendcg", (("noise", "none"),)) for t in range(args.units)]
         times = {}
         mem = []
