@@ -78,7 +78,8 @@ class Metric:
         base = self.kind + (f"@{self.k}" if self.k is not None else "")
         conv = []
         if self.kind in ("ndcg", "dcg"):
-            g = self.gain if isinstance(self.gain, str) else "table(" + ",".join(f"{v:g}" for v in self.gain) + ")"
+            g = self.gain if isinstance(self.gain, str) else "table(" + ",".join(
+                np.format_float_positional(float(v), trim="-") for v in self.gain) + ")"
             conv.append(f"gain={g}")
         if self.kind == "err":
             conv.append(f"gmax={self.max_grade}")
@@ -94,8 +95,12 @@ _NAME_RE = re.compile(r"^(?P<kind>[a-z]+)(@(?P<k>\d+))?(\[(?P<opts>[^\]]*)\])?$"
 def parse_metric(spec, gain="exp2", norel="drop") -> Metric:
     """``"ndcg@5"``, ``"err"``, ``"ndcg@10[gain=linear,norel=one]"``, ``"map"`` -> Metric.
 
+    ``str(Metric)`` parses back to the same metric, gain tables included:
+
     >>> str(parse_metric("ndcg@5")), str(parse_metric("ndcg@10[gain=linear,norel=one]"))
     ('ndcg@5[gain=exp2,norel=drop]', 'ndcg@10[gain=linear,norel=one]')
+    >>> str(parse_metric("dcg@3[gain=table(0,1,3,7.5),norel=zero]"))
+    'dcg@3[gain=table(0,1,3,7.5),norel=zero]'
     """
     if isinstance(spec, Metric):
         return spec
@@ -105,10 +110,15 @@ def parse_metric(spec, gain="exp2", norel="drop") -> Metric:
         raise ValueError(f"cannot parse metric {spec!r}; e.g. 'ndcg@5', 'err@10', 'ap', 'p@10'")
     kw = {"gain": gain, "norel": norel}
     if m.group("opts"):
-        for part in m.group("opts").split(","):
+        for part in re.split(r",(?![^()]*\))", m.group("opts")):      # commas outside table(...)
             key, _, val = part.partition("=")
             key = key.strip()
-            if key == "gain":
+            if key == "gain" and val.startswith("table(") and val.endswith(")"):
+                try:
+                    kw["gain"] = tuple(float(v) for v in val[6:-1].split(","))
+                except ValueError:
+                    raise ValueError(f"cannot parse the gain table {val!r} in {spec!r}") from None
+            elif key == "gain":
                 kw["gain"] = val
             elif key == "norel":
                 kw["norel"] = val

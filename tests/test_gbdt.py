@@ -228,6 +228,7 @@ def test_model_predicts_like_training_and_survives_save_and_load(tmp_path):
     back = Model.load(path)
     assert np.array_equal(back.predict(va.X), model.predict(va.X))
     assert back.meta["criterion"] == "ole" and back.num_trees == model.num_trees
+    assert np.array_equal(back.train_scores, model.train_scores)        # the training scores survive too
     parts = model.predict(va.X, num_rounds=3) + model.predict(va.X, num_rounds=8, start_round=3)
     assert np.allclose(parts, model.predict(va.X)) and not np.allclose(parts, model.predict(va.X, num_rounds=3))
     # validation curve = the metric of the saved model's predictions, round by round
@@ -347,3 +348,24 @@ def test_pair_histogram_by_documents_equals_direct_pair_sum(threads, rng):
         np.testing.assert_allclose(dout, dref, rtol=1e-12, atol=1e-12)
         assert not acc.any()
     assert K.max_pair_span(pi, pj, 0, pi.size) == 600
+
+
+def test_train_restores_the_callers_numba_thread_count():
+    import numba
+    ds, _ = _tiny(3, nq=8, m=(4, 8), nf=3, levels=5, max_label=2)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        train(LambdaMART(), ds, criterion="rwse", num_rounds=1, num_leaves=3, min_data_in_leaf=2,
+              threads=numba.config.NUMBA_NUM_THREADS)
+        assert numba.get_num_threads() == 1
+    finally:
+        numba.set_num_threads(before)
+
+
+def test_the_number_of_outputs_is_the_objectives_attribute():
+    """McRank boosts one tree per class per round because it says it has K outputs, not by type."""
+    ds, _ = _tiny(4, nq=10, m=(5, 9), nf=3, levels=5, max_label=2)
+    model, _ = train(McRank(n_classes=3), ds, criterion="ole", num_rounds=2, num_leaves=3, min_data_in_leaf=2)
+    assert McRank(n_classes=3).n_outputs == 3 and LambdaMART().n_outputs == 1
+    assert model.n_outputs == 3 and model.num_trees == 6 and model.predict(ds.X).shape == (ds.n_docs, 3)

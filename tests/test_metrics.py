@@ -129,3 +129,21 @@ def test_pairwise_precision_hand_worked():
     p = pairwise_precision_at([3, 1, 2, 0, 0], [2, 1, 0, 0, 1], [0, 3, 5], percents=[25, 50, 75, 100])
     # margins sorted: 2 (ok), 1 (ok), 1 (wrong), 0 (wrong)
     assert p == {25: 1.0, 50: 1.0, 75: pytest.approx(2 / 3), 100: 0.5}
+
+
+@pytest.mark.parametrize("spec", ["ndcg@5", "dcg@3[gain=linear,norel=zero]", "err@10[gmax=3,norel=one]", "ap",
+                                  "p@10[rel>=2,norel=drop]", "recall@5", "mrr"])
+def test_a_canonical_name_parses_back_to_its_metric(spec):
+    m = parse_metric(spec)
+    assert parse_metric(str(m)) == m and str(parse_metric(str(m))) == str(m)
+
+
+def test_a_gain_table_survives_its_canonical_name():
+    m = Metric("ndcg", 5, gain=(0.0, 0.1, 1 / 3, 7.5))
+    assert str(m) == "ndcg@5[gain=table(0,0.1,0.3333333333333333,7.5),norel=drop]"
+    back = parse_metric(str(m))
+    assert back == m
+    y, s, off = np.array([2, 0, 3, 1]), np.array([0.1, 0.4, 0.3, 0.2]), np.array([0, 4])
+    assert evaluate(s, y, off, [back])[str(m)].mean == evaluate(s, y, off, [m])[str(m)].mean
+    with pytest.raises(ValueError, match="gain table"):
+        parse_metric("ndcg@5[gain=table(0,x)]")
