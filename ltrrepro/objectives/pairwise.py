@@ -46,17 +46,17 @@ def sigmoid_table(sigma: float) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _sigmoid(delta, sigma, table):
-    """p = 1 / (1 + exp(σ δ)); with a non-empty ``table``, LightGBM's lookup of it."""
+def _sigmoid(delta, sigma, table, lo, factor):
+    """p = 1 / (1 + exp(σ δ)); with a non-empty ``table``, LightGBM's lookup of it
+    (``lo`` = −25/σ its left edge, ``factor`` = bins / (50/σ), computed once per call)."""
     nb = table.shape[0]
     if nb == 0:
         return 1.0 / (1.0 + math.exp(min(sigma * delta, 700.0)))
-    lo = -50.0 / sigma / 2.0
     if delta <= lo:
         return table[0]
     if delta >= -lo:
         return table[nb - 1]
-    return table[int((delta - lo) * (nb / (-2.0 * lo)))]
+    return table[int((delta - lo) * factor)]
 
 
 @numba.njit(parallel=True, cache=True)
@@ -78,6 +78,8 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
     discount = np.empty(maxm)
     for r in range(maxm):
         discount[r] = 1.0 / math.log2(2.0 + r)
+    lo = -50.0 / sigma / 2.0
+    factor = table.shape[0] / (-2.0 * lo)
     for q in numba.prange(nq):
         a, b = offsets[q], offsets[q + 1]
         m = b - a
@@ -102,12 +104,14 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
         sum_lambdas = 0.0
         c = pair_start[q] if record else 0
         for i in range(imax):
+            di = order[i]
+            ydi = y[di]
             for j in range(i + 1, m):
-                di = order[i]
                 dj = order[j]
-                if y[di] == y[dj]:
+                ydj = y[dj]
+                if ydi == ydj:
                     continue
-                if y[di] > y[dj]:
+                if ydi > ydj:
                     h, l, rh, rl = di, dj, i, j
                 else:
                     h, l, rh, rl = dj, di, j, i
@@ -120,7 +124,7 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
                     if norm and best != worst:
                         w /= 0.01 + abs(delta)
                 if loss_kind == LOSS_LOGISTIC:
-                    p = _sigmoid(delta, sigma, table)
+                    p = _sigmoid(delta, sigma, table, lo, factor)
                     g = -sigma * p * w
                     hh = sigma * sigma * p * (1.0 - p) * w
                 else:
