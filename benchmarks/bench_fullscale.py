@@ -1,6 +1,7 @@
 """Training time per model at full Web30K scale, and the cost of the 100-trial protocol.
 
     python benchmarks/bench_fullscale.py [--queries 31531] [--trees 20] [--threads 2]
+                                         [--library xgboost --device cuda]
 
 Draws the synthetic Web30K profile at full size (31,531 queries, ≈3.7M documents), takes
 trial 0's 60/20/20 split and trains λMART (LightGBM ``lambdarank``), XE_NDCG MART and
@@ -9,7 +10,9 @@ min_data_in_leaf 50) for ``--trees`` trees, evaluating validation NDCG@5 after e
 as the experiments do. Prints the dataset construction time and the time per tree, and
 extrapolates to 500 trees (the paper's cap; early stopping can only shorten it) and to the
 100-trial protocol of Table 1 (3 models) and of one Figure 3 panel (2 models × 6 levels) on
-``--cores`` cores with ``--threads`` threads per job.
+``--cores`` cores with ``--threads`` threads per job. With ``--device cuda`` every model is
+also trained on the GPU (XGBoost's wheels; LightGBM only if built with CUDA; refused with a
+clear message otherwise) and its per-tree time is printed next to the CPU's.
 """
 from __future__ import annotations
 
@@ -22,8 +25,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltrrepro import make_synthetic, trial_split  # noqa: E402
 from ltrrepro.runner import unit_seed  # noqa: E402
+from ltrrepro.device import DEVICES, DeviceError, check_device  # noqa: E402
 from ltrrepro.fit import SYSTEMS  # noqa: E402
 from ltrrepro.presets import preset  # noqa: E402
+
+
+def _fit(model, args, tr, va, device):
+    trainer = SYSTEMS[model].trainer(preset("bruch-web30k", rounds=args.trees, early_stopping=args.trees),
+                                     library=args.library, seed=unit_seed(0, 0, 2, model), threads=args.threads,
+                                     device=device)
+    trainer.add_train(tr)
+    trainer.add_valid(va)
+    return trainer.fit()
 
 
 def main() -> None:
@@ -33,7 +46,15 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cores", type=int, default=16)
     ap.add_argument("--models", default="lambdamart,xendcg,listnet")
+    ap.add_argument("--library", choices=("lightgbm", "xgboost"), default="lightgbm")
+    ap.add_argument("--device", choices=DEVICES, default="cpu", help="also train on this device (cuda)")
     args = ap.parse_args()
+    if args.device != "cpu":
+        try:
+            check_device(args.device, args.library)
+        except DeviceError as err:
+            print(f"error: {err}", file=sys.stderr)
+            sys.exit(2)
     t0 = time.perf_counter()
     ds = make_synthetic("web30k", n_queries=args.queries, seed=0)
     t_gen = time.perf_counter() - t0
@@ -52,15 +73,15 @@ def main() -> None:
                                                   min_data_in_leaf=50)).construct()
         t_bin = time.perf_counter() - t0
         del bins
-        trainer = SYSTEMS[m].trainer(preset("bruch-web30k", rounds=args.trees, early_stopping=args.trees),
-                                     library="lightgbm", seed=unit_seed(0, 0, 2, m), threads=args.threads)
-        trainer.add_train(tr)
-        trainer.add_valid(va)
-        fit = trainer.fit()
+        fit = _fit(m, args, tr, va, "cpu")
         per_tree[m] = (fit.train_s - t_bin) / fit.n_rounds
         print(f"{m:12s} binning {t_bin:.1f} s; {fit.n_rounds} trees in {fit.train_s - t_bin:.1f} s: "
               f"{per_tree[m]:.2f} s/tree with {args.threads} threads -> 500 trees {per_tree[m] * 500 / 60:.1f} min; "
               f"valid NDCG@5 after {fit.n_rounds} trees {fit.valid_curve[-1]:.4f}", flush=True)
+        if args.device != "cpu":
+            dev = _fit(m, args, tr, va, args.device)
+            print(f"{'':12s} {args.device}: {(dev.train_s - t_bin) / dev.n_rounds:.3f} s/tree against "
+                  f"{per_tree[m]:.3f} s/tree on the CPU (binning time of the CPU run subtracted from both)", flush=True)
     jobs = max(1, args.cores // args.threads)
     t1 = sum(per_tree[m] * 500 for m in ("lambdamart", "xendcg", "listnet") if m in per_tree)
     t3 = sum(per_tree[m] * 500 for m in ("lambdamart", "xendcg") if m in per_tree) * 6

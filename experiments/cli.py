@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ltrrepro.data import QueryOrderError
 from ltrrepro.datasets import REGISTRY, DatasetNotFoundError
+from ltrrepro.device import DEVICES, DeviceError
 from ltrrepro.presets import PRESETS
 from ltrrepro.store import StoreError
 from ltrrepro.svmlight import SVMLightFormatError
@@ -34,7 +35,7 @@ class UsageError(Exception):
 
 
 #: what a user can cause and fix: reported as one line, never a traceback (unless --debug)
-USER_ERRORS = (UsageError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
+USER_ERRORS = (UsageError, DeviceError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
                FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
 
 
@@ -116,6 +117,9 @@ def _flag_specs() -> dict:
                                    "help": "boosting length (the maximum, with early stopping)"}),
         "models": (("--models",), {"default": None, "help": "comma-separated model (system) names"}),
         "levels": (("--levels",), {"default": None, "help": "comma-separated levels"}),
+        "device": (("--device",), {"choices": DEVICES, "default": "cpu",
+                                   "help": "where the library grows trees: cpu or cuda (XGBoost's wheels; LightGBM "
+                                           "built with CUDA); refused with a clear error where unavailable"}),
         "every": (("--every",), {"type": positive_int, "default": None, "help": "curve resolution in rounds"}),
     }
 

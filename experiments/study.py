@@ -56,6 +56,8 @@ def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_e
     their own), then run and report. Returns the exit code."""
     out = check_outputs(Path(args.out or f"runs/{cfg.experiment}-{cfg.dataset}"))
     check_execution(args)
+    if hasattr(cfg, "check_device"):
+        cfg.check_device()
     info = prepare_data(cfg, out) if data else DataInfo()
     config = {**cfg.to_dict(), "deviations": cfg.deviations(), "data": info.facts}
     store = ResultStore(out, config)

@@ -396,3 +396,20 @@ def test_config_reruns_a_stored_run_exactly(tmp_path, capsys):
     assert "a robustness run, not quality" in _one_error_line(capsys)
     assert quality.main(["--config", str(tmp_path / "none.json"), "--out", str(tmp_path / "z")]) == 2
     assert "no such file" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize("main,argv", [(robustness.main, []),
+                                       (quality.main, ["--library", "xgboost", "--models", "lambdamart"])])
+def test_device_cuda_without_a_gpu_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, main, argv):
+    from ltrrepro import device
+    monkeypatch.setattr(device, "_probe", lambda library: False)
+    assert main(argv + ["--device", "cuda", "--out", str(tmp_path / "o")]) == 2
+    assert "--device cuda:" in _one_error_line(capsys)
+    assert not (tmp_path / "o" / "units").exists()
+
+
+def test_device_is_refused_where_nothing_can_use_it(tmp_path, capsys):
+    for main in (qbrank.main, sp.main, jensen_gap.main):
+        with pytest.raises(SystemExit):
+            main(["--device", "cuda", "--out", str(tmp_path / "o")])
+        assert "unrecognized arguments: --device" in _one_error_line(capsys)

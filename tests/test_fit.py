@@ -68,3 +68,27 @@ def test_boosting_checks_its_fields():
     with pytest.raises(ValueError, match="early_stopping"):
         Boosting(early_stopping=0)
     assert Boosting(rounds=7).replace(rounds=9).rounds == 9
+
+
+def test_the_device_reaches_the_library_parameters():
+    b = Boosting(rounds=2)
+    seed = np.random.SeedSequence(0)
+    xgb_cuda = SYSTEMS["xendcg"].trainer(b, library="xgboost", seed=seed, device="cuda").params
+    lgb_cuda = SYSTEMS["lambdamart"].trainer(b, library="lightgbm", seed=seed, device="cuda").params
+    cpu = SYSTEMS["lambdamart"].trainer(b, library="xgboost", seed=seed).params
+    assert xgb_cuda["device"] == "cuda" and lgb_cuda["device_type"] == "cuda"
+    assert "device" not in cpu and "device_type" not in cpu
+
+
+def test_a_device_the_machine_lacks_is_a_clear_error(monkeypatch):
+    from ltrrepro import device
+    monkeypatch.setattr(device, "_probe", lambda library: False)      # as on a machine without a GPU
+    with pytest.raises(device.DeviceError, match="no visible CUDA GPU.*run without --device"):
+        device.check_device("cuda", "xgboost")
+    with pytest.raises(device.DeviceError, match="built without CUDA"):
+        device.check_device("cuda", "lightgbm")
+    with pytest.raises(device.DeviceError, match="CPU only"):
+        device.check_device("cuda", "ltrrepro")
+    device.check_device("cpu", "lightgbm")                               # the CPU always works
+    monkeypatch.setattr(device, "_probe", lambda library: True)
+    device.check_device("cuda", "xgboost")

@@ -102,7 +102,7 @@ def build_units(cfg: BruchConfig) -> list[Unit]:
 
 @cli
 def main(argv=None) -> int:
-    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds")
+    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device")
     args = ap.parse_args(argv)
     cfg = config_or_manifest(args, argv, lambda a: config_from_args(
         a, EXPERIMENT, synthetic_trials=4, synthetic_queries=400, real_trials=100, default_models=MODELS,

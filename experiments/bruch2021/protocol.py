@@ -64,6 +64,7 @@ class BruchConfig(RunConfig):
     impressions: int = 10
     click_model: str = "cascade"
     eta: float = 1.0
+    device: str = "cpu"
     click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
     noise_probs: tuple = tuple(BRUCH_NOISE_PROBS)
 
@@ -85,8 +86,16 @@ class BruchConfig(RunConfig):
                 SYSTEMS[m].resolve_library(self.library)
             except ValueError as err:
                 raise UsageError(str(err)) from None
+        if self.device not in ("cpu", "cuda"):
+            raise UsageError(f"--device: cpu or cuda, got {self.device!r}")
         if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
             raise UsageError("click model cascade or pbm, --eta > 0, --impressions >= 1")
+
+    def check_device(self) -> None:
+        """The device can be used by the library of every model (a GPU probe; before any work)."""
+        from ltrrepro.device import check_device
+        for m in self.models:
+            check_device(self.device, SYSTEMS[m].resolve_library(self.library))
 
     def default_preset(self) -> str:
         return "fast" if self.synthetic else PAPER_PRESET.get(self.dataset, "bruch-web30k")
@@ -157,7 +166,8 @@ def unit_fn(unit, ctx):
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     system = SYSTEMS[unit.model]
-    trainer = system.trainer(cfg.boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"])
+    trainer = system.trainer(cfg.boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
+                             device=cfg.device)
     train, info = transform_train(unit, ds.subset(split.train), cfg)
     trainer.add_train(train)
     del train                                   # the binned copy is all the library needs
@@ -189,4 +199,5 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
     return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
                        queries=(args.queries or synthetic_queries) if synthetic else args.queries,
                        trials=trials, seed=args.seed, library=getattr(args, "library", "lightgbm"),
-                       preset=args.preset or "", rounds=args.rounds, models=models, **fields)
+                       preset=args.preset or "", rounds=args.rounds, models=models,
+                       device=getattr(args, "device", "cpu"), **fields)

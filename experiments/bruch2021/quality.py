@@ -136,7 +136,7 @@ def report(store) -> dict:
 
 @cli
 def main(argv=None) -> int:
-    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "models")
+    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "models")
     args = ap.parse_args(argv)
     cfg = config_or_manifest(args, argv, lambda a: config_from_args(
         a, EXPERIMENT, synthetic_trials=5, synthetic_queries=400, default_models=(*PAPER_MODELS, *BASELINES)),

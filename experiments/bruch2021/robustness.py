@@ -184,7 +184,7 @@ def report(store, name: str = "robustness", figure: str = "fig3", title: str = "
 
 @cli
 def main(argv=None) -> int:
-    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "levels",
+    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "levels",
                      levels="0,20,40,60,80,100")
     ap.add_argument("--noise", default="documents,labels", help="documents, labels or both (default both)")
     args = ap.parse_args(argv)

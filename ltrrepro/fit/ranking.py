@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import RankingDataset
+from ..device import library_device_params
 from ..metrics import evaluate
 from ..objectives import LambdaMART, LightGBMObjective, ListNet, RankNet, XENDCG, XGBoostObjective
 from ..presets import lightgbm_params, xgboost_params
@@ -44,7 +45,8 @@ def hessian_floor(objective, train: RankingDataset, min_data_in_leaf: int) -> fl
 
 class RankingTrainer(Trainer):
     """Options: ``builtin`` (library -> objective name) or ``objective`` (a factory of an
-    ltrrepro objective, ``objective_kwargs``)."""
+    ltrrepro objective, ``objective_kwargs``); ``device`` (``cpu`` or ``cuda``: where the
+    library grows the trees; custom gradients stay on the CPU, see :mod:`ltrrepro.device`)."""
 
     uses_valid = True
 
@@ -59,7 +61,7 @@ class RankingTrainer(Trainer):
             adapter_cls = LightGBMObjective if library == "lightgbm" else XGBoostObjective
             self.adapter = adapter_cls(self.make_objective(), seed=seed.spawn(1)[0])
         self.lib_seed = int_seed(seed)
-        self.params = self._params()
+        self.params = {**self._params(), **library_device_params(self.options.get("device", "cpu"), library)}
         self.sizes: dict = {}
 
     def make_objective(self):
