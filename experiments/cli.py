@@ -126,7 +126,7 @@ def _flag_specs() -> dict:
 
 #: the execution and output flags every experiment takes
 EXECUTION = ("out", "jobs", "threads", "backend", "scheduler", "scheduler-timeout", "force", "quiet",
-             "no-report", "debug", "config")
+             "no-report", "debug", "config", "estimate")
 
 
 def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
@@ -153,6 +153,9 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--quiet", action="store_true", help="no progress bar and no per-unit log lines")
     ap.add_argument("--no-report", action="store_true", help="run the units only")
     ap.add_argument("--debug", action="store_true", help="show tracebacks of user errors")
+    ap.add_argument("--estimate", action="store_true",
+                    help="print the number of units and their cost on this machine (and on N workers) from a "
+                         "short calibration, then stop; the calibration units are kept")
     ap.add_argument("--config", default=None, metavar="MANIFEST",
                     help="re-run the configuration stored in a run's manifest.json (give only execution flags "
                          "beside it)")
@@ -194,6 +197,9 @@ def check_execution(args) -> None:
         return
     if not args.scheduler:
         raise UsageError("--backend dask needs --scheduler ADDRESS (a running dask.distributed scheduler)")
+    if args.jobs is not None:
+        raise UsageError("--jobs sets local worker processes; with --backend dask the cluster's workers run the "
+                         "units: drop --jobs (size the cluster instead)")
     import importlib.util
     if importlib.util.find_spec("distributed") is None:
         raise UsageError("--backend dask needs dask.distributed: pip install 'ltrrepro[dask]'")

@@ -51,9 +51,11 @@ def config_or_manifest(args, argv, build, cls, experiment: str):
     return build(args)
 
 
-def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_extra=()) -> int:
+def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_extra=(), size_of=None) -> int:
     """Check the outputs and the scheduler, prepare the data (``data=False``: the units read
-    their own), then run and report. Returns the exit code."""
+    their own), then run and report (with ``--estimate``: calibrate and print the cost
+    instead, see :func:`estimate`; ``size_of(unit, ctx)``, the unit's training size, scales
+    the calibration to units of other sizes). Returns the exit code."""
     out = check_outputs(Path(args.out or f"runs/{cfg.experiment}-{cfg.dataset}"))
     check_execution(args)
     if hasattr(cfg, "check_device"):
@@ -66,8 +68,66 @@ def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_e
     header = [f"{cfg.experiment}: {cfg.dataset}{size}, {cfg.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *header_extra,
               *(f"  deviation from the paper: {d}" for d in cfg.deviations())]
+    if getattr(args, "estimate", False):
+        with store.lock():
+            print("\n".join(estimate(units, unit_fn, ctx, store, args, size_of)))
+        return 0
     return run_and_report(cfg.experiment, args, store, units, unit_fn, report_fn, ctx, header,
                           extra={"trials": cfg.trials})
+
+
+def _fmt_s(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def estimate(units, unit_fn, ctx: dict, store: ResultStore, args, size_of=None, workers=(8, 32, 128)) -> list[str]:
+    """The cost of running ``units``, from a short calibration on this machine.
+
+    Calibration: the first unit of each model (trial 0, its first setting) is run for real,
+    one at a time with the run's threads per job, and stored — the run resumes from it, so
+    nothing is spent twice. Every other unit is estimated as its model's calibrated time
+    times ``size_of(unit) / size_of(calibrated unit)`` (the training data's size: extra
+    negatives, click impressions and Zheng's training sets differ by up to 10x; 1 without
+    ``size_of``). Units already stored cost nothing. The wall time on ``J`` workers is
+    ``max(total / J, longest unit)`` — a lower bound that perfect packing reaches.
+    """
+    from ltrrepro.runner import default_jobs_threads
+
+    units = list(units)
+    pending = [u for u in units if args.force or not store.is_done(u.key)]
+    jobs, threads = default_jobs_threads(args.jobs, args.threads, len(pending) or 1)
+    calib = {}
+    for u in pending:
+        calib.setdefault(u.model, u)
+    t0 = time.perf_counter()
+    times = {}
+    if calib:
+        summary = run_units(list(calib.values()), unit_fn, ctx, store, jobs=1, threads=threads, force=args.force,
+                            quiet=True)
+        if summary.failed:
+            raise UsageError(f"--estimate: the calibration unit {summary.failed[0]} failed: "
+                             f"{store.failure(summary.failed[0]).get('error', '?')}")
+        for m, u in calib.items():
+            times[m] = float(store.record(u.key)["timings"]["unit_s"])  # type: ignore[index]
+    size = size_of or (lambda unit, ctx: 1.0)
+    base = {m: max(float(size(u, ctx)), 1e-12) for m, u in calib.items()}
+    rest = [u for u in pending if calib.get(u.model) is not u]
+    est = [times[u.model] * float(size(u, ctx)) / base[u.model] for u in rest]
+    total = sum(est) + sum(times.values())
+    longest = max([*est, *times.values()], default=0.0)
+    remaining = sum(est)
+    lines = [f"estimate: {len(units)} unit(s), {len(units) - len(pending)} already stored, {len(pending)} to run; "
+             f"calibrated on {len(calib)} unit(s) in {_fmt_s(time.perf_counter() - t0)} (kept: the run resumes "
+             f"from them)",
+             *(f"  {m}: {times[m]:.1f} s per unit at {threads} thread(s) (unit {calib[m].key})" for m in sorted(times)),
+             f"  total compute {_fmt_s(total)}; the rest of the run on this machine ({jobs} job(s) x {threads} "
+             f"thread(s)): about {_fmt_s(max(remaining / jobs, max(est, default=0.0)))}"]
+    lines += [f"  on {n} workers of {threads} thread(s): about {_fmt_s(max(total / n, longest))}" for n in workers]
+    return lines
 
 
 def run_and_report(experiment: str, args, store: ResultStore, units, unit_fn, report_fn, ctx: dict,

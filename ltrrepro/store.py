@@ -206,6 +206,10 @@ class ResultStore:
             self.log(f"warning: {js} is damaged ({err}); its unit will be recomputed")
             return None
 
+    def record(self, key: str) -> dict | None:
+        """The stored record of ``key`` (None when absent or damaged)."""
+        return self._load_record(self._paths(key)[0])
+
     def is_done(self, key: str) -> bool:
         """The record loads, was computed under this configuration, and its arrays load."""
         js, npz, _ = self._paths(key)

@@ -45,6 +45,7 @@ def _one_error_line(capsys):
     (robustness.main, ["--levels", "a,b"], "comma-separated numbers"),
     (robustness.main, ["--noise", "clicks"], "--noise takes documents and/or labels"),
     (robustness.main, ["--backend", "dask"], "needs --scheduler"),
+    (robustness.main, ["--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--jobs", "4"], "drop --jobs"),
     (robustness.main, ["--scheduler", "tcp://127.0.0.1:1"], "only used with --backend dask"),
     (robustness.main, ["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
     (quality.main, ["--models", "lambdamart,nope"], "unknown model"),
@@ -128,7 +129,7 @@ def test_a_silent_scheduler_is_refused_within_the_timeout(tmp_path, capsys):
     port = srv.getsockname()[1]
     try:
         t0 = time.perf_counter()
-        code = robustness.main(TINY + ["--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}",
+        code = robustness.main(TINY[:-3] + ["--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}",
                                        "--scheduler-timeout", "2", "--out", str(tmp_path / "o")])
         assert code == 2 and time.perf_counter() - t0 < 30
         assert "did not answer within 2 s" in _one_error_line(capsys)

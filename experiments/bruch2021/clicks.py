@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 
 from experiments.bruch2021 import robustness
-from experiments.bruch2021.protocol import BruchConfig, config_from_args, unit_fn
+from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
 from experiments.cli import UsageError, cli, make_parser, parse_levels, positive_int
 from experiments.study import config_or_manifest, execute
 from ltrrepro.runner import Unit
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
                                 click_model=a.click_model, eta=eta)
 
     cfg = config_or_manifest(args, argv, build, BruchConfig, EXPERIMENT)
-    return execute(cfg, args, build_units(cfg), unit_fn, report)
+    return execute(cfg, args, build_units(cfg), unit_fn, report, size_of=train_size)
 
 
 if __name__ == "__main__":

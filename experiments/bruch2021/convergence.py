@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.bruch2021.protocol import BruchConfig, config_from_args, unit_fn
+from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
 from experiments.cli import cli, make_parser
 from experiments.study import config_or_manifest, execute
 from ltrrepro.report import band, claims_text, save_figure, write_claims, write_table
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
     cfg = config_or_manifest(args, argv, lambda a: config_from_args(
         a, EXPERIMENT, synthetic_trials=4, synthetic_queries=400, real_trials=100, default_models=MODELS,
         early_stopping=False), BruchConfig, EXPERIMENT)
-    return execute(cfg, args, build_units(cfg), unit_fn, report)
+    return execute(cfg, args, build_units(cfg), unit_fn, report, size_of=train_size)
 
 
 if __name__ == "__main__":

@@ -161,6 +161,25 @@ def transform_valid(unit, valid, cfg):
     return valid, {}
 
 
+_SIZES: dict = {}
+
+
+def train_size(unit, ctx) -> float:
+    """Documents the unit trains and validates on after its transform (extra negatives grow
+    the lists, clicks turn each list into impressions): what its cost scales with. Measured on
+    trial 0 of the unit's setting, once per process."""
+    key = (ctx["data"]["path"], unit.setting_text)
+    if key not in _SIZES:
+        cfg = ctx["cfg"]
+        ds = DataRef(**ctx["data"]).open()
+        probe = type(unit)(unit.experiment, unit.dataset, 0, unit.model, unit.setting, unit.seed)
+        split = trial_split(ds.n_queries, unit.seed, 0)
+        train, _ = transform_train(probe, ds.subset(split.train), cfg)
+        valid, _ = transform_valid(probe, ds.subset(split.valid), cfg)
+        _SIZES[key] = float(train.n_docs + valid.n_docs)
+    return _SIZES[key]
+
+
 def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     ds = DataRef(**ctx["data"]).open()

@@ -21,7 +21,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import (NDCG5, NDCG10, PAPER_TABLE1, TEST_METRICS, BruchConfig,
-                                            config_from_args, unit_fn)
+                                            config_from_args, train_size, unit_fn)
 from experiments.cli import cli, make_parser
 from experiments.study import config_or_manifest, execute
 from ltrrepro.fit import SYSTEMS
@@ -141,7 +141,7 @@ def main(argv=None) -> int:
     cfg = config_or_manifest(args, argv, lambda a: config_from_args(
         a, EXPERIMENT, synthetic_trials=5, synthetic_queries=400, default_models=(*PAPER_MODELS, *BASELINES)),
         BruchConfig, EXPERIMENT)
-    return execute(cfg, args, build_units(cfg), unit_fn, report)
+    return execute(cfg, args, build_units(cfg), unit_fn, report, size_of=train_size)
 
 
 if __name__ == "__main__":

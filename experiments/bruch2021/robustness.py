@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats as st
 
 from experiments import analysis as an
-from experiments.bruch2021.protocol import NDCG5, BruchConfig, config_from_args, unit_fn
+from experiments.bruch2021.protocol import NDCG5, BruchConfig, config_from_args, train_size, unit_fn
 from experiments.cli import UsageError, cli, make_parser, parse_levels
 from experiments.study import config_or_manifest, execute
 from ltrrepro.report import band, claims_text, save_figure, write_claims, write_json, write_table
@@ -195,7 +195,7 @@ def main(argv=None) -> int:
                                 noise=noises, levels=levels)
 
     cfg = config_or_manifest(args, argv, build, BruchConfig, EXPERIMENT)
-    return execute(cfg, args, build_units(cfg), unit_fn, report)
+    return execute(cfg, args, build_units(cfg), unit_fn, report, size_of=train_size)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import sys
 
 from experiments.cli import UsageError, cli, make_parser, parse_names, positive_int
 from experiments.study import config_or_manifest, execute
-from experiments.zheng2007.protocol import EXPERIMENT, SYSTEM_NAMES, ZhengConfig, build_units, unit_fn
+from experiments.zheng2007.protocol import EXPERIMENT, SYSTEM_NAMES, ZhengConfig, build_units, train_size, unit_fn
 from experiments.zheng2007.report import report
 
 
@@ -46,7 +46,7 @@ def main(argv=None) -> int:
     ap.add_argument("--gbt-grid", default="0.05:10,0.05:20,0.1:10,0.1:20", help="GBT tuning grid eta:leaves,...")
     args = ap.parse_args(argv)
     cfg = config_or_manifest(args, argv, build, ZhengConfig, EXPERIMENT)
-    return execute(cfg, args, build_units(cfg), unit_fn, report)
+    return execute(cfg, args, build_units(cfg), unit_fn, report, size_of=train_size)
 
 
 if __name__ == "__main__":

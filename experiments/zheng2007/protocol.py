@@ -129,6 +129,16 @@ def training_data(sub: dict, train: str):
     return both, labeled
 
 
+def train_size(unit, ctx) -> float:
+    """Documents of the unit's training data (L1 is a few hundred; L1 ∪ L2 the most): what
+    its cost scales with, on trial 0's split."""
+    ds = DataRef(**ctx["data"]).open()
+    parts = zheng_split(ds, unit.seed, 0)
+    docs = {k: int(ds.query_sizes[v].sum()) for k, v in parts.items()}
+    train = unit.settings["train"]
+    return float({"L1": docs["L1"], "L2": docs["L2"], "P2": docs["L2"]}.get(train, docs["L1"] + docs["L2"]))
+
+
 def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     ds = DataRef(**ctx["data"]).open()

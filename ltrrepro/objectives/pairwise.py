@@ -91,9 +91,20 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
         s = scores[a:b]
         y = labels[a:b]
         order = np.argsort(-s, kind="mergesort")
+        # the list in rank order, contiguous: the pair loop reads no index twice removed
+        sr = np.empty(m)
+        yr = np.empty(m, dtype=np.int64)
+        gr = np.empty(m)
+        for r in range(m):
+            d = order[r]
+            sr[r] = s[d]
+            yr[r] = y[d]
+            gr[r] = gain[y[d]]
+        lam = np.zeros(m)            # per rank; the same additions in the same order as per document
+        hes = np.zeros(m)
         inv_max_dcg = 0.0
-        best = s[order[0]]
-        worst = s[order[m - 1]]
+        best = sr[0]
+        worst = sr[m - 1]
         if weight_kind == WEIGHT_NDCG:
             ys = np.sort(y)[::-1]
             mx = 0.0
@@ -104,23 +115,19 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
         sum_lambdas = 0.0
         c = pair_start[q] if record else 0
         for i in range(imax):
-            di = order[i]
-            ydi = y[di]
+            yi = yr[i]
             for j in range(i + 1, m):
-                dj = order[j]
-                ydj = y[dj]
-                if ydi == ydj:
+                yj = yr[j]
+                if yi == yj:
                     continue
-                if ydi > ydj:
-                    h, l, rh, rl = di, dj, i, j
+                if yi > yj:
+                    h, l = i, j
                 else:
-                    h, l, rh, rl = dj, di, j, i
-                delta = s[h] - s[l]
+                    h, l = j, i
+                delta = sr[h] - sr[l]
                 w = pair_weight
                 if weight_kind == WEIGHT_NDCG:
-                    dcg_gap = gain[y[h]] - gain[y[l]]
-                    disc = abs(discount[rh] - discount[rl])
-                    w = dcg_gap * disc * inv_max_dcg
+                    w = (gr[h] - gr[l]) * abs(discount[h] - discount[l]) * inv_max_dcg
                     if norm and best != worst:
                         w /= 0.01 + abs(delta)
                 if loss_kind == LOSS_LOGISTIC:
@@ -128,29 +135,32 @@ def pairwise_kernel(scores, labels, offsets, loss_kind, weight_kind, sigma, tau,
                     g = -sigma * p * w
                     hh = sigma * sigma * p * (1.0 - p) * w
                 else:
-                    t = tau if tau >= 0 else float(abs(y[h] - y[l]))
+                    t = tau if tau >= 0 else float(abs(yr[h] - yr[l]))
                     g = -max(0.0, t - delta) * w
                     hh = w
-                grad[a + h] += g
-                grad[a + l] -= g
-                hess[a + h] += hh
-                hess[a + l] += hh
+                lam[h] += g
+                lam[l] -= g
+                hes[h] += hh
+                hes[l] += hh
                 sum_lambdas -= 2.0 * g
                 if record:
-                    pi[c] = a + h
-                    pj[c] = a + l
+                    pi[c] = a + order[h]
+                    pj[c] = a + order[l]
                     prho[c] = hh
                     pw[c] = w
                     c += 1
         if weight_kind == WEIGHT_NDCG and norm and sum_lambdas > 0:
             f = math.log2(1.0 + sum_lambdas) / sum_lambdas
-            for i in range(a, b):
-                grad[i] *= f
-                hess[i] *= f
+            for r in range(m):
+                lam[r] *= f
+                hes[r] *= f
             if record:
                 for k in range(pair_start[q], c):
                     prho[k] *= f
                     pw[k] *= f
+        for r in range(m):
+            grad[a + order[r]] = lam[r]
+            hess[a + order[r]] = hes[r]
 
 
 @numba.njit(parallel=True, cache=True)
