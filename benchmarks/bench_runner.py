@@ -32,6 +32,8 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from experiments.bruch2021 import protocol as bruch  # noqa: E402
@@ -79,17 +81,48 @@ def measured_unit(unit, ctx):
     return rec, arrays
 
 
+def _bytes_under(root: Path) -> int:
+    return sum(f.stat().st_size for f in Path(root).rglob("*") if f.is_file()) if Path(root).exists() else 0
+
+
+def _layout_disk(n_queries: int) -> str:
+    """Disk written by loading a real layout twice (pooled, as the experiments load it)."""
+    from ltrrepro.datasets import load_dataset
+    from ltrrepro.svmlight import write_svmlight
+
+    ds = make_synthetic("web30k", n_queries=n_queries, seed=1)
+    size = ds.X.nbytes + ds.y.nbytes + ds.qid.nbytes + ds.offsets.nbytes
+    with tempfile.TemporaryDirectory() as tmp:
+        fold = Path(tmp) / "data" / "MSLR-WEB30K" / "Fold1"
+        fold.mkdir(parents=True)
+        q = np.arange(ds.n_queries)
+        for part, sel in (("train", q[: n_queries * 3 // 5]), ("vali", q[n_queries * 3 // 5: n_queries * 4 // 5]),
+                          ("test", q[n_queries * 4 // 5:])):
+            write_svmlight(ds.subset(sel), fold / f"{part}.txt")
+        cache = Path(tmp) / "cache"
+        pooled = load_dataset("web30k", data_dir=Path(tmp) / "data", cache_dir=cache)
+        materialize(pooled, cache_dir=cache)
+        first = _bytes_under(cache)
+        again = load_dataset("web30k", data_dir=Path(tmp) / "data", cache_dir=cache)
+        materialize(again, cache_dir=cache)
+        second = _bytes_under(cache) - first
+    return (f"real layout ({n_queries} queries, {size / 2**20:.0f} MiB in memory): first load writes "
+            f"{first / 2**20:.0f} MiB ({first / size:.2f}x the dataset), a second load {second / 2**20:.1f} MiB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--queries", type=int, default=10000)
     ap.add_argument("--units", type=int, default=8)
     ap.add_argument("--trees", type=int, default=40)
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    ap.add_argument("--layout-queries", type=int, default=1000)
     args = ap.parse_args()
     ds = make_synthetic("web30k", n_queries=args.queries, seed=0)
     data_bytes = ds.X.nbytes + ds.y.nbytes + ds.qid.nbytes + ds.offsets.nbytes
     with tempfile.TemporaryDirectory() as tmp:
         ref = materialize(ds, cache_dir=tmp)
+        written = _bytes_under(tmp)
         del ds
         cfg = bruch.BruchConfig(experiment="bench", dataset="synthetic-web30k", queries=args.queries, preset="fast",
                                 rounds=args.trees, early_stopping=False)
@@ -109,6 +142,9 @@ def main() -> None:
     priv = max(m["anon_increase"] for m in mem) * 1024 / data_bytes
     rss = max(m["rss_increase"] for m in mem) * 1024 / data_bytes
     print(f"dataset {args.queries} queries, {mb:.0f} MiB in memory; {args.units} units of {args.trees} trees")
+    print(f"disk written for the workers: {written / 2**20:.0f} MiB ({written / data_bytes:.2f}x the dataset; the "
+          f"units write only their records)")
+    print(_layout_disk(args.layout_queries))
     print(f"1 job: {times[1]:.1f} s   {args.jobs} jobs: {times[args.jobs]:.1f} s   "
           f"parallel efficiency {eff:.2f}")
     print(f"peak anonymous memory per unit: {priv:.2f}x the dataset (limit 1.5x + model); "

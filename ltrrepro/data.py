@@ -7,6 +7,7 @@ order of every metric (LightGBM and XGBoost break tied scores the same way).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -225,6 +226,20 @@ class RankingDataset:
     def queries_without_relevant(self) -> np.ndarray:
         """Boolean mask over queries: True where every label is 0."""
         return np.maximum.reduceat(self.y, self.offsets[:-1]) == 0 if self.n_docs else np.zeros(0, bool)
+
+
+def content_hash(ds: RankingDataset) -> str:
+    """BLAKE2b-128 of the arrays (dtype, shape and bytes of X, y, qid, offsets): the name of
+    the dataset's content-addressed entry (see :func:`ltrrepro.runner.materialize`)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in (ds.X, ds.y, ds.qid, ds.offsets):
+        a = np.ascontiguousarray(a)
+        h.update(str((a.dtype.str, a.shape)).encode())
+        step = 1 << 24
+        flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
+        for i in range(0, flat.size, step):
+            h.update(flat[i:i + step])
+    return h.hexdigest()
 
 
 def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:

@@ -11,15 +11,25 @@ Two protocols:
   random per trial (Bruch §5.1). For MSLR and LETOR this is Fold1's train + vali + test
   (the five folds partition the same queries); for Yahoo, set1's train + valid + test.
 * ``folds`` — the official train/valid/test files of one fold (Xia et al.).
+
+**One copy on disk.** The pooled dataset is parsed once (without per-file reader caches) and
+stored as one content-addressed entry, ``CACHE/datasets/<content hash>`` — the entry the
+runner's workers memory-map (:func:`ltrrepro.runner.materialize` finds it and writes nothing)
+— with a small index ``CACHE/pooled/<key>.json`` from the files' signatures to it, so a
+second load memory-maps the entry without parsing. Fold layouts read (and cache) only the
+parts asked for.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .data import RankingDataset
-from .svmlight import read_svmlight, scan_svmlight
+from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_npy_dir
+from .fileio import atomic_write_text, default_cache_dir
+from .svmlight import file_signature, read_svmlight, scan_svmlight
 from .synthetic import PROFILES, make_synthetic
 
 __all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold",
@@ -127,15 +137,52 @@ def locate_fold(name: str, data_dir=None, fold: int = 1) -> dict[str, Path]:
 
 
 def load_fold(name: str, data_dir=None, fold: int = 1, missing: str = "zero",
-              cache_dir=None) -> dict[str, RankingDataset]:
-    """The official train/valid/test of fold ``fold`` (1-based) as three datasets."""
+              cache_dir=None, parts=_PARTS) -> dict[str, RankingDataset]:
+    """The official ``parts`` (default train, valid, test) of fold ``fold`` (1-based); only
+    the parts asked for are read (and cached by the reader)."""
     spec = REGISTRY[name]
     if not 1 <= fold <= spec.n_folds:
         raise ValueError(f"{spec.title} has folds 1..{spec.n_folds}")
+    unknown = [p for p in parts if p not in _PARTS]
+    if unknown:
+        raise ValueError(f"unknown part(s) {unknown}; parts are {', '.join(_PARTS)}")
     paths = _locate(spec, data_dir, fold)
-    return {part: read_svmlight(p, n_features=spec.n_features, missing=missing, cache_dir=cache_dir,
+    return {part: read_svmlight(paths[part], n_features=spec.n_features, missing=missing, cache_dir=cache_dir,
                                 name=f"{name}-fold{fold}-{part}")
-            for part, p in paths.items()}
+            for part in parts}
+
+
+def _pooled(name: str, data_dir, missing: str, cache_dir) -> RankingDataset:
+    """All queries of a registered dataset, stored once as a content-addressed entry (see the
+    module docstring) and returned memory-mapped from it."""
+    spec = REGISTRY[name]
+    paths = _locate(spec, data_dir, 1)
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    sigs = [file_signature(paths[p]) for p in _PARTS]
+    key = hashlib.sha1(json.dumps({"signatures": sigs, "n_features": spec.n_features, "missing": missing},
+                                  sort_keys=True).encode()).hexdigest()[:20]
+    index = root / "pooled" / f"{key}.json"
+    try:
+        entry = root / "datasets" / json.loads(index.read_text())["entry"]
+        if npy_dir_ok(entry):
+            return load_npy_dir(entry, name=name)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass                                   # absent, damaged or stale: parse again
+    parts = [read_svmlight(paths[p], n_features=spec.n_features, missing=missing, use_cache=False,
+                           name=f"{name}-{p}") for p in _PARTS]
+    try:
+        ds = RankingDataset.concat(parts, name=name)
+    except ValueError as err:
+        raise ValueError(f"{spec.title}: cannot pool train/valid/test: {err}") from err
+    del parts
+    entry = root / "datasets" / content_hash(ds)
+    try:
+        if not npy_dir_ok(entry):
+            save_npy_dir(ds, entry, {"name": name})
+        atomic_write_text(index, json.dumps({"entry": entry.name, "signatures": sigs}))
+    except OSError:
+        return ds                              # an unwritable cache: the runner falls back to the run directory
+    return load_npy_dir(entry, name=name)
 
 
 def load_dataset(name: str, data_dir=None, missing: str = "zero", cache_dir=None,
@@ -163,9 +210,4 @@ def load_dataset(name: str, data_dir=None, missing: str = "zero", cache_dir=None
     if name not in REGISTRY:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(REGISTRY)}, svmlight, "
                          f"synthetic-web30k, synthetic-yahoo")
-    parts = load_fold(name, data_dir=data_dir, fold=1, missing=missing, cache_dir=cache_dir)
-    try:
-        ds = RankingDataset.concat([parts[p] for p in _PARTS], name=name)
-    except ValueError as err:
-        raise ValueError(f"{REGISTRY[name].title}: cannot pool train/valid/test: {err}") from err
-    return ds
+    return _pooled(name, data_dir, missing, cache_dir)

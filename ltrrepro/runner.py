@@ -24,7 +24,6 @@ Workers read the data by path: :func:`materialize` writes a dataset once as ``.n
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
@@ -37,7 +36,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .data import RankingDataset, load_npy_dir, npy_dir_ok, save_npy_dir
+from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_npy_dir
 from .store import ResultStore
 
 __all__ = ["Unit", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary", "default_jobs_threads",
@@ -111,18 +110,6 @@ def _open_cached(path: str, name: str) -> RankingDataset:
     return load_npy_dir(path, name=name)
 
 
-def _content_hash(ds: RankingDataset) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for a in (ds.X, ds.y, ds.qid, ds.offsets):
-        a = np.ascontiguousarray(a)
-        h.update(str((a.dtype.str, a.shape)).encode())
-        step = 1 << 24
-        flat = a.reshape(-1).view(np.uint8) if a.size else np.zeros(0, np.uint8)
-        for i in range(0, flat.size, step):
-            h.update(flat[i:i + step])
-    return h.hexdigest()
-
-
 def materialize(ds: RankingDataset, cache_dir=None, fallback_dir=None) -> DataRef:
     """Store ``ds`` under ``cache_dir/datasets/<content hash>`` (once) and return its reference.
 
@@ -134,7 +121,7 @@ def materialize(ds: RankingDataset, cache_dir=None, fallback_dir=None) -> DataRe
     from .fileio import default_cache_dir
 
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    name = _content_hash(ds)
+    name = content_hash(ds)
     entry = root / "datasets" / name
     if npy_dir_ok(entry):
         return DataRef(str(entry), ds.name)

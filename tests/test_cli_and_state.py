@@ -414,3 +414,61 @@ def test_device_is_refused_where_nothing_can_use_it(tmp_path, capsys):
         with pytest.raises(SystemExit):
             main(["--device", "cuda", "--out", str(tmp_path / "o")])
         assert "unrecognized arguments: --device" in _one_error_line(capsys)
+
+
+def test_estimate_calibrates_on_kept_units_and_the_run_resumes_from_them(tmp_path, capsys):
+    out = tmp_path / "o"
+    argv = ["--queries", "60", "--trials", "2", "--preset", "tiny", "--levels", "0,100", "--noise", "documents",
+            "--out", str(out)]
+    assert robustness.main(argv + ["--estimate"]) == 0
+    text = capsys.readouterr().out
+    assert "estimate: 8 unit(s), 0 already stored, 8 to run; calibrated on 2 unit(s)" in text
+    assert "lambdamart:" in text and "xendcg:" in text and "on 8 workers" in text
+    assert len(list((out / "units").glob("*.json"))) == 2            # the calibration units are kept
+    assert robustness.main(argv + ["--quiet", "--jobs", "1"]) == 0
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["n_skipped"] == 2 and man["n_done"] == 6
+
+
+def test_estimate_scales_by_training_size(tmp_path):
+    """Extra negatives grow the training lists: a unit at +100% is estimated dearer than at 0."""
+    from experiments.bruch2021.protocol import BruchConfig, train_size
+    from ltrrepro.runner import Unit
+    ds = make_synthetic("web30k", n_queries=40, seed=2)
+    ref = materialize(ds, cache_dir=tmp_path)
+    ctx = {"cfg": BruchConfig(experiment="robustness", queries=40), "data": {"path": ref.path, "name": ref.name}}
+    base = train_size(Unit("r", "d", 1, "xendcg", (("noise", "none"), ("level", 0))), ctx)
+    more = train_size(Unit("r", "d", 1, "xendcg", (("noise", "documents"), ("level", 100))), ctx)
+    assert 1.5 < more / base < 2.0            # the training part (3/4 of the two) doubles; validation does not
+
+
+def test_a_real_layout_is_stored_once_and_the_workers_map_that_copy(tmp_path):
+    """The pooled dataset is one content-addressed entry (no per-file reader caches beside
+    it); materialize finds it and writes nothing; a second load maps it without parsing; a
+    changed file is parsed again."""
+    from ltrrepro.datasets import load_dataset, load_fold
+    fold = _mq_layout(tmp_path)
+    cache = tmp_path / "cache"
+    ds = load_dataset("mq2008", data_dir=tmp_path, cache_dir=cache)
+    files = sorted(p.relative_to(cache).parts[0] for p in cache.rglob("*") if p.is_file())
+    assert set(files) == {"datasets", "pooled"}                      # one entry + its small index
+    (entry,) = (cache / "datasets").iterdir()
+    assert ref_path(materialize(ds, cache_dir=cache)) == entry and len(list((cache / "datasets").iterdir())) == 1
+    assert isinstance(ds.X, np.memmap) or isinstance(ds.X.base, np.memmap)
+    before = {p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
+    again = load_dataset("mq2008", data_dir=tmp_path, cache_dir=cache)
+    assert {p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()} == before   # nothing written
+    np.testing.assert_array_equal(again.X, ds.X)
+    lines = (fold / "test.txt").read_text().splitlines()
+    (fold / "test.txt").write_text("\n".join(lines[:-1]) + "\n")    # the data changed: parsed again
+    assert load_dataset("mq2008", data_dir=tmp_path, cache_dir=cache).n_docs == ds.n_docs - 1
+    # a fold layout reads (and caches) only the parts asked for
+    fcache = tmp_path / "fcache"
+    parts = load_fold("mq2008", data_dir=tmp_path, fold=1, cache_dir=fcache, parts=("train", "test"))
+    assert set(parts) == {"train", "test"}
+    assert not any("vali" in p.read_text() for p in fcache.rglob("*.json") if p.name == "meta.json")
+
+
+def ref_path(ref):
+    from pathlib import Path
+    return Path(ref.path)

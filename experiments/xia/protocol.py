@@ -103,7 +103,7 @@ def fold_parts(unit, ctx):
     t + 1, read through the reader's cache), else the trial's 60/20/20 random query split."""
     cfg = ctx["cfg"]
     if cfg.fold_layout:
-        parts = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=unit.trial + 1)
+        parts = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=unit.trial + 1, parts=("train", "test"))
         return parts["train"], parts["test"]
     ds = DataRef(**ctx["data"]).open()
     sp = trial_split(ds.n_queries, unit.seed, unit.trial)

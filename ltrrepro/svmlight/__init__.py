@@ -27,7 +27,8 @@ parallel drivers), :mod:`.source` (chunks of plain/gz/bz2 files, line text, file
 """
 from .reader import MAX_DOCID_BYTES, MAX_INFERRED_FEATURES, read_svmlight, scan_svmlight
 from .strict import MAX_LABEL, SVMLightFormatError
+from .source import _file_signature as file_signature
 from .writer import write_svmlight
 
 __all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatError", "MAX_LABEL",
-           "MAX_INFERRED_FEATURES", "MAX_DOCID_BYTES"]
+           "MAX_INFERRED_FEATURES", "MAX_DOCID_BYTES", "file_signature"]
