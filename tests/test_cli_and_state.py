@@ -372,7 +372,6 @@ def test_a_flag_an_experiment_cannot_honour_is_an_error(tmp_path, capsys, main, 
 @pytest.mark.parametrize("main", [robustness.main, quality.main, convergence.main, clicks.main, qbrank.main,
                                   sp.main, jensen_gap.main])
 def test_every_experiment_takes_the_same_execution_flags(main):
-    from experiments.cli import EXECUTION
     with pytest.raises(SystemExit) as exit_:
         main(["--help"])
     assert exit_.value.code == 0
