@@ -23,6 +23,7 @@ from pathlib import Path
 from ltrrepro.data import QueryOrderError
 from ltrrepro.datasets import REGISTRY, DatasetNotFoundError
 from ltrrepro.device import DEVICES, DeviceError
+from ltrrepro.fit.plugins import PluginError
 from ltrrepro.presets import PRESETS
 from ltrrepro.store import StoreError
 from ltrrepro.svmlight import SVMLightFormatError
@@ -35,7 +36,7 @@ class UsageError(Exception):
 
 
 #: what a user can cause and fix: reported as one line, never a traceback (unless --debug)
-USER_ERRORS = (UsageError, DeviceError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
+USER_ERRORS = (UsageError, DeviceError, PluginError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
                FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
 
 
@@ -115,7 +116,12 @@ def _flag_specs() -> dict:
                                            "synthetic data)"}),
         "rounds": (("--rounds",), {"type": positive_int, "default": None,
                                    "help": "boosting length (the maximum, with early stopping)"}),
-        "models": (("--models",), {"default": None, "help": "comma-separated model (system) names"}),
+        "models": (("--models",), {"default": None, "help": "comma-separated model (system) names; Bruch's "
+                                                                "experiments also take plug-in objectives, "
+                                                                "package.module:Name(k=v, ...)"}),
+        "baseline": (("--baseline",), {"default": "lambdamart", "metavar": "MODEL",
+                                       "help": "what plug-in objectives are compared with in the claims "
+                                               "(default lambdamart, the library's LambdaMART)"}),
         "levels": (("--levels",), {"default": None, "help": "comma-separated levels"}),
         "device": (("--device",), {"choices": DEVICES, "default": "cpu",
                                    "help": "where the library grows trees: cpu or cuda (XGBoost's wheels; LightGBM "

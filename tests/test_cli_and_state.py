@@ -354,7 +354,7 @@ INAPPLICABLE = {
     robustness.main: ["--every 5", "--impressions 3", "--max-pairs 10"],
     quality.main: ["--levels 0,20", "--noise labels", "--every 5"],
     convergence.main: ["--models xendcg", "--levels 0"],
-    clicks.main: ["--noise labels", "--models xendcg"],
+    clicks.main: ["--noise labels", "--every 5"],
     qbrank.main: ["--preset fast", "--levels 0", "--iterations 10"],
     sp.main: ["--preset fast", "--library xgboost", "--systems mcrank", "--max-trees 5"],
     jensen_gap.main: ["--library xgboost", "--trials 3", "--dataset web30k", "--rounds 5"],

@@ -35,8 +35,8 @@ def build_units(cfg: BruchConfig) -> list[Unit]:
 
 @cli
 def main(argv=None) -> int:
-    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "levels",
-                     levels="0.05,0.1,0.15,0.2,0.25,0.3")
+    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device",
+                     "baseline", "models", "levels", levels="0.05,0.1,0.15,0.2,0.25,0.3")
     ap.add_argument("--impressions", type=positive_int, default=10, help="impressions per list (default 10)")
     ap.add_argument("--click-model", choices=("cascade", "pbm"), default="cascade",
                     help="cascade (the paper) or the position-based model (option)")

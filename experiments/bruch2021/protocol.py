@@ -24,7 +24,8 @@ import numpy as np
 from experiments.analysis import canonical
 from experiments.cli import UsageError
 from experiments.config import RunConfig
-from ltrrepro.fit import SYSTEMS
+from ltrrepro.fit import SYSTEMS, system_for
+from ltrrepro.fit.plugins import describe, is_plugin_spec, load_plugin, plugin_key, split_models
 from ltrrepro.fit.ranking import RankingTrainer
 from ltrrepro.metrics import evaluate
 from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
@@ -41,6 +42,19 @@ PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "br
 PAPER_TRIALS = {"quality": 100, "robustness": 100, "clicks": 20, "convergence": 1}
 TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
 NDCG5, NDCG10 = TEST_METRICS[2], TEST_METRICS[3]
+
+
+def model_label(model: str, cfg: dict) -> str:
+    """A model's name in tables: a registered system's label, or a plug-in's ``Name(k=v)``
+    (from the stored configuration, without importing it)."""
+    if model in SYSTEMS:
+        return SYSTEMS[model].label
+    from ltrrepro.fit.plugins import parse_spec
+    spec = dict(map(tuple, cfg.get("plugins", []))).get(model)
+    if spec is None:
+        return model
+    _, name, kwargs = parse_spec(spec)
+    return name + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else "")
 
 
 def ranking_systems() -> list[str]:
@@ -65,6 +79,8 @@ class BruchConfig(RunConfig):
     click_model: str = "cascade"
     eta: float = 1.0
     device: str = "cpu"
+    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...)
+    baseline: str = "lambdamart"
     click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
     noise_probs: tuple = tuple(BRUCH_NOISE_PROBS)
 
@@ -76,14 +92,21 @@ class BruchConfig(RunConfig):
             raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
         if self.preset not in PRESETS:
             raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
-        known = ranking_systems()
+        for key, spec in self.plugins:
+            if plugin_key(spec) != key:
+                raise UsageError(f"plug-in {spec!r} has the unit name {plugin_key(spec)!r}, not {key!r}")
+            load_plugin(spec)                       # imported and checked: a broken one is one line now
+        known = [*ranking_systems(), *dict(self.plugins)]
         unknown = [m for m in self.models if m not in known]
         if unknown:
             raise UsageError(f"--models: {', '.join(unknown)} not a ranking system trained with early stopping on "
                              f"validation NDCG@5 (Bruch's protocol); known: {', '.join(known)}")
+        if self.plugins and self.baseline not in self.models:
+            raise UsageError(f"--baseline {self.baseline}: plug-ins are compared with it, so it must be one of "
+                             f"--models ({', '.join(self.models)})")
         for m in self.models:
             try:
-                SYSTEMS[m].resolve_library(self.library)
+                self.system(m).resolve_library(self.library)
             except ValueError as err:
                 raise UsageError(str(err)) from None
         if self.device not in ("cpu", "cuda"):
@@ -91,11 +114,21 @@ class BruchConfig(RunConfig):
         if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
             raise UsageError("click model cascade or pbm, --eta > 0, --impressions >= 1")
 
+    def system(self, model: str):
+        return system_for(model, self.plugins)
+
+    def to_dict(self) -> dict:
+        """Also each plug-in's source file and package version (a new version is a new config)."""
+        out = super().to_dict()
+        if self.plugins:
+            out["plugin_sources"] = [describe(spec) for _, spec in self.plugins]
+        return out
+
     def check_device(self) -> None:
         """The device can be used by the library of every model (a GPU probe; before any work)."""
         from ltrrepro.device import check_device
         for m in self.models:
-            check_device(self.device, SYSTEMS[m].resolve_library(self.library))
+            check_device(self.device, self.system(m).resolve_library(self.library))
 
     def default_preset(self) -> str:
         return "fast" if self.synthetic else PAPER_PRESET.get(self.dataset, "bruch-web30k")
@@ -184,7 +217,7 @@ def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
-    system = SYSTEMS[unit.model]
+    system = cfg.system(unit.model)
     trainer = system.trainer(cfg.boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
                              device=cfg.device)
     train, info = transform_train(unit, ds.subset(split.train), cfg)
@@ -213,10 +246,17 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
 
     synthetic = args.dataset.startswith("synthetic")
     trials = args.trials or (synthetic_trials if synthetic else real_trials or PAPER_TRIALS.get(experiment, 100))
-    models = getattr(args, "models", None)
-    models = tuple(parse_names(models, ranking_systems(), "--models")) if models else tuple(default_models)
+    names = split_models(getattr(args, "models", None) or "") or list(default_models)
+    plugins = tuple((plugin_key(n), n) for n in names if is_plugin_spec(n))
+    builtin = [n for n in names if not is_plugin_spec(n)]
+    if builtin:
+        parse_names(",".join(builtin), ranking_systems(), "--models")
+    models = tuple(plugin_key(n) if is_plugin_spec(n) else n for n in names)
+    if len(set(models)) != len(models):
+        raise UsageError(f"--models repeats a model: {getattr(args, 'models', '')!r}")
     return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
                        queries=(args.queries or synthetic_queries) if synthetic else args.queries,
                        trials=trials, seed=args.seed, library=getattr(args, "library", "lightgbm"),
-                       preset=args.preset or "", rounds=args.rounds, models=models,
-                       device=getattr(args, "device", "cpu"), **fields)
+                       preset=args.preset or "", rounds=args.rounds, models=models, plugins=plugins,
+                       baseline=getattr(args, "baseline", "lambdamart"), device=getattr(args, "device", "cpu"),
+                       **fields)

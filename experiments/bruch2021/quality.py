@@ -21,10 +21,9 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import (NDCG5, NDCG10, PAPER_TABLE1, TEST_METRICS, BruchConfig,
-                                            config_from_args, train_size, unit_fn)
+                                            config_from_args, model_label, train_size, unit_fn)
 from experiments.cli import cli, make_parser
 from experiments.study import config_or_manifest, execute
-from ltrrepro.fit import SYSTEMS
 from ltrrepro.report import claims_text, write_claims, write_table
 from ltrrepro.runner import Unit
 from ltrrepro.stats import holm, paired_test, summarize
@@ -41,7 +40,7 @@ def build_units(cfg: BruchConfig) -> list[Unit]:
             for t in range(cfg.trials) for m in cfg.models]
 
 
-def analyse(df: pd.DataFrame, dataset: str, store=None):
+def analyse(df: pd.DataFrame, dataset: str, store=None, cfg: dict | None = None):
     """The Table 1 rows (mean ± CI per metric, trees, paper numbers) and the paired tests
     of the paper's models; with ``store``, per-query wins/ties/losses beside each test."""
     models = [m for m in (*PAPER_MODELS, *BASELINES, *sorted(set(df.model) - set(PAPER_MODELS) - set(BASELINES)))
@@ -50,7 +49,7 @@ def analyse(df: pd.DataFrame, dataset: str, store=None):
     paper = PAPER_TABLE1.get(dataset)       # the paper's numbers, for the datasets it used
     for m in models:
         g = df[df.model == m]
-        row = {"model": SYSTEMS[m].label, "key": m, "trials": len(g)}
+        row = {"model": model_label(m, cfg or {}), "key": m, "trials": len(g)}
         for k in METRICS:
             s = summarize(g[k].values)
             row[k] = s.mean
@@ -62,28 +61,35 @@ def analyse(df: pd.DataFrame, dataset: str, store=None):
         rows.append(row)
     table = pd.DataFrame(rows)
     comps = []
+    base = (cfg or {}).get("baseline", "lambdamart")
+    plug = [(base, key) for key, _ in (cfg or {}).get("plugins", []) if key in set(df.model) and base in set(df.model)]
     for k in (NDCG5, NDCG10):
-        for a, b in combinations([m for m in PAPER_MODELS if m in set(df.model)], 2):
-            pr = an.paired(df, k, b, a)          # later model of the paper's ordering minus earlier
+        # (earlier, later) of the paper's ordering, then (baseline, plug-in): the later minus the earlier
+        for x, y in [*combinations([m for m in PAPER_MODELS if m in set(df.model)], 2), *plug]:
+            pr = an.paired(df, k, y, x)
             if len(pr):
                 c = paired_test(pr.a.values, pr.b.values)
-                comps.append({"metric": an.label(k), "a": b, "b": a, **c.as_dict(),
-                              **(an.query_wtl(store, k, b, a) if store is not None else {})})
+                comps.append({"metric": an.label(k), "a": y, "b": x, **c.as_dict(),
+                              **(an.query_wtl(store, k, y, x) if store is not None else {})})
     comp = pd.DataFrame(comps)
     if len(comp):
         comp["p_holm"] = holm(comp.p.values)
     return table, comp
 
 
-def claims(comp: pd.DataFrame) -> list[dict]:
+def claims(comp: pd.DataFrame, cfg: dict | None = None) -> list[dict]:
+    """The paper's claims (XE_NDCG MART > λMART > ListNet) and, for each plug-in, plug-in > baseline."""
     out = []
+    cfg = cfg or {}
+    base = cfg.get("baseline", "lambdamart")
+    pairs = [("xendcg", "lambdamart"), ("lambdamart", "listnet"), *((k, base) for k, _ in cfg.get("plugins", []))]
     for k in ("NDCG@5", "NDCG@10"):
-        for a, b in (("xendcg", "lambdamart"), ("lambdamart", "listnet")):
+        for a, b in pairs:
             r = comp[(comp.metric == k) & (comp.a == a) & (comp.b == b)] if len(comp) else comp
             if r.empty:
                 continue
             r = r.iloc[0]
-            out.append(an.claim(f"{SYSTEMS[a].label} > {SYSTEMS[b].label} on {k}", r["diff"], r.p, r.n,
+            out.append(an.claim(f"{model_label(a, cfg)} > {model_label(b, cfg)} on {k}", r["diff"], r.p, r.n,
                                 f"mean difference {r['diff']:+.4f} (95% CI {r.ci_low:+.4f}..{r.ci_high:+.4f}), "
                                 f"W/T/L {r.wins}/{r.ties}/{r.losses}", alpha=ALPHA))
     return out
@@ -92,8 +98,8 @@ def claims(comp: pd.DataFrame) -> list[dict]:
 def report(store) -> dict:
     df = an.frame(store)
     cfg = store.read_manifest()["config"]
-    table, comp = analyse(df, cfg["dataset"], store)
-    cl = claims(comp)
+    table, comp = analyse(df, cfg["dataset"], store, cfg)
+    cl = claims(comp, cfg)
     root = store.root
     trials = int(table.trials.max()) if len(table) else 0
     devs = cfg["deviations"]
@@ -136,7 +142,8 @@ def report(store) -> dict:
 
 @cli
 def main(argv=None) -> int:
-    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "models")
+    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device",
+                     "baseline", "models")
     args = ap.parse_args(argv)
     cfg = config_or_manifest(args, argv, lambda a: config_from_args(
         a, EXPERIMENT, synthetic_trials=5, synthetic_queries=400, default_models=(*PAPER_MODELS, *BASELINES)),

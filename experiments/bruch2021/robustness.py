@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats as st
 
 from experiments import analysis as an
-from experiments.bruch2021.protocol import NDCG5, BruchConfig, config_from_args, train_size, unit_fn
+from experiments.bruch2021.protocol import NDCG5, BruchConfig, config_from_args, model_label, train_size, unit_fn
 from experiments.cli import UsageError, cli, make_parser, parse_levels
 from experiments.study import config_or_manifest, execute
 from ltrrepro.report import band, claims_text, save_figure, write_claims, write_json, write_table
@@ -73,38 +73,54 @@ def _expand_level0(df: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def analyse(df: pd.DataFrame, metric: str = NDCG5) -> pd.DataFrame:
-    """Per noise type and level: both models' means and CIs, the paired difference and tests."""
+#: the paper's pair, and how its tables name the two models
+PAPER_PAIR = ("xendcg", "lambdamart")
+SHORT = {"xendcg": ("XE_NDCG", "XE"), "lambdamart": ("λMART", "λ")}
+
+
+def _names(model: str, cfg: dict) -> tuple[str, str]:
+    """(column name, short name) of a model in the tables."""
+    if model in SHORT:
+        return SHORT[model]
+    label = model_label(model, cfg)
+    return label, label
+
+
+def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart") -> pd.DataFrame:
+    """Per noise type and level: both models' means and CIs, the paired difference ``a − b``
+    and its tests (columns named by the models' keys)."""
     rows = []
     df = _expand_level0(df)
     for noise, g in df.groupby("noise"):
         for level, h in g.groupby("level"):
-            pr = an.paired(h, metric, "xendcg", "lambdamart")
+            pr = an.paired(h, metric, a, b)
             if len(pr) == 0:
                 continue
             c = paired_test(pr.a.values, pr.b.values)
             sa, sb = summarize(pr.a.values), summarize(pr.b.values)
-            rows.append({"noise": noise, "level": float(level), "trials": c.n, "lambdamart": sb.mean,
-                         "lambdamart_lo": sb.ci_low, "lambdamart_hi": sb.ci_high, "xendcg": sa.mean,
-                         "xendcg_lo": sa.ci_low, "xendcg_hi": sa.ci_high, "diff": c.diff, "diff_lo": c.ci_low,
+            rows.append({"noise": noise, "level": float(level), "trials": c.n, b: sb.mean,
+                         f"{b}_lo": sb.ci_low, f"{b}_hi": sb.ci_high, a: sa.mean,
+                         f"{a}_lo": sa.ci_low, f"{a}_hi": sa.ci_high, "diff": c.diff, "diff_lo": c.ci_low,
                          "diff_hi": c.ci_high, "p": c.p, "wins": c.wins, "ties": c.ties, "losses": c.losses})
-    out = pd.DataFrame(rows).sort_values(["noise", "level"]).reset_index(drop=True)
+    out = pd.DataFrame(rows)
     if len(out):
+        out = out.sort_values(["noise", "level"]).reset_index(drop=True)
         out["p_holm"] = an.holm_within(out, "noise")
     return out
 
 
-def claims(df: pd.DataFrame, metric: str = NDCG5) -> list[dict]:
-    """'λMART degrades faster than XE_NDCG' per noise type: the per-trial least-squares slope
-    of the difference (XE_NDCG − λMART) against the level, tested > 0 over trials
-    (one-sample t-test, two-sided p)."""
+def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", names=None) -> list[dict]:
+    """'``b`` degrades faster than ``a``' per noise type: the per-trial least-squares slope
+    of the difference (a − b) against the level, tested > 0 over trials (one-sample t-test,
+    two-sided p). The paper's claim for (XE_NDCG, λMART)."""
     out = []
     df = _expand_level0(df)
+    (na, sa), (nb, sb) = names or (SHORT[a], SHORT[b])
     for noise in sorted(set(df.noise) - {"none"}):
         g = df[df.noise == noise]
         if g.empty or g.level.nunique() < 2:
             continue
-        pr = an.paired(g, metric, "xendcg", "lambdamart", by=("level",))
+        pr = an.paired(g, metric, a, b, by=("level",))
         slopes = []
         for _, h in pr.groupby("trial"):
             if h.level.nunique() == g.level.nunique():
@@ -117,16 +133,16 @@ def claims(df: pd.DataFrame, metric: str = NDCG5) -> list[dict]:
         mean = float(slopes.mean()) if slopes.size else float("nan")
         lv = sorted(g.level.unique())
         drop = {m: float(g[(g.model == m) & (g.level == lv[0])][metric].mean()
-                         - g[(g.model == m) & (g.level == lv[-1])][metric].mean()) for m in MODELS}
-        claim = {"documents": "λMART degrades faster than XE_NDCG as documents are added",
-                 "labels": "λMART degrades faster than XE_NDCG as labels are perturbed",
-                 "clicks": "XE_NDCG is more robust to click noise (λMART degrades faster as non-relevant "
+                         - g[(g.model == m) & (g.level == lv[-1])][metric].mean()) for m in (a, b)}
+        claim = {"documents": f"{nb} degrades faster than {na} as documents are added",
+                 "labels": f"{nb} degrades faster than {na} as labels are perturbed",
+                 "clicks": f"{na} is more robust to click noise ({nb} degrades faster as non-relevant "
                            "documents are clicked more)"}[noise]
         out.append(an.claim(claim, mean, p, slopes.size,
                             f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from "
-                            f"level {lv[0]:g} to {lv[-1]:g}: λMART {drop['lambdamart']:+.4f}, "
-                            f"XE_NDCG {drop['xendcg']:+.4f}", alpha=ALPHA, noise=noise,
-                            statistic="mean per-trial slope of NDCG@5 difference (XE_NDCG − λMART) per level point"))
+                            f"level {lv[0]:g} to {lv[-1]:g}: {nb} {drop[b]:+.4f}, "
+                            f"{na} {drop[a]:+.4f}", alpha=ALPHA, noise=noise,
+                            statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
     return out
 
 
@@ -134,58 +150,83 @@ XLABELS = {"documents": "% increase in list length (extra negatives)", "labels":
            "clicks": "click probability of non-relevant documents"}
 
 
+def pairs_of(cfg: dict, models) -> list[tuple[str, str, str]]:
+    """(a, b, file suffix) of every comparison: the paper's pair (XE_NDCG vs λMART) when both
+    ran, then each plug-in against the baseline."""
+    out = [(*PAPER_PAIR, "")] if set(PAPER_PAIR) <= set(models) else []
+    base = cfg.get("baseline", "lambdamart")
+    for key, _ in cfg.get("plugins", []):
+        if key in models and base in models:
+            out.append((key, base, "_" + key.replace(".", "-")))      # file names: no dots (suffixes)
+    return out
+
+
 def report(store, name: str = "robustness", figure: str = "fig3", title: str = "Bruch Figure 3 — robustness") -> dict:
-    """Tables, figures and claims of a noise-level experiment (also used by ``clicks``)."""
+    """Tables, figures and claims of a noise-level experiment (also used by ``clicks``): one
+    table and figure set per comparison (:func:`pairs_of`), one claims check for all."""
     df = an.frame(store)
-    man = store.read_manifest()
-    cfg = man["config"]
-    res = analyse(df)
-    cl = claims(df)
+    cfg = store.read_manifest()["config"]
     root = store.root
-    files = []
-    table = res[["noise", "level", "trials", "lambdamart", "xendcg", "diff", "diff_lo", "diff_hi", "p", "p_holm",
+    devs = cfg["deviations"]
+    files, cl, texts, summary = [], [], [], {}
+    for a, b, suffix in pairs_of(cfg, set(df.model) if len(df) else set()):
+        names = (_names(a, cfg), _names(b, cfg))
+        res = analyse(df, a=a, b=b)
+        cl += claims(df, a=a, b=b, names=names)
+        f, text = _pair_outputs(res, cfg, root, a, b, names, name + suffix, figure, suffix, devs)
+        files += f
+        texts += [text, ""]
+        summary[a + "-" + b] = res.to_dict(orient="records")
+    text = [f"{title} ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})", *texts,
+            *claims_text(cl, devs, ALPHA)]
+    files += write_claims(root, cl, devs, f"Claims check ({title})", ALPHA)
+    files.append(write_json(root / "summary.json", {"table": summary.get("xendcg-lambdamart", []),
+                                                   "comparisons": summary}))
+    return {"text": "\n".join(text), "files": files, "claims": cl}
+
+
+def _pair_outputs(res, cfg, root, a, b, names, table_name, figure, suffix, devs):
+    (na, sa), (nb, sb) = names
+    long_a = "XE_NDCG MART" if a == "xendcg" else na
+    d = f"Δ ({sa}−{sb})"
+    table = res[["noise", "level", "trials", b, a, "diff", "diff_lo", "diff_hi", "p", "p_holm",
                  "wins", "ties", "losses"]].copy()
     table["sig"] = np.where(table.p_holm < ALPHA, "*", "")
-    table = table.rename(columns={"lambdamart": "λMART", "xendcg": "XE_NDCG", "diff": "Δ (XE−λ)",
-                                  "diff_lo": "Δ 95% lo", "diff_hi": "Δ 95% hi"})
+    table = table.rename(columns={b: nb, a: na, "diff": d, "diff_lo": "Δ 95% lo", "diff_hi": "Δ 95% hi"})
     trials = int(res.trials.max()) if len(res) else 0
-    devs = cfg["deviations"]
-    legend = (f"Mean test NDCG@5 over trials. Δ = XE_NDCG − λMART (paired by trial), 95% CI; p: paired t-test; "
-              f"p (Holm): Holm over the levels of a noise type; * p (Holm) < {ALPHA}. W/T/L = trials where XE_NDCG "
+    legend = (f"Mean test NDCG@5 over trials. Δ = {na} − {nb} (paired by trial), 95% CI; p: paired t-test; "
+              f"p (Holm): Holm over the levels of a noise type; * p (Holm) < {ALPHA}. W/T/L = trials where {na} "
               f"wins/ties/loses. Deviations from the paper: {'; '.join(devs) or 'none'}.")
-    files += write_table(table, root / "tables" / name,
-                         caption=f"Robustness to training noise ({cfg['dataset']}, library {cfg['library']})",
-                         legend=legend, formats={"level": "g", "p": "p", "p_holm": "p"},
-                         ci_cols={"Δ (XE−λ)": ("Δ 95% lo", "Δ 95% hi")}, marks={"Δ (XE−λ)": "sig"},
-                         rename={"Δ (XE−λ)": "Δ (XE−λ) [95% CI]", "p_holm": "p (Holm)"})
+    files = write_table(table, root / "tables" / table_name,
+                        caption=f"Robustness to training noise ({cfg['dataset']}, library {cfg['library']})",
+                        legend=legend, formats={"level": "g", "p": "p", "p_holm": "p"},
+                        ci_cols={d: ("Δ 95% lo", "Δ 95% hi")}, marks={d: "sig"},
+                        rename={d: f"{d} [95% CI]", "p_holm": "p (Holm)"})
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     for noise, g in res.groupby("noise"):
         fig, ax = plt.subplots(figsize=(5, 3.6))
-        band(ax, g.level, g.lambdamart, g.lambdamart_lo, g.lambdamart_hi, "λMART", color="tab:blue")
-        band(ax, g.level, g.xendcg, g.xendcg_lo, g.xendcg_hi, "XE_NDCG MART", color="tab:orange", marker="s")
+        band(ax, g.level, g[b], g[f"{b}_lo"], g[f"{b}_hi"], nb, color="tab:blue")
+        band(ax, g.level, g[a], g[f"{a}_lo"], g[f"{a}_hi"], long_a, color="tab:orange", marker="s")
         ax.set_xlabel(XLABELS[noise])
         ax.set_ylabel("test NDCG@5")
         ax2 = ax.twinx()
-        band(ax2, g.level, g["diff"], g.diff_lo, g.diff_hi, "Δ (XE_NDCG − λMART)", color="tab:green", marker="^")
+        band(ax2, g.level, g["diff"], g.diff_lo, g.diff_hi, f"Δ ({long_a.replace(' MART', '')} − {nb})",
+             color="tab:green", marker="^")
         ax2.axhline(0, color="tab:green", lw=0.5, ls=":")
         ax2.set_ylabel("Δ NDCG@5", color="tab:green")
         lines = ax.get_lines()[:2] + ax2.get_lines()[:1]
         ax.legend(lines, [ln.get_label() for ln in lines], fontsize=7, loc="best")
         ax.set_title(f"{cfg['dataset']}: {noise} noise ({trials} trials, 95% CI)", fontsize=9)
-        files += save_figure(fig, root / "figures" / f"{figure}_{noise}")
-    text = [f"{title} ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})",
-            table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), "", *claims_text(cl, devs, ALPHA)]
-    files += write_claims(root, cl, devs, f"Claims check ({title})", ALPHA)
-    files.append(write_json(root / "summary.json", {"table": res.to_dict(orient="records")}))
-    return {"text": "\n".join(text), "files": files, "table": res, "claims": cl}
+        files += save_figure(fig, root / "figures" / f"{figure}_{noise}{suffix}")
+    return files, table.to_string(index=False, float_format=lambda v: f"{v:.4f}")
 
 
 @cli
 def main(argv=None) -> int:
-    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "levels",
-                     levels="0,20,40,60,80,100")
+    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device",
+                     "baseline", "models", "levels", levels="0,20,40,60,80,100")
     ap.add_argument("--noise", default="documents,labels", help="documents, labels or both (default both)")
     args = ap.parse_args(argv)
 

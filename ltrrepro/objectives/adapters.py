@@ -47,9 +47,22 @@ class _Adapter:
     def _compute(self, preds, labels, offsets):
         grad, hess = self.objective.grad_hess(preds, labels, offsets, iteration=self.iteration, rng=self.rng)
         if self.check:
-            check_grad_hess(grad, hess, self.objective.name, self.iteration)
+            grad, hess = np.asarray(grad), np.asarray(hess)
+            n = np.asarray(preds).size
+            if grad.size != n or hess.size != n:
+                raise ValueError(f"{self.label}: grad_hess returned {grad.size} gradients and {hess.size} Hessians "
+                                 f"for {n} scores at iteration {self.iteration} (one each per document and output)")
+            check_grad_hess(grad, hess, self.label, self.iteration)
         self.iteration += 1
         return grad, hess
+
+    @property
+    def label(self) -> str:
+        """How errors name the objective: its name, and where it is defined when outside ltrrepro."""
+        cls = type(self.objective)
+        if cls.__module__.startswith("ltrrepro."):
+            return self.objective.name
+        return f"{self.objective.name} ({cls.__module__}:{cls.__qualname__})"
 
 
 class LightGBMObjective(_Adapter):

@@ -1,0 +1,150 @@
+"""Plug-in objectives: a loss defined outside ltrrepro, named ``package.module:Name(k=v, ...)``.
+
+``Name`` is an :class:`~ltrrepro.objectives.base.Objective` subclass, or a callable returning
+one; the keyword arguments (Python literals) are passed to it. A plug-in becomes a ranking
+system like XE_NDCG MART: it runs through both library adapters with early stopping on
+validation NDCG@5, draws from its own seeded generator (the unit's model stream), and appears
+in every table next to the built-ins. Its unit name (the ``model`` field, file names, seeds)
+is :func:`plugin_key` of the spec, e.g. ``mylosses.Focal@gamma=2``.
+
+Before a run, :func:`load_plugin` imports it and checks it on two tiny lists — it must return
+finite gradients and non-negative Hessians of the right length — so a broken plug-in is one
+clear error naming it, before any data is loaded. A plug-in that fails later (NaN gradients
+on real data) fails its own units with the adapter's message, and the other models finish.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import importlib.metadata
+import re
+
+import numpy as np
+
+from ..objectives.base import Objective, check_grad_hess
+from .base import System
+from .ranking import RankingTrainer
+
+__all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "load_plugin", "split_models"]
+
+_SPEC = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<name>[A-Za-z_]\w*)\s*(\((?P<args>.*)\))?$", re.S)
+
+
+class PluginError(ValueError):
+    """A plug-in objective that cannot be used (the message names it and says why)."""
+
+
+def is_plugin_spec(text: str) -> bool:
+    return ":" in text
+
+
+def split_models(text: str) -> list[str]:
+    """``"lambdamart,mylosses:Focal(gamma=2, alpha=0.5)"`` -> the two names (commas inside
+    parentheses do not split)."""
+    out, depth, cur = [], 0, ""
+    for ch in str(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    return [x for x in out if x]
+
+
+def parse_spec(spec: str) -> tuple[str, str, dict]:
+    """``"pkg.mod:Name(gamma=2)"`` -> ``("pkg.mod", "Name", {"gamma": 2})`` (keyword literals only)."""
+    m = _SPEC.match(spec.strip())
+    if not m:
+        raise PluginError(f"plug-in {spec!r}: write it as package.module:Name or package.module:Name(k=v, ...)")
+    kwargs: dict = {}
+    if m.group("args") and m.group("args").strip():
+        try:
+            call = ast.parse(f"f({m.group('args')})", mode="eval").body
+            if call.args:
+                raise PluginError(f"plug-in {spec!r}: give its arguments by keyword (k=v)")
+            kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+        except (SyntaxError, ValueError) as err:
+            if isinstance(err, PluginError):
+                raise
+            raise PluginError(f"plug-in {spec!r}: its arguments must be Python literals by keyword ({err})") from None
+    return m.group("module"), m.group("name"), kwargs
+
+
+def _token(v) -> str:
+    text = repr(v) if not isinstance(v, str) else v
+    text = text.replace(" ", "").replace("'", "").replace('"', "")
+    if not re.fullmatch(r"[\w.+\-@,=]*", text):
+        raise PluginError(f"plug-in argument {v!r}: use numbers, booleans or plain words (it names files)")
+    return text
+
+
+def plugin_key(spec: str) -> str:
+    """The plug-in's unit name: ``pkg.mod.Name`` plus ``@k=v,...`` (sorted) when it has arguments."""
+    module, name, kwargs = parse_spec(spec)
+    args = ",".join(f"{k}={_token(v)}" for k, v in sorted(kwargs.items()))
+    return f"{module}.{name}" + (f"@{args}" if args else "")
+
+
+def _version(module) -> str | None:
+    top = module.__name__.split(".")[0]
+    try:
+        return importlib.metadata.version(top)
+    except importlib.metadata.PackageNotFoundError:
+        return getattr(module, "__version__", None)
+
+
+@functools.lru_cache(maxsize=None)
+def load_plugin(spec: str) -> System:
+    """Import, check and wrap the plug-in ``spec`` as a :class:`System` (cached per process)."""
+    module_name, name, kwargs = parse_spec(spec)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as err:  # noqa: BLE001 - whatever the import raised, named for the user
+        raise PluginError(f"plug-in {spec!r}: cannot import {module_name!r} ({type(err).__name__}: {err}); is it "
+                          f"on PYTHONPATH, or installed?") from None
+    factory = getattr(module, name, None)
+    if factory is None or not callable(factory):
+        raise PluginError(f"plug-in {spec!r}: {module_name} has no callable {name!r}")
+    try:
+        objective = factory(**kwargs)
+    except Exception as err:  # noqa: BLE001
+        raise PluginError(f"plug-in {spec!r}: {name}(**{kwargs}) raised {type(err).__name__}: {err}") from None
+    if not isinstance(objective, Objective):
+        raise PluginError(f"plug-in {spec!r}: {name}(...) returned {type(objective).__name__}, not an "
+                          f"ltrrepro.objectives.Objective (implement grad_hess(scores, labels, offsets, "
+                          f"iteration, rng))")
+    _smoke(spec, objective)
+    key = plugin_key(spec)
+    return System(key, f"{name}" + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else ""),
+                  RankingTrainer, options=(("objective", factory), ("objective_kwargs", tuple(kwargs.items()))),
+                  paper=f"plug-in {spec} ({getattr(module, '__file__', '?')}, version {_version(module)})")
+
+
+def _smoke(spec: str, objective: Objective) -> None:
+    """Two lists (3 and 2 documents): finite gradients, non-negative Hessians, right length."""
+    scores = np.array([0.3, -0.1, 0.0, 0.5, 0.2])
+    labels = np.array([2, 0, 1, 0, 1])
+    offsets = np.array([0, 3, 5])
+    try:
+        out = objective.grad_hess(scores, labels, offsets, iteration=0, rng=np.random.default_rng(0))
+        grad, hess = (np.asarray(a, dtype=np.float64) for a in out)
+    except Exception as err:  # noqa: BLE001
+        raise PluginError(f"plug-in {spec!r}: grad_hess on a two-list example raised {type(err).__name__}: {err}") \
+            from None
+    if grad.shape != scores.shape or hess.shape != scores.shape:
+        raise PluginError(f"plug-in {spec!r}: grad_hess returned shapes {grad.shape} and {hess.shape} for "
+                          f"{scores.shape[0]} documents (one gradient and one Hessian per document)")
+    try:
+        check_grad_hess(grad, hess, f"plug-in {spec!r}", 0)
+    except FloatingPointError as err:
+        raise PluginError(str(err)) from None
+
+
+def describe(spec: str) -> dict:
+    """What the manifest records of a plug-in: its spec, unit name, file and version."""
+    system = load_plugin(spec)
+    return {"spec": spec, "key": system.name, "source": system.paper}

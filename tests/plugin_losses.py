@@ -1,0 +1,50 @@
+"""Objectives defined outside ltrrepro, as a user's own module would (used by test_plugins)."""
+import numpy as np
+
+from ltrrepro.objectives import Objective
+
+
+class Squared(Objective):
+    """Pointwise squared loss on the grades, ½ scale (f − y)²: a 10-line plug-in."""
+
+    name = "squared"
+
+    def __init__(self, scale: float = 1.0):
+        self.scale = float(scale)
+
+    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
+        f = np.asarray(scores, dtype=np.float64)
+        y = np.asarray(labels, dtype=np.float64)
+        noise = rng.normal(0.0, 1e-3, f.shape) if rng is not None else 0.0    # uses its seeded generator
+        return self.scale * (f - y) + noise, np.full_like(f, self.scale)
+
+
+def make_squared(scale=2.0):
+    """A factory returning an objective is a plug-in too."""
+    return Squared(scale=scale)
+
+
+class NaNAfterFirst(Squared):
+    """Breaks on real data: NaN gradients from the second iteration on."""
+
+    name = "nan-after-first"
+
+    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
+        g, h = super().grad_hess(scores, labels, offsets, iteration, rng)
+        if iteration >= 1:
+            g[0] = np.nan
+        return g, h
+
+
+class ShortOnBigLists(Squared):
+    """Breaks on real data: one gradient short for more than 10 documents."""
+
+    name = "short"
+
+    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
+        g, h = super().grad_hess(scores, labels, offsets, iteration, rng)
+        return (g[:-1], h[:-1]) if g.size > 10 else (g, h)
+
+
+class NotAnObjective:
+    pass

@@ -1,0 +1,102 @@
+"""Plug-in objectives: a loss defined outside ltrrepro runs through Bruch's experiments with
+both libraries, appears in tables and claims, is recorded in the manifest, and a broken one
+is a clear error (before any work when it cannot be loaded; its own units only when it breaks
+on the data, while the built-in models finish)."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import quality, robustness
+from ltrrepro.fit import SYSTEMS, Boosting, PluginError, load_plugin, plugin_key
+from ltrrepro.fit.plugins import parse_spec, split_models
+
+TINY = ["--queries", "60", "--trials", "2", "--preset", "tiny", "--jobs", "1", "--quiet"]
+SQ = "plugin_losses:Squared(scale=0.5)"
+SQ_KEY = "plugin_losses.Squared@scale=0.5"
+
+
+def test_specs_parse_and_name_their_units():
+    assert parse_spec("a.b:C(x=1, y='z', f=True)") == ("a.b", "C", {"x": 1, "y": "z", "f": True})
+    assert plugin_key("a.b:C(y=2, x=1.5)") == "a.b.C@x=1.5,y=2" and plugin_key("a.b:C") == "a.b.C"
+    assert split_models("lambdamart,a:B(x=1, y=2),xendcg") == ["lambdamart", "a:B(x=1, y=2)", "xendcg"]
+    for bad, why in [("a.b", "package.module:Name"), ("a:B(1)", "by keyword"), ("a:B(x=foo)", "literals")]:
+        with pytest.raises(PluginError, match=why):
+            parse_spec(bad)
+
+
+def test_a_plugin_is_checked_and_wrapped_like_a_builtin():
+    system = load_plugin(SQ)
+    assert system.name == SQ_KEY and system.label == "Squared(scale=0.5)" and "plug-in" in system.paper
+    assert load_plugin("plugin_losses:make_squared").name == "plugin_losses.make_squared"     # a factory
+    for spec, why in [("no_such_module_xyz:Loss", "cannot import 'no_such_module_xyz'"),
+                      ("plugin_losses:Missing", "has no callable 'Missing'"),
+                      ("plugin_losses:NotAnObjective", "not an ltrrepro.objectives.Objective"),
+                      ("plugin_losses:Squared(scales=2)", "raised TypeError")]:
+        with pytest.raises(PluginError, match=why):
+            load_plugin(spec)
+    assert SQ_KEY not in SYSTEMS                       # plug-ins do not change the registry
+
+
+@pytest.mark.parametrize("library", ["lightgbm", "xgboost"])
+def test_a_plugin_trains_in_both_libraries_with_its_own_seeded_generator(library):
+    from ltrrepro import make_synthetic
+    ds = make_synthetic("web30k", n_queries=30, seed=4)
+    parts = [ds.subset(np.arange(k, 30, 3)) for k in range(3)]
+
+    def fit(seed):
+        tr = load_plugin(SQ).trainer(Boosting(rounds=3, num_leaves=4, min_data_in_leaf=5, max_bin=15),
+                                     library=library, seed=np.random.SeedSequence(seed))
+        tr.add_train(parts[0])
+        tr.add_valid(parts[1])
+        return tr.fit().scores(parts[2].X)
+
+    np.testing.assert_array_equal(fit(1), fit(1))
+    assert not np.array_equal(fit(1), fit(2))
+
+
+@pytest.mark.parametrize("library", ["lightgbm", "xgboost"])
+def test_quality_and_robustness_run_a_plugin_next_to_the_builtins(tmp_path, library):
+    q = tmp_path / "q"
+    assert quality.main(TINY + ["--library", library, "--models", f"lambdamart,xendcg,{SQ}", "--out", str(q)]) == 0
+    t = pd.read_csv(q / "tables" / "table1.csv")
+    assert "Squared(scale=0.5)" in set(t.model)
+    claims = json.loads((q / "claims.json").read_text())["claims"]
+    assert any(c["claim"] == "Squared(scale=0.5) > λMART on NDCG@5" for c in claims)
+    man = json.loads((q / "manifest.json").read_text())["config"]
+    assert man["plugins"] == [[SQ_KEY, SQ]] and "plugin_losses.py" in man["plugin_sources"][0]["source"]
+    r = tmp_path / "r"
+    assert robustness.main(TINY + ["--library", library, "--levels", "0,50", "--noise", "labels", "--models",
+                                   f"lambdamart,xendcg,{SQ}", "--out", str(r)]) == 0
+    assert (r / "tables" / "robustness.csv").exists()                   # the paper's pair, as always
+    files = SQ_KEY.replace(".", "-")
+    plug = pd.read_csv(r / "tables" / f"robustness_{files}.csv")
+    assert "Squared(scale=0.5)" in plug.columns and (plug.trials == 2).all()
+    assert (r / "figures" / f"fig3_labels_{files}.png").exists()
+    claims = json.loads((r / "claims.json").read_text())["claims"]
+    assert any(c["claim"].startswith("λMART degrades faster than Squared(scale=0.5)") for c in claims)
+
+
+def test_a_plugin_that_cannot_load_is_one_line_before_any_work(tmp_path, capsys):
+    assert quality.main(TINY + ["--models", "lambdamart,no_such_module_xyz:Loss", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "plug-in 'no_such_module_xyz:Loss': cannot import" in err[0]
+    assert not (tmp_path / "o" / "units").exists()
+
+
+@pytest.mark.parametrize("spec,why", [("plugin_losses:NaNAfterFirst", "non-finite gradient"),
+                                      ("plugin_losses:ShortOnBigLists", "gradients and")])
+def test_a_plugin_that_breaks_on_the_data_fails_its_units_only(tmp_path, capsys, spec, why):
+    out = tmp_path / "o"
+    assert quality.main(TINY + ["--models", f"lambdamart,{spec}", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert why in err and f"({spec})" in err                          # names the plug-in where it is defined
+    recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
+    assert {r["unit"]["model"] for r in recs} == {"lambdamart"} and len(recs) == 2   # the built-in finished
+    assert len(list((out / "failures").glob("*.json"))) == 2
+
+
+def test_the_baseline_must_run(tmp_path, capsys):
+    assert quality.main(TINY + ["--models", f"xendcg,{SQ}", "--out", str(tmp_path / "o")]) == 2
+    assert "--baseline lambdamart" in capsys.readouterr().err
