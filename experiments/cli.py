@@ -101,8 +101,9 @@ def _flag_specs() -> dict:
     return {
         "seed": (("--seed",), {"type": int, "default": 0, "help": "root seed of every random stream (default 0)"}),
         # data
-        "dataset": (("--dataset",), {"default": "synthetic-web30k", "choices": DATASETS, "metavar": "NAME",
-                                     "help": ", ".join(DATASETS)}),
+        "dataset": (("--dataset",), {"default": "synthetic-web30k", "metavar": "NAME|PATH",
+                                     "help": ", ".join(DATASETS) + "; svmlight (your files, with --data-dir); or "
+                                             "the path of your SVMlight/LETOR file or directory"}),
         "data-dir": (("--data-dir",), {"default": None, "help": "folder with the dataset (or $LTRREPRO_DATA_DIR)"}),
         "queries": (("--queries",), {"type": positive_int, "default": None,
                                      "help": "synthetic data: number of queries"}),

@@ -40,10 +40,17 @@ class RunConfig:
     seed: int = 0
 
     paper_trials = 100
+    paper_datasets = ("web30k", "yahoo")
 
     def __post_init__(self):
-        if self.dataset not in DATASETS and self.dataset != "simulated":
-            raise UsageError(f"unknown dataset {self.dataset!r}; known: {', '.join(DATASETS)}")
+        if self.dataset not in (*DATASETS, "svmlight", "simulated"):
+            if not Path(self.dataset).exists():
+                raise UsageError(f"--dataset {self.dataset!r}: neither a known dataset ({', '.join(DATASETS)}, "
+                                 f"svmlight) nor an existing file or directory")
+            object.__setattr__(self, "dataset", str(Path(self.dataset).resolve()))
+        if self.dataset == "svmlight" and not self.data_dir:
+            raise UsageError("--dataset svmlight reads your files: give --data-dir DIR (train/vali/test files, or "
+                             "one file) or pass the file as --dataset PATH")
         if self.trials < 1:
             raise UsageError(f"trials must be >= 1, got {self.trials}")
         if self.synthetic and (self.queries is None or self.queries < 10):
@@ -55,11 +62,27 @@ class RunConfig:
     def synthetic(self) -> bool:
         return is_synthetic(self.dataset)
 
+    @property
+    def user_data(self) -> bool:
+        """The user's own files (``svmlight`` or a path), not a registered dataset."""
+        return self.dataset == "svmlight" or "/" in self.dataset
+
+    @property
+    def unit_dataset(self) -> str:
+        """The dataset's name in unit keys (file names): a path becomes ``user-<file stem>``."""
+        if "/" not in self.dataset:
+            return self.dataset
+        stem = Path(self.dataset).name.split(".")[0] or "data"
+        return "user-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in stem)
+
     def deviations(self) -> list[str]:
         """What differs from the paper's protocol, computed from the fields."""
         out = []
         if self.synthetic:
             out.append(f"synthetic data ({self.dataset}, {self.queries} queries), not the real dataset")
+        elif self.user_data or self.dataset not in self.paper_datasets:
+            where = self.data_dir if self.dataset == "svmlight" else self.dataset
+            out.append(f"dataset {where}, not the paper's ({', '.join(self.paper_datasets)})")
         if self.trials < self.paper_trials:
             out.append(f"{self.trials} trial(s), not the paper's {self.paper_trials}")
         return out

@@ -186,6 +186,39 @@ class RankingDataset:
             name=name or self.name, meta=dict(self.meta),
         )
 
+    @classmethod
+    def from_frame(cls, df, qid: str = "qid", label: str = "label", features=None, docid: str | None = None,
+                   name: str = "frame") -> "RankingDataset":
+        """A dataset from a pandas DataFrame (Parquet, CSV, … through pandas): one row per
+        document, in the frame's order; ``features`` the feature columns in order (default:
+        every other numeric column, in frame order). Queries must be contiguous, as in a file
+        (:class:`QueryOrderError` names the first offender otherwise); nothing is reordered.
+
+        >>> import pandas as pd
+        >>> ds = RankingDataset.from_frame(pd.DataFrame({"qid": [7, 7, 9], "label": [1, 0, 2],
+        ...                                              "f1": [0.5, 0.1, 0.3], "f2": [1, 2, 3]}))
+        >>> ds.n_queries, ds.n_features, ds.X[2].tolist()
+        (2, 2, [0.30000001192092896, 3.0])
+        """
+        for col in (qid, label, *([docid] if docid else [])):
+            if col not in df.columns:
+                raise KeyError(f"from_frame: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
+        if features is None:
+            skip = {qid, label, docid}
+            features = [c for c in df.columns if c not in skip and np.issubdtype(df[c].dtype, np.number)]
+        missing = [c for c in features if c not in df.columns]
+        if missing or not len(features):
+            raise KeyError(f"from_frame: feature column(s) {missing or '(none)'} not in the frame")
+        y = df[label].to_numpy()
+        if not np.issubdtype(y.dtype, np.integer):
+            if not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
+                raise ValueError(f"from_frame: {label!r} must hold integer grades")
+            y = y.astype(np.int64)
+        return cls(X=df[list(features)].to_numpy(dtype=np.float32), y=y.astype(np.int32),
+                   qid=df[qid].to_numpy().astype(np.int64),
+                   docid=None if docid is None else df[docid].astype(str).str.encode("latin-1").to_numpy(dtype="S"),
+                   name=name)
+
     @staticmethod
     def concat(parts: Sequence["RankingDataset"], name: str | None = None) -> "RankingDataset":
         """Concatenate datasets query-wise (copies ``X``).

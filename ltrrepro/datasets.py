@@ -32,7 +32,7 @@ from .fileio import atomic_write_text, default_cache_dir
 from .svmlight import file_signature, read_svmlight, scan_svmlight
 from .synthetic import PROFILES, make_synthetic
 
-__all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold",
+__all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold", "user_files",
            "resolve_data_dir", "locate_fold", "DATA_DIR_ENV"]
 
 DATA_DIR_ENV = "LTRREPRO_DATA_DIR"
@@ -152,14 +152,55 @@ def load_fold(name: str, data_dir=None, fold: int = 1, missing: str = "zero",
             for part in parts}
 
 
-def _pooled(name: str, data_dir, missing: str, cache_dir) -> RankingDataset:
-    """All queries of a registered dataset, stored once as a content-addressed entry (see the
-    module docstring) and returned memory-mapped from it."""
-    spec = REGISTRY[name]
-    paths = _locate(spec, data_dir, 1)
+_USER_PARTS = {"train": ("train", "training"), "valid": ("vali", "valid", "validation"), "test": ("test",)}
+_USER_EXTS = ("", ".txt", ".svm", ".svmlight", ".libsvm", ".dat")
+
+
+def user_files(where) -> list[Path]:
+    """The data files of a user's SVMlight/LETOR (or LightGBM-layout) dataset at ``where``:
+    the file itself, or a directory's ``train``/``vali``/``test`` files (any of the usual
+    extensions, plain, ``.gz`` or ``.bz2``; those present, in that order), or its only data
+    file. Anything else is a :class:`DatasetNotFoundError` saying what was expected."""
+    where = Path(where)
+    if where.is_file():
+        return [where]
+    if not where.is_dir():
+        raise DatasetNotFoundError(f"{where}: no such file or directory (your SVMlight/LETOR data)")
+    found = []
+    for names in _USER_PARTS.values():
+        for n in names:
+            hit = next((where / (n + e + c) for e in _USER_EXTS for c in ("", ".gz", ".bz2")
+                        if (where / (n + e + c)).is_file()), None)
+            if hit is not None:
+                found.append(hit)
+                break
+    if found:
+        return found
+    data = [f for f in sorted(where.iterdir()) if f.is_file() and not f.name.startswith(".")
+            and not f.name.endswith((".query", ".group", ".md"))]
+    if len(data) == 1:
+        return data
+    raise DatasetNotFoundError(
+        f"{where}: expected train/vali/test files (e.g. train.txt, vali.txt, test.txt; .gz/.bz2 too) or a single "
+        f"data file, found {', '.join(f.name for f in data) or 'no file'}; or pass one file as --dataset PATH")
+
+
+def _pooled(name: str, data_dir, missing: str, cache_dir, paths=None, n_features=None) -> RankingDataset:
+    """All queries of a registered dataset (or of the user's ``paths``), stored once as a
+    content-addressed entry (see the module docstring) and returned memory-mapped from it."""
+    if paths is None:
+        spec = REGISTRY[name]
+        located = _locate(spec, data_dir, 1)
+        paths = [located[p] for p in _PARTS]
+        n_features, title = spec.n_features, spec.title
+    else:
+        paths = [Path(p) for p in paths]
+        title = f"the files {', '.join(map(str, paths))}"
+        if n_features is None:      # one width for all parts: the largest index over the files
+            n_features = max(scan_svmlight(p, cache_dir=cache_dir)["max_index"] for p in paths)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    sigs = [file_signature(paths[p]) for p in _PARTS]
-    key = hashlib.sha1(json.dumps({"signatures": sigs, "n_features": spec.n_features, "missing": missing},
+    sigs = [file_signature(p) for p in paths]
+    key = hashlib.sha1(json.dumps({"signatures": sigs, "n_features": n_features, "missing": missing},
                                   sort_keys=True).encode()).hexdigest()[:20]
     index = root / "pooled" / f"{key}.json"
     try:
@@ -168,12 +209,12 @@ def _pooled(name: str, data_dir, missing: str, cache_dir) -> RankingDataset:
             return load_npy_dir(entry, name=name)
     except (OSError, ValueError, KeyError, TypeError):
         pass                                   # absent, damaged or stale: parse again
-    parts = [read_svmlight(paths[p], n_features=spec.n_features, missing=missing, use_cache=False,
-                           name=f"{name}-{p}") for p in _PARTS]
+    parts = [read_svmlight(p, n_features=n_features, missing=missing, use_cache=False, name=f"{name}-{p.name}")
+             for p in paths]
     try:
-        ds = RankingDataset.concat(parts, name=name)
+        ds = parts[0] if len(parts) == 1 else RankingDataset.concat(parts, name=name)
     except ValueError as err:
-        raise ValueError(f"{spec.title}: cannot pool train/valid/test: {err}") from err
+        raise ValueError(f"{title}: cannot pool them: {err}") from err
     del parts
     entry = root / "datasets" / content_hash(ds)
     try:
@@ -192,21 +233,25 @@ def load_dataset(name: str, data_dir=None, missing: str = "zero", cache_dir=None
 
     ``name`` is a registry key (``web30k``, ``web10k``, ``yahoo``, ``istella``,
     ``mq2007``, ``mq2008``), ``synthetic-web30k`` / ``synthetic-yahoo`` (drawn with
-    ``n_queries`` and ``seed``), or ``svmlight`` with explicit ``paths`` (their shared
-    feature count is the largest index over the files unless ``n_features`` is given).
+    ``n_queries`` and ``seed``), ``svmlight`` with explicit ``paths`` or a ``data_dir``
+    (:func:`user_files`), or the path of a file or directory of the user's (their shared
+    feature count is the largest index over the files unless ``n_features`` is given;
+    LightGBM's layout with ``.query`` sidecars is read too).
     """
     if name.startswith("synthetic"):
         profile = name.split("-", 1)[1] if "-" in name else "web30k"
         if profile not in PROFILES:
             raise ValueError(f"unknown synthetic profile {profile!r}; known: {', '.join(PROFILES)}")
         return make_synthetic(profile, n_queries=n_queries, seed=seed)
-    if name == "svmlight":
+    if name == "svmlight" or (name not in REGISTRY and Path(name).exists()):
         if not paths:
-            raise ValueError("dataset 'svmlight' needs explicit file paths")
-        paths = [Path(p) for p in paths]
-        d = n_features or max(scan_svmlight(p, cache_dir=cache_dir)["max_index"] for p in paths)
-        parts = [read_svmlight(p, n_features=d, missing=missing, cache_dir=cache_dir) for p in paths]
-        return parts[0] if len(parts) == 1 else RankingDataset.concat(parts, name="svmlight")
+            where = data_dir if name == "svmlight" else name
+            if where is None:
+                raise DatasetNotFoundError("dataset 'svmlight': give the files (paths=...) or their directory "
+                                           "(data_dir=..., --data-dir)")
+            paths = user_files(where)
+        label = "svmlight" if name == "svmlight" else Path(name).name
+        return _pooled(label, None, missing, cache_dir, paths=paths, n_features=n_features)
     if name not in REGISTRY:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(REGISTRY)}, svmlight, "
                          f"synthetic-web30k, synthetic-yahoo")

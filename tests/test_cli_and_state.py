@@ -39,7 +39,7 @@ def _one_error_line(capsys):
     (robustness.main, ["--jobs", "-2"], "--jobs: '-2' must be at least 1"),
     (robustness.main, ["--trials", "0"], "--trials"),
     (robustness.main, ["--queries", "3"], "at least 10 queries"),
-    (robustness.main, ["--dataset", "web40k"], "invalid choice: 'web40k'"),
+    (robustness.main, ["--dataset", "web40k"], "'web40k': neither a known dataset"),
     (robustness.main, ["--levels", "0,20,20"], "repeats a value"),
     (robustness.main, ["--levels", ","], "--levels is empty"),
     (robustness.main, ["--levels", "a,b"], "comma-separated numbers"),

@@ -147,7 +147,7 @@ def _strict_parse(text: bytes, d: int, missing: str = "zero"):
     X = np.full((n, d), np.nan if missing == "nan" else 0.0, np.float32)
     y, qid, ln = np.zeros(n, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64)
     lo, hi = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
-    rows, code, _, _ = _parse_chunk(buf, d, X, y, qid, ln, lo, hi, np.zeros(d, np.int64), 0, 1, 31)
+    rows, code, _, _ = _parse_chunk(buf, d, X, y, qid, ln, lo, hi, np.zeros(d, np.int64), 0, 1, 31, False)
     assert code == 0
     docid = [text[a:b] for a, b in zip(lo[:rows], hi[:rows])]
     return X[:rows], y[:rows], qid[:rows], docid

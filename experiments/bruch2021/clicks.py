@@ -29,7 +29,7 @@ def report(store) -> dict:
 
 
 def build_units(cfg: BruchConfig) -> list[Unit]:
-    return [Unit(EXPERIMENT, cfg.dataset, t, m, (("noise", "clicks"), ("level", c)), seed=cfg.seed)
+    return [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("noise", "clicks"), ("level", c)), seed=cfg.seed)
             for t in range(cfg.trials) for c in cfg.levels for m in cfg.models]
 
 

@@ -96,7 +96,7 @@ def report(store) -> dict:
 
 
 def build_units(cfg: BruchConfig) -> list[Unit]:
-    return [Unit(EXPERIMENT, cfg.dataset, t, m, (("noise", "none"),), seed=cfg.seed)
+    return [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("noise", "none"),), seed=cfg.seed)
             for t in range(cfg.trials) for m in MODELS]
 
 

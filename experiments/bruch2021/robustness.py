@@ -59,7 +59,7 @@ def build_units(cfg: BruchConfig) -> list[Unit]:
         settings.append((("noise", "none"), ("level", 0)))
     for n in cfg.noise:
         settings += [(("noise", n), ("level", lv)) for lv in cfg.levels if lv != 0]
-    return [Unit(EXPERIMENT, cfg.dataset, t, m, s, seed=cfg.seed)
+    return [Unit(EXPERIMENT, cfg.unit_dataset, t, m, s, seed=cfg.seed)
             for t in range(cfg.trials) for s in settings for m in cfg.models]
 
 

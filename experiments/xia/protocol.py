@@ -54,6 +54,7 @@ class XiaConfig(RunConfig):
     min_data_in_leaf: int = 20
 
     paper_trials = 1
+    paper_datasets = ("web10k", "yahoo")
 
     def __post_init__(self):
         super().__post_init__()
@@ -90,7 +91,7 @@ class XiaConfig(RunConfig):
 
 
 def build_units(cfg: XiaConfig) -> list[Unit]:
-    return [Unit(EXPERIMENT, cfg.dataset, t, m, (("leaves", lv), ("lr", lr)), seed=cfg.seed)
+    return [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("leaves", lv), ("lr", lr)), seed=cfg.seed)
             for t in range(cfg.trials) for m in cfg.models for lv in cfg.leaves for lr in cfg.rates]
 
 

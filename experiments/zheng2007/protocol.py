@@ -60,6 +60,7 @@ class ZhengConfig(RunConfig):
     max_pairs: int = 200_000
 
     paper_trials = 1
+    paper_datasets = ("yahoo",)
 
     def __post_init__(self):
         super().__post_init__()
@@ -93,7 +94,7 @@ class ZhengConfig(RunConfig):
 
 
 def build_units(cfg: ZhengConfig) -> list[Unit]:
-    return [Unit(EXPERIMENT, cfg.dataset, t, RUNS[r][0], (("train", RUNS[r][1]),), seed=cfg.seed)
+    return [Unit(EXPERIMENT, cfg.unit_dataset, t, RUNS[r][0], (("train", RUNS[r][1]),), seed=cfg.seed)
             for t in range(cfg.trials) for r in cfg.runs()]
 
 

@@ -51,7 +51,7 @@ def _line_end(buf, i):
 
 @numba.njit(cache=True, nogil=True)
 def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0,
-                 max_label):
+                 max_label, qid_optional):
     """:func:`_parse_chunk` on ``buf[lo:hi]`` with a fast path; same results and errors.
 
     Positions (error, document ids) are into ``buf``; row ``r``'s document id goes to
@@ -71,7 +71,7 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
     """
     if hi <= lo or buf[hi - 1] != 10:
         return _parse_slow(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base,
-                           seen, row0, line0, max_label)
+                           seen, row0, line0, max_label, qid_optional)
     i = lo
     row = row0
     line = line0
@@ -131,7 +131,7 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
             continue
         e = _line_end(buf, i)
         r, code, eline, pos = _parse_slow(buf, i, e + 1, d_limit, X, y, qid, linenos,
-                                          doc_lo, doc_hi, doc_base, seen, row, line, max_label)
+                                          doc_lo, doc_hi, doc_base, seen, row, line, max_label, qid_optional)
         if code != 0:
             return row - row0, code, eline, pos
         row += r
@@ -142,12 +142,12 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
 
 @numba.njit(cache=True, nogil=True)
 def _parse_slow(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0,
-                max_label):
+                max_label, qid_optional):
     """:func:`_parse_chunk` on ``buf[lo:hi]`` with :func:`_parse_lines`'s conventions."""
     dl = doc_lo[row0 - doc_base:]
     dh = doc_hi[row0 - doc_base:]
     r, code, eline, pos = _parse_chunk(buf[lo:hi], d_limit, X, y, qid, linenos, dl, dh, seen,
-                                       row0, line0, max_label)
+                                       row0, line0, max_label, qid_optional)
     if code != 0:
         return r, code, eline, pos + lo
     for t in range(r):

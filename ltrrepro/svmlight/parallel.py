@@ -167,7 +167,7 @@ def _line_cuts(buf, n_parts):
 
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0,
-                    fill, max_label):
+                    fill, max_label, qid_optional):
     """Fill rows from line-aligned parts ``buf[bounds[p]:bounds[p+1]]`` in parallel.
 
     Each part gets one row slot per line (a vectorized newline count), or, when the slots
@@ -200,7 +200,7 @@ def _parse_parallel(buf, bounds, d_limit, X, y, qid, linenos, doc_lo, doc_hi, se
     for p in numba.prange(n_parts):
         r, code, eline, pos = _parse_lines(buf, bounds[p], bounds[p + 1], d_limit, X, y, qid,
                                            linenos, doc_lo, doc_hi, row0, seen[p],
-                                           row0 + sstart[p], line0 + lstart[p], max_label)
+                                           row0 + sstart[p], line0 + lstart[p], max_label, qid_optional)
         rows[p] = r
         codes[p] = code
         elines[p] = eline

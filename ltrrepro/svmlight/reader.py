@@ -119,7 +119,7 @@ def _allocate(path: Path, n_rows: int, d: int, missing: str) -> np.ndarray:
 
 
 def _parse_file(path: Path, n_rows: int, d: int, missing: str, dim_retry: bool = False,
-                max_label: int = MAX_LABEL):
+                max_label: int = MAX_LABEL, qid_optional: bool = False):
     """Arrays of a file; with ``dim_retry``, None when an index exceeds ``d`` (a guess).
     Raises :class:`_RowsExceeded` when the file holds more rows than ``n_rows``."""
     fill_value = np.nan if missing == "nan" else 0.0
@@ -140,7 +140,7 @@ def _parse_file(path: Path, n_rows: int, d: int, missing: str, dim_retry: bool =
         bounds = _line_cuts(buf, n_parts)
         seen[:] = 0
         rows, code, line_after, pos = _parse_parallel(buf, bounds, d, X, y, qid, linenos,
-                                                      lo, hi, seen, row, line, fill, max_label)
+                                                      lo, hi, seen, row, line, fill, max_label, qid_optional)
         if code == E_GROWN:
             raise _RowsExceeded(n_rows)
         if code:
@@ -213,7 +213,7 @@ def _raise_order(path: Path, linenos: np.ndarray, qid: np.ndarray, err: QueryOrd
 
 def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
                   cache_dir=None, use_cache: bool = True, name: str | None = None,
-                  max_label: int = MAX_LABEL) -> RankingDataset:
+                  max_label: int = MAX_LABEL, groups="auto") -> RankingDataset:
     """Read an SVMlight/LETOR ranking file into a :class:`RankingDataset`.
 
     Parameters
@@ -228,6 +228,11 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
     use_cache : set False to always parse and never write a cache.
     max_label : the largest label accepted (default :data:`MAX_LABEL` = 31); a larger one is
         an error naming its line (labels are stored as int32 and never wrap).
+    groups : LightGBM's layout — lines without ``qid:`` and the query sizes, one integer per
+        line, in a sidecar file. ``"auto"`` (default) uses ``FILE.query`` or ``FILE.group``
+        when one is beside the file (for ``x.txt.gz`` also ``x.txt.query``); a path names it;
+        ``None`` ignores sidecars. With a sidecar, lines may omit ``qid:`` (queries are
+        numbered 0, 1, … in file order); lines that have one must agree with the sizes.
 
     Rows keep the file order; queries must be contiguous. Integers of more than 18 digits
     are errors (never read modulo 2^64); without ``n_features`` a width beyond
@@ -240,13 +245,16 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
         raise ValueError("max_label must be an integer in [0, 2^31)")
     path = Path(path)
     _check_file(path)
+    sidecar = _sidecar(path, groups)
     sig = _file_signature(path)
+    if sidecar is not None:
+        sig = {**sig, "groups": _file_signature(sidecar)}
     for attempt in range(2):
         try:
             return _read(path, sig, n_features, missing, cache_dir, use_cache, name, int(max_label),
-                         trust_scan=attempt == 0)
+                         trust_scan=attempt == 0, sidecar=sidecar)
         except _RowsExceeded:
-            if _file_signature(path) != sig:
+            if _file_signature(path) != {k: v for k, v in sig.items() if k != "groups"}:
                 break
             # same file, more rows than a cached count said: the count was stale; count again
     raise SVMLightFormatError(f"{path}: the file changed while it was read (it holds more lines than when "
@@ -254,8 +262,63 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
                               f"once it is complete")
 
 
+def _sidecar(path: Path, groups) -> Path | None:
+    """The group-size file of LightGBM's layout for ``path`` (see :func:`read_svmlight`)."""
+    if groups is None:
+        return None
+    if groups != "auto":
+        side = Path(groups)
+        if not side.is_file():
+            raise FileNotFoundError(f"{side}: no such group-size file (given as groups= for {path})")
+        return side
+    stems = [path.name] + [path.name[: -len(ext)] for ext in (".gz", ".bz2") if path.name.endswith(ext)]
+    for stem in stems:
+        for ext in (".query", ".group"):
+            side = path.with_name(stem + ext)
+            if side.is_file():
+                return side
+    return None
+
+
+def _group_sizes(side: Path) -> np.ndarray:
+    """Positive integers, one per line (blank lines ignored); an error names the line."""
+    sizes = []
+    for lineno, text in enumerate(side.read_text(encoding="latin-1").splitlines(), 1):
+        t = text.strip()
+        if not t:
+            continue
+        if not t.isdigit() or int(t) == 0:
+            raise SVMLightFormatError(f"{side}, line {lineno}: a query size must be a positive integer, got {t!r}")
+        sizes.append(int(t))
+    if not sizes:
+        raise SVMLightFormatError(f"{side}: the group-size file is empty")
+    return np.asarray(sizes, dtype=np.int64)
+
+
+def _apply_groups(path: Path, side: Path, qid: np.ndarray, linenos: np.ndarray) -> np.ndarray:
+    """Query ids from the sidecar's sizes (lines without ``qid:`` read as −1)."""
+    sizes = _group_sizes(side)
+    n = qid.shape[0]
+    if int(sizes.sum()) != n:
+        raise SVMLightFormatError(f"{side}: the query sizes add up to {int(sizes.sum()):,} documents but {path} "
+                                  f"holds {n:,} data lines; the two files do not belong together")
+    given = qid >= 0
+    numbered = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    if not given.any():
+        return numbered
+    if not given.all():
+        first = int(np.flatnonzero(~given if given[0] else given)[0])
+        raise SVMLightFormatError(f"{path}, line {int(linenos[first])}: some lines have 'qid:' and some do not; "
+                                  f"with the group-size file {side.name} write none (or all, agreeing with it)")
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    if np.any(qid[starts[1:]] == qid[starts[1:] - 1]) or any(
+            np.any(qid[a:a + m] != qid[a]) for a, m in zip(starts, sizes)):
+        raise SVMLightFormatError(f"{path}: its qid: values do not match the query sizes in {side.name}")
+    return qid
+
+
 def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache: bool, name, max_label: int,
-          trust_scan: bool) -> RankingDataset:
+          trust_scan: bool, sidecar: Path | None = None) -> RankingDataset:
     cdir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     label = name or path.name
     n_alloc = None
@@ -285,7 +348,8 @@ def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache:
         # the width is always the file's largest index
         guess = _first_chunk_max_index(path)
         _check_width(path, guess)
-        got = _parse_file(path, n_alloc, guess, missing, dim_retry=True, max_label=max_label)
+        got = _parse_file(path, n_alloc, guess, missing, dim_retry=True, max_label=max_label,
+                          qid_optional=sidecar is not None)
         if got is not None:
             d = guess
             if use_cache:
@@ -295,8 +359,8 @@ def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache:
     if n_features is None:
         _check_width(path, d)
     if got is None:
-        got = _parse_file(path, n_alloc, d, missing, max_label=max_label)
-    if _file_signature(path) != sig:
+        got = _parse_file(path, n_alloc, d, missing, max_label=max_label, qid_optional=sidecar is not None)
+    if _file_signature(path) != {k: v for k, v in sig.items() if k != "groups"}:
         raise _RowsExceeded(n_alloc)
     X, y, qid, linenos, docid = got
     entry = cdir / _cache_key(sig, {"d": d, "missing": missing, "max_label": max_label, "v": 2})
@@ -304,6 +368,8 @@ def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache:
         raise SVMLightFormatError(
             f"{path}: the file holds no data line (empty or only comments); "
             "check the path or regenerate the file")
+    if sidecar is not None:
+        qid = _apply_groups(path, sidecar, qid, linenos)
     try:
         offsets = offsets_from_qids(qid)
     except QueryOrderError as err:

@@ -19,7 +19,8 @@ MAX_LABEL = 31
  E_LABELMAX, E_GROWN) = range(13)
 MESSAGES = {
     E_LABEL: "the label is not a non-negative integer (graded relevance 0, 1, 2, ...)",
-    E_QID: "missing 'qid:<id>' after the label (ranking data needs a query id on every line)",
+    E_QID: "missing 'qid:<id>' after the label (ranking data needs a query id on every line; in LightGBM's "
+           "layout the query sizes go in a FILE.query file beside it)",
     E_QIDVAL: "the query id after 'qid:' is not an integer",
     E_TOKEN: "a feature token is not of the form '<index>:<value>'",
     E_INDEX0: "feature index 0 found: indices are 1-based in SVMlight/LETOR files "
@@ -158,7 +159,7 @@ def _comment_docid(buf, k, eol):
 
 
 @numba.njit(cache=True, nogil=True)
-def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0, max_label):
+def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, line0, max_label, qid_optional):
     """Parse the complete lines of ``buf`` (uint8).
 
     The rows are validated and written to X/y/qid from ``row0`` on; ``d_limit`` (the width
@@ -204,15 +205,18 @@ def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, l
             k += 1
         if not (k + 4 <= eol and (buf[k] | 32) == 113 and (buf[k + 1] | 32) == 105
                 and (buf[k + 2] | 32) == 100 and buf[k + 3] == 58):
-            return row - row0, 2, line, k
-        tok = k
-        k += 4
-        q, p, st = _parse_int(buf, k, eol)
-        if st == 2:
-            return row - row0, 10, line, tok
-        if st != 1 or (p < eol and not _is_space(buf[p]) and buf[p] != 35):
-            return row - row0, 3, line, tok
-        k = p
+            if not qid_optional:
+                return row - row0, 2, line, k
+            q = np.int64(-1)                  # LightGBM's layout: the groups come from a sidecar file
+        else:
+            tok = k
+            k += 4
+            q, p, st = _parse_int(buf, k, eol)
+            if st == 2:
+                return row - row0, 10, line, tok
+            if st != 1 or (p < eol and not _is_space(buf[p]) and buf[p] != 35):
+                return row - row0, 3, line, tok
+            k = p
         y[row] = lab
         qid[row] = q
         linenos[row] = line

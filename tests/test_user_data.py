@@ -1,0 +1,124 @@
+"""A user's own data: SVMlight/LETOR files in a directory or one file, LightGBM's layout (no
+qid, group sizes in a .query/.group sidecar), a pandas DataFrame — all load identically and
+run through the experiments that make random splits."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import qbrank, quality, robustness, split_principles
+from ltrrepro import make_synthetic
+from ltrrepro.data import QueryOrderError, RankingDataset
+from ltrrepro.datasets import load_dataset, user_files
+from ltrrepro.svmlight import SVMLightFormatError, read_svmlight, write_svmlight
+
+TINY = ["--trials", "2", "--preset", "tiny", "--jobs", "1", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_synthetic("web30k", n_queries=60, seed=8)
+
+
+def _lightgbm_layout(ds, path, sidecar=".query"):
+    """LightGBM's examples: no qid:, the query sizes one per line in FILE.query."""
+    write_svmlight(ds, path.with_name("tmp.txt"), comment_docid=False)
+    lines = path.with_name("tmp.txt").read_text().splitlines()
+    path.write_text("\n".join(" ".join(t for t in ln.split() if not t.startswith("qid:")) for ln in lines) + "\n")
+    path.with_name(path.name + sidecar).write_text("\n".join(map(str, ds.query_sizes)) + "\n")
+    path.with_name("tmp.txt").unlink()
+
+
+@pytest.mark.parametrize("sidecar", [".query", ".group"])
+def test_lightgbm_layout_reads_like_letor(tmp_path, data, sidecar):
+    letor = tmp_path / "letor.txt"
+    write_svmlight(data, letor, comment_docid=False)
+    lgb_file = tmp_path / "train.txt"
+    _lightgbm_layout(data, lgb_file, sidecar)
+    a = read_svmlight(letor, use_cache=False)
+    b = read_svmlight(lgb_file, cache_dir=tmp_path / "cache")
+    np.testing.assert_array_equal(a.X, b.X)
+    np.testing.assert_array_equal(a.y, b.y)
+    np.testing.assert_array_equal(a.offsets, b.offsets)
+    assert b.query_ids.tolist() == list(range(data.n_queries))            # numbered in file order
+    again = read_svmlight(lgb_file, cache_dir=tmp_path / "cache")            # cached with its sidecar
+    assert "cache" in again.meta and np.array_equal(again.offsets, a.offsets)
+
+
+def test_a_sidecar_that_does_not_fit_is_named(tmp_path, data):
+    f = tmp_path / "train.txt"
+    _lightgbm_layout(data, f)
+    f.with_name("train.txt.query").write_text("3\n4\n")
+    with pytest.raises(SVMLightFormatError, match=r"train\.txt\.query: the query sizes add up to 7"):
+        read_svmlight(f, use_cache=False)
+    f.with_name("train.txt.query").write_text("3\nx\n")
+    with pytest.raises(SVMLightFormatError, match=r"train\.txt\.query, line 2: a query size"):
+        read_svmlight(f, use_cache=False)
+    f.with_name("train.txt.query").unlink()
+    with pytest.raises(SVMLightFormatError, match=r"line 1: missing 'qid.*FILE\.query"):
+        read_svmlight(f, use_cache=False)
+
+
+def test_a_dataframe_loads_like_the_file(tmp_path, data):
+    letor = tmp_path / "letor.txt"
+    write_svmlight(data, letor)
+    a = read_svmlight(letor, use_cache=False)
+    df = pd.DataFrame(np.asarray(a.X), columns=[f"f{i}" for i in range(a.n_features)])
+    df.insert(0, "query", a.qid)
+    df.insert(1, "grade", a.y)
+    b = RankingDataset.from_frame(df, qid="query", label="grade")
+    for x, y in ((a.X, b.X), (a.y, b.y), (a.qid, b.qid), (a.offsets, b.offsets)):
+        np.testing.assert_array_equal(x, y)
+    with pytest.raises(QueryOrderError):
+        RankingDataset.from_frame(df.iloc[::-1].reset_index(drop=True).iloc[np.r_[0:5, 200:205, 5:10]],
+                                  qid="query", label="grade")
+    with pytest.raises(KeyError, match="no column 'qid'"):
+        RankingDataset.from_frame(df)
+
+
+def test_user_files_in_a_directory_and_one_file(tmp_path, data):
+    d = tmp_path / "mine"
+    d.mkdir()
+    q = np.arange(data.n_queries)
+    write_svmlight(data.subset(q[:36]), d / "train.txt")
+    write_svmlight(data.subset(q[36:48]), d / "vali.txt.gz")
+    write_svmlight(data.subset(q[48:]), d / "test.txt")
+    assert [p.name for p in user_files(d)] == ["train.txt", "vali.txt.gz", "test.txt"]
+    pooled = load_dataset("svmlight", data_dir=d, cache_dir=tmp_path / "c")
+    assert pooled.n_queries == data.n_queries and pooled.n_docs == data.n_docs
+    single = load_dataset(str(d / "train.txt"), cache_dir=tmp_path / "c")
+    assert single.n_queries == 36
+
+
+def test_svmlight_directory_runs_end_to_end(tmp_path, data):
+    d = tmp_path / "mine"
+    d.mkdir()
+    _lightgbm_layout(data, d / "train.txt")                  # one file, LightGBM's layout
+    out = tmp_path / "o"
+    assert robustness.main(TINY + ["--dataset", "svmlight", "--data-dir", str(d), "--levels", "0,50", "--noise",
+                                   "labels", "--models", "lambdamart,xendcg,plugin_losses:Squared(scale=0.5)",
+                                   "--out", str(out)]) == 0
+    devs = json.loads((out / "claims.json").read_text())["deviations"]
+    assert any(f"dataset {d}, not the paper's" in x for x in devs)
+    t = pd.read_csv(out / "tables" / "robustness.csv")
+    assert (t.trials == 2).all()
+    q = tmp_path / "q"
+    assert quality.main(TINY + ["--dataset", str(d / "train.txt"), "--models", "lambdamart,xendcg",
+                                "--out", str(q)]) == 0
+    assert next((q / "units").glob("*.json")).name.startswith("user-train__")
+    x = tmp_path / "x"                                       # the fold-based study: random splits, said so
+    assert split_principles.main(TINY[:2] + ["--dataset", str(d / "train.txt"), "--rounds", "2", "--leaves", "4",
+                                             "--rates", "0.1", "--models", "lambdamart-ole", "--quiet",
+                                             "--out", str(x)]) == 0
+    assert any("random 60/20/20 query splits" in s for s in json.loads((x / "claims.json").read_text())["deviations"])
+
+
+def test_a_user_dataset_error_is_one_line(tmp_path, capsys):
+    assert quality.main(["--dataset", "svmlight", "--out", str(tmp_path / "o")]) == 2
+    assert "give --data-dir" in capsys.readouterr().err
+    assert qbrank.main(["--dataset", str(tmp_path / "nope.txt"), "--out", str(tmp_path / "o")]) == 2
+    assert "neither a known dataset" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert quality.main(["--dataset", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
+    assert "expected train/vali/test files" in capsys.readouterr().err
