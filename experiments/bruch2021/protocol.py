@@ -145,7 +145,10 @@ class BruchConfig(RunConfig):
     def deviations(self) -> list[str]:
         out = super().deviations()
         paper = PAPER_PRESET.get(self.dataset.replace("synthetic-", ""))
-        if self.preset != paper:
+        if paper is None and self.preset not in ("bruch-web30k", "bruch-yahoo"):
+            out.insert(0, f"hyperparameters '{self.preset}' {PRESETS[self.preset]}, not one of the paper's "
+                          f"('bruch-web30k', 'bruch-yahoo')")
+        elif paper is not None and self.preset != paper:
             out.insert(1 if self.synthetic else 0, f"hyperparameters '{self.preset}' {PRESETS[self.preset]}, not the "
                                                   f"paper's '{paper}' {PRESETS.get(paper)}")
         if self.rounds is not None:
