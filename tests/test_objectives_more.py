@@ -155,3 +155,33 @@ def test_xgboost_gets_a_hessian_floor_standing_for_lightgbms_document_floor():
     assert fit("xendcg").params["min_child_weight"] == pytest.approx(hessian_floor(XENDCG(), parts[0],
                                                                                   b.min_data_in_leaf))
     assert fit("lambdamart").params["min_child_weight"] == 0.0     # built-in rank:ndcg: the library's own Hessians
+
+
+@pytest.mark.parametrize("listnet", [False, True])
+@pytest.mark.parametrize("order,eps", [(0, 0.0), (2, 0.0), (3, 1e-3)])
+def test_the_cross_entropy_kernel_is_the_formula_list_by_list(listnet, order, eps):
+    """The allocation-free kernel against the module docstring's equations in plain numpy."""
+    from ltrrepro.objectives import ListNet, XENDCG
+    rng = np.random.default_rng(order)
+    sizes = rng.integers(1, 40, 30)
+    offsets = np.r_[0, np.cumsum(sizes)]
+    s = rng.normal(size=offsets[-1])
+    y = rng.integers(0, 5, offsets[-1])
+    gamma = rng.random(offsets[-1])
+    obj = (ListNet if listnet else XENDCG)(order=order, eps=eps)
+    g, h = obj.grad_hess(s, y, offsets, gamma=gamma)
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        if b - a <= 1:
+            assert g[a] == 0 and h[a] == 0
+            continue
+        e = np.exp(s[a:b] - s[a:b].max())
+        tot = e.sum() + (eps * np.exp(-s[a:b].max()) if eps > 0 else 0.0)
+        rho, om = e / tot, (tot - e) / tot
+        phi = np.exp(y[a:b] - y[a:b].max()) if listnet else 2.0 ** y[a:b] - gamma[a:b]
+        grad = rho - phi / phi.sum()
+        out, u = grad.copy(), grad / om
+        for _ in range(order):
+            t = rho * (u.sum() - u)
+            out, u = out + t, t / om
+        np.testing.assert_allclose(g[a:b], out, rtol=1e-10, atol=1e-15)
+        np.testing.assert_allclose(h[a:b], np.maximum(rho * om, obj.hess_floor), rtol=1e-12)
