@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats as _st
 
-__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm"]
+__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "paired_power", "trials_for_power"]
 
 
 @dataclass(frozen=True)
@@ -122,3 +122,45 @@ def holm(pvalues) -> np.ndarray:
     adj = np.maximum.accumulate(adj)
     out[idx[order]] = adj
     return out
+
+
+def paired_power(effect: float, sd: float, n: int, alpha: float = 0.01) -> float:
+    """Power of the two-sided paired t-test at ``alpha`` to detect a true mean difference
+    ``effect`` when the per-trial differences have standard deviation ``sd``, over ``n``
+    trials: P(|T| > t_{1−α/2, n−1}) with T ~ noncentral t(n − 1, effect / (sd / √n)).
+
+    G*Power's textbook case (d = 1, n = 10, α = .05) is 0.803:
+
+    >>> round(paired_power(1.0, 1.0, 10, alpha=0.05), 3)
+    0.803
+    """
+    if n < 2 or not np.isfinite(sd) or sd <= 0:
+        return float("nan")
+    df = n - 1
+    nc = effect / (sd / np.sqrt(n))
+    crit = _st.t.ppf(1.0 - alpha / 2.0, df)
+    return float(_st.nct.sf(crit, df, nc) + _st.nct.cdf(-crit, df, nc))
+
+
+def trials_for_power(effect: float, sd: float, power: float = 0.8, alpha: float = 0.01,
+                     max_trials: int = 100_000) -> int | None:
+    """The fewest trials (>= 2) whose paired t-test reaches ``power`` for ``effect`` (see
+    :func:`paired_power`); None when ``max_trials`` do not.
+
+    >>> trials_for_power(0.5, 1.0, alpha=0.05)      # G*Power: d = 0.5, power .8, two-sided
+    34
+    """
+    if not np.isfinite(sd) or sd <= 0 or effect == 0:
+        return None
+    lo, hi = 2, 2
+    while paired_power(effect, sd, hi, alpha) < power:
+        if hi >= max_trials:
+            return None
+        lo, hi = hi, min(2 * hi, max_trials)
+    while lo < hi:                          # the smallest n in (lo, hi] reaching the power
+        mid = (lo + hi) // 2
+        if paired_power(effect, sd, mid, alpha) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi

@@ -223,3 +223,17 @@ def test_split_is_shared_by_models_of_a_trial(tmp_path):
     ds = make_synthetic("web30k", n_queries=40, seed=3)
     expected = ds.query_ids[trial_split(ds.n_queries, 5, 0).test].tolist()
     assert qids[0] == qids[1] == expected
+
+
+def test_paired_power_matches_simulation_and_required_trials_are_minimal():
+    """Power from the noncentral t against 20,000 simulated paired t-tests (seeded), and the
+    required number of trials is the first that reaches 80%."""
+    from ltrrepro.stats import paired_power, trials_for_power
+    rng = np.random.default_rng(0)
+    effect, sd, n, alpha = 0.004, 0.01, 30, 0.01
+    d = rng.normal(effect, sd, size=(20_000, n))
+    p = st.ttest_1samp(d, 0.0, axis=1).pvalue
+    assert paired_power(effect, sd, n, alpha) == pytest.approx(float(np.mean(p < alpha)), abs=0.012)
+    need = trials_for_power(effect, sd, 0.8, alpha)
+    assert paired_power(effect, sd, need, alpha) >= 0.8 > paired_power(effect, sd, need - 1, alpha)
+    assert trials_for_power(0.0, sd) is None and np.isnan(paired_power(effect, 0.0, n))
