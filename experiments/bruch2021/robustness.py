@@ -15,7 +15,7 @@ Writes, under the results directory: ``tables/robustness.{md,tex,csv}`` (mean ND
 model and level, the difference, its 95% CI, paired t-test p, Holm-corrected p over the
 levels of a noise type, wins/ties/losses), ``figures/fig3_<noise>.{png,pdf}`` and the
 claims check ``claims.{md,json}``. With no arguments it runs on the synthetic Web30K
-profile at a size that finishes in about 5 minutes on 2 cores (the README's main job).
+profile at a size that finishes in about 3–4 minutes on 2 cores (the README's main job).
 """
 from __future__ import annotations
 
