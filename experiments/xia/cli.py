@@ -8,7 +8,7 @@ gain; SE = Hessian 1 + Newton leaves) and ``lambdamart-se``, ``lambdamart-ole``,
 ``lambdamart-rwse`` (LambdaMART in ltrrepro.gbdt: exact OLE; RWSE = the libraries' gain),
 over the grid ``--leaves`` × ``--rates``, a fixed number of rounds from zero scores.
 ``--rounds`` sets both systems' (default: the paper's 1,000 LambdaMART / 2,500 McRank on real
-data; 60 / 60 on synthetic data, the default run: 300 queries, about 6 minutes on 2 cores).
+data; 60 / 60 on synthetic data, the default run: 300 queries, about 3 minutes on 2 cores).
 Folds: the official five of a fold layout (``--trials`` ≤ 5), else random 60/20/20 splits.
 """
 from __future__ import annotations
