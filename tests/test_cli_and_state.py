@@ -8,6 +8,7 @@ import socket
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -371,10 +372,13 @@ def test_a_flag_an_experiment_cannot_honour_is_an_error(tmp_path, capsys, main, 
 
 @pytest.mark.parametrize("main", [robustness.main, quality.main, convergence.main, clicks.main, qbrank.main,
                                   sp.main, jensen_gap.main])
-def test_every_experiment_takes_the_same_execution_flags(main):
+def test_every_experiment_takes_the_same_execution_flags(main, capsys):
+    from experiments.cli import EXECUTION
     with pytest.raises(SystemExit) as exit_:
         main(["--help"])
     assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    assert [f for f in (*EXECUTION, "seed") if f"--{f}" not in text] == []
 
 
 def test_config_reruns_a_stored_run_exactly(tmp_path, capsys):
@@ -452,7 +456,7 @@ def test_a_real_layout_is_stored_once_and_the_workers_map_that_copy(tmp_path):
     files = sorted(p.relative_to(cache).parts[0] for p in cache.rglob("*") if p.is_file())
     assert set(files) == {"datasets", "pooled"}                      # one entry + its small index
     (entry,) = (cache / "datasets").iterdir()
-    assert ref_path(materialize(ds, cache_dir=cache)) == entry and len(list((cache / "datasets").iterdir())) == 1
+    assert Path(materialize(ds, cache_dir=cache).path) == entry and len(list((cache / "datasets").iterdir())) == 1
     assert isinstance(ds.X, np.memmap) or isinstance(ds.X.base, np.memmap)
     before = {p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
     again = load_dataset("mq2008", data_dir=tmp_path, cache_dir=cache)
@@ -467,7 +471,3 @@ def test_a_real_layout_is_stored_once_and_the_workers_map_that_copy(tmp_path):
     assert set(parts) == {"train", "test"}
     assert not any("vali" in p.read_text() for p in fcache.rglob("*.json") if p.name == "meta.json")
 
-
-def ref_path(ref):
-    from pathlib import Path
-    return Path(ref.path)

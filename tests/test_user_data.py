@@ -60,6 +60,19 @@ def test_a_sidecar_that_does_not_fit_is_named(tmp_path, data):
         read_svmlight(f, use_cache=False)
 
 
+def test_qids_beside_a_sidecar_must_agree_with_it(tmp_path, data):
+    f = tmp_path / "train.txt"
+    write_svmlight(data, f, comment_docid=False)                  # qid: on every line
+    f.with_name("train.txt.query").write_text("\n".join(map(str, data.query_sizes)) + "\n")
+    np.testing.assert_array_equal(read_svmlight(f, use_cache=False).qid, data.qid)      # agreeing: kept
+    sizes = data.query_sizes.copy()
+    sizes[0] -= 1
+    sizes[1] += 1                                                # same total, other boundaries
+    f.with_name("train.txt.query").write_text("\n".join(map(str, sizes)) + "\n")
+    with pytest.raises(SVMLightFormatError, match="do not match the query sizes"):
+        read_svmlight(f, use_cache=False)
+
+
 def test_a_dataframe_loads_like_the_file(tmp_path, data):
     letor = tmp_path / "letor.txt"
     write_svmlight(data, letor)

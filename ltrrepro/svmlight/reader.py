@@ -311,8 +311,7 @@ def _apply_groups(path: Path, side: Path, qid: np.ndarray, linenos: np.ndarray) 
         raise SVMLightFormatError(f"{path}, line {int(linenos[first])}: some lines have 'qid:' and some do not; "
                                   f"with the group-size file {side.name} write none (or all, agreeing with it)")
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    if np.any(qid[starts[1:]] == qid[starts[1:] - 1]) or any(
-            np.any(qid[a:a + m] != qid[a]) for a, m in zip(starts, sizes)):
+    if np.any(qid[starts[1:]] == qid[starts[1:] - 1]) or np.any(qid != np.repeat(qid[starts], sizes)):
         raise SVMLightFormatError(f"{path}: its qid: values do not match the query sizes in {side.name}")
     return qid
 
