@@ -369,3 +369,78 @@ def test_the_number_of_outputs_is_the_objectives_attribute():
     model, _ = train(McRank(n_classes=3), ds, criterion="ole", num_rounds=2, num_leaves=3, min_data_in_leaf=2)
     assert McRank(n_classes=3).n_outputs == 3 and LambdaMART().n_outputs == 1
     assert model.n_outputs == 3 and model.num_trees == 6 and model.predict(ds.X).shape == (ds.n_docs, 3)
+
+
+def _growth_case(left=(0.0, 0.0, 2.0, 2.0)):
+    """Eight documents, pseudo-responses r = −g, unit Hessians (SE gains). Feature 0 halves
+    them; feature 1 refines. Gains (G_l²/n_l + G_r²/n_r − G²/n):
+    root on f0: 4²/4 + 120²/4 − 124²/8 = 1682; left half (r = 0, 0, 2, 2) on f1: 0 + 4²/2 −
+    4²/4 = 4; right half (20, 20, 30, 50): {20, 20, 30} | {50}: 70²/3 + 50² − 120²/4 = 533.33
+    (better than {20, 20} | {30, 50}: 400); then {20, 20} | {30}: 800 + 900 − 70²/3 = 66.67."""
+    X = np.array([[0, 0], [0, 0], [0, 1], [0, 1], [1, 0], [1, 1], [1, 2], [1, 3]], dtype=np.float32)
+    r = np.array([*left, 20, 20, 30, 50.0])
+    bm = BinMapper().fit(X)
+    return bm.transform(X), bm, -r, np.ones(8)
+
+
+@pytest.mark.parametrize("num_leaves, order, best_first",
+                         [(3, [1682, 4], [1682, 533.33]),
+                          (4, [1682, 4, 533.33], [1682, 533.33, 66.67]),
+                          (5, [1682, 4, 533.33, 66.67], [1682, 533.33, 66.67, 4])])
+def test_width_first_growth_splits_level_by_level_and_stops_mid_level(num_leaves, order, best_first):
+    """Width-first (Xia §4) splits the root, then its children left to right, then theirs:
+    at 3 leaves the left child splits although the right one has the larger gain (the limit
+    falls inside level 1); best-first (LightGBM) takes the right child and its child first.
+    Nodes are stored in the order they split, so ``tree.gain`` is that order."""
+    bins, bm, g, h = _growth_case()
+    for growth, expected in (("width-first", order), ("best-first", best_first)):
+        tree, _ = TreeGrower(bins, bm.n_bins, bm.thresholds, criterion="se", num_leaves=num_leaves,
+                             min_data_in_leaf=1, min_sum_hessian_in_leaf=0.0, growth=growth).grow(g, h)
+        assert tree.num_leaves == num_leaves
+        assert np.allclose(tree.gain, expected, atol=0.01), growth
+    # at 4 leaves width-first has the complete level 1: leaves {0,1} {2,3} {4,5,6} {7}
+    tree, leaf = TreeGrower(bins, bm.n_bins, bm.thresholds, criterion="se", num_leaves=4, min_data_in_leaf=1,
+                            min_sum_hessian_in_leaf=0.0, growth="width-first").grow(g, h)
+    assert leaf.tolist() == [0, 0, 1, 1, 2, 2, 2, 3]
+
+
+def test_width_first_skips_a_node_that_cannot_split():
+    """A left half with nothing to gain (all r = 0) stays a leaf; the search moves on to the
+    right child, then the right child's left child."""
+    bins, bm, g, h = _growth_case(left=(0.0, 0.0, 0.0, 0.0))
+    tree, leaf = TreeGrower(bins, bm.n_bins, bm.thresholds, criterion="se", num_leaves=4, min_data_in_leaf=1,
+                            min_sum_hessian_in_leaf=0.0, growth="width-first").grow(g, h)
+    assert tree.feature.tolist() == [0, 1, 1] and np.allclose(tree.gain[1:], [533.33, 66.67], atol=0.01)
+    assert leaf.tolist() == [0, 0, 0, 0, 1, 1, 2, 3]
+    with pytest.raises(ValueError, match="growth"):
+        TreeGrower(bins, bm.n_bins, bm.thresholds, growth="depth-first")
+
+
+def test_diagonal_leaf_is_the_standard_lambdamart_leaf_on_a_hand_built_list():
+    """Xia Eq. 8 with per-document weights: leaf = −Σλ/Σw. LambdaMART (σ = 1) at zero scores,
+    labels 2, 1, 0 (ranked in input order), IDCG = 3 + 1/log2 3. |ΔNDCG| of the pairs:
+    (1,2) 2(1 − 1/log2 3)/IDCG, (1,3) 3(1 − 1/2)/IDCG, (2,3) (1/log2 3 − 1/2)/IDCG; every pair
+    has ρ = ½, so λ_i = −½ Σ|Δ| over the pairs d_i wins, +½ over those it loses, and
+    w_i = ¼ Σ|Δ| over its pairs. Split {d1} | {d2, d3}: the leaves are −λ1/w1 = 2 and
+    −(λ2 + λ3)/(w2 + w3)."""
+    idcg = 3 + 1 / math.log2(3)
+    d12 = 2 * (1 - 1 / math.log2(3)) / idcg
+    d13 = 3 * 0.5 / idcg
+    d23 = (1 / math.log2(3) - 0.5) / idcg
+    lam = np.array([-(d12 + d13) / 2, (d12 - d23) / 2, (d13 + d23) / 2])
+    w = np.array([d12 + d13, d12 + d23, d13 + d23]) / 4
+    X = np.array([[0.0], [1.0], [1.0]], dtype=np.float32)
+    ds = RankingDataset(X=X, y=np.array([2, 1, 0], np.int32), qid=np.zeros(3, np.int64))
+    g, h, pairs = LambdaMART(sigma=1.0).grad_hess_pairs(np.zeros(3), ds.y, ds.offsets)
+    assert np.allclose(g, lam) and np.allclose(h, w)
+    expected = [-lam[0] / w[0], -(lam[1] + lam[2]) / (w[1] + w[2])]
+    assert expected[0] == pytest.approx(2.0)
+    for crit in ("se", "rwse", "ole"):
+        grower, _ = _grower(ds, crit, num_leaves=2, leaf_hessian="diagonal")
+        tree, leaf = grower.grow(g, h, pairs, learning_rate=1.0)
+        assert np.allclose(tree.value[leaf], [expected[0], expected[1], expected[1]]), crit
+        # the exact rule removes the pair inside {d2, d3} from its second derivative
+        grower.leaf_hessian = "exact"
+        tree, leaf = grower.grow(g, h, pairs, learning_rate=1.0)
+        inner = 2 * 0.25 * d23
+        assert tree.value[leaf][1] == pytest.approx(-(lam[1] + lam[2]) / (w[1] + w[2] - inner))

@@ -140,10 +140,13 @@ def _objective_step(objective, scores, y, offsets, it, rng, need_pairs):
 def train(objective, train_set: RankingDataset, valid_set: RankingDataset | None = None, *,
           criterion: str = "ole", num_rounds: int = 100, learning_rate: float = 0.1, num_leaves: int = 20,
           max_bin: int = 255, min_data_in_leaf: int = 20, min_sum_hessian_in_leaf: float = 1e-3,
-          lambda_l2: float = 0.0, leaf_hessian: str = "exact", valid_metric: str = "ndcg@10",
+          lambda_l2: float = 0.0, leaf_hessian: str = "exact", growth: str = "best-first",
+          valid_metric: str = "ndcg@10",
           early_stopping_rounds: int | None = None, track_loss: bool = False, seed: int = 0,
           threads: int | None = None, bin_mapper: BinMapper | None = None, callback=None):
-    """Boost ``num_rounds`` rounds of trees grown under ``criterion`` ("se", "rwse", "ole").
+    """Boost ``num_rounds`` rounds of trees grown under ``criterion`` ("se", "rwse", "ole"),
+    ``growth`` "best-first" (LightGBM's order) or "width-first" (Xia et al.'s), leaves set by
+    ``leaf_hessian`` "exact" or "diagonal" (Xia Eq. 8; see :class:`~.tree.TreeGrower`).
 
     ``objective``: an :class:`~ltrrepro.objectives.base.Objective` (McRank: one tree per
     class per round). Returns ``(model, log)``. ``callback(iteration, scores, log)`` runs
@@ -154,14 +157,14 @@ def train(objective, train_set: RankingDataset, valid_set: RankingDataset | None
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     try:
         return _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate, num_leaves, max_bin,
-                      min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, leaf_hessian, valid_metric,
+                      min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, leaf_hessian, growth, valid_metric,
                       early_stopping_rounds, track_loss, seed, bin_mapper, callback)
     finally:
         numba.set_num_threads(previous)      # the caller's thread count, as it was
 
 
 def _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate, num_leaves, max_bin,
-           min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, leaf_hessian, valid_metric, early_stopping_rounds,
+           min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, leaf_hessian, growth, valid_metric, early_stopping_rounds,
            track_loss, seed, bin_mapper, callback):
     rng = np.random.default_rng(seed)
     mapper = bin_mapper or BinMapper(max_bin=max_bin).fit(train_set.X, rng=np.random.default_rng(seed))
@@ -169,7 +172,7 @@ def _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate
     vbins = mapper.transform(valid_set.X) if valid_set is not None else None
     grower = TreeGrower(bins, mapper.n_bins, mapper.thresholds, criterion=criterion, num_leaves=num_leaves,
                         min_data_in_leaf=min_data_in_leaf, min_sum_hessian_in_leaf=min_sum_hessian_in_leaf,
-                        lambda_l2=lambda_l2, leaf_hessian=leaf_hessian)
+                        lambda_l2=lambda_l2, leaf_hessian=leaf_hessian, growth=growth)
     K_out = int(getattr(objective, "n_outputs", 1))
     n = train_set.n_docs
     y = train_set.y
@@ -225,7 +228,7 @@ def _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate
             break
         if early_stopping_rounds is not None and valid_set is not None and since >= early_stopping_rounds:
             break
-    meta = {"criterion": criterion, "leaf_hessian": leaf_hessian, "objective": repr(objective),
+    meta = {"criterion": criterion, "leaf_hessian": leaf_hessian, "growth": growth, "objective": repr(objective),
             "learning_rate": learning_rate, "num_leaves": num_leaves, "max_bin": max_bin,
             "min_data_in_leaf": min_data_in_leaf, "min_sum_hessian_in_leaf": min_sum_hessian_in_leaf,
             "lambda_l2": lambda_l2, "seed": seed, "best_iteration": log.best_iteration}

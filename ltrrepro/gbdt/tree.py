@@ -1,4 +1,5 @@
-"""Best-first histogram regression trees with three split principles (Xia et al.; docs/protocols/xia.md §1).
+"""Histogram regression trees with three split principles (Xia et al.; docs/protocols/xia.md §1),
+grown width-first or best-first.
 
 For a node D split by a threshold into children D_l, D_r, each child gets one output o and
 the objective is expanded to second order in o (Xia Eq. 10–13). With per-document first and
@@ -29,8 +30,19 @@ bin in a dense, vectorized loop over features and scatters once per (document, f
 Leaves (all principles, Xia Eq. 8/11): one Newton step −G/(L″ + λ), with L″ exact
 (``leaf_hessian="exact"``, the default) or the diagonal Σh (``"diagonal"``, the libraries'
 rule). Gains carry no factor ½ (LightGBM's convention); the OLE loss decrease is half the
-gain. Growth is best-first (the leaf of largest gain splits next, Xia §4) to ``num_leaves``
-leaves; a leaf splits only with gain > ``min_gain_to_split`` and children of at least
+gain.
+
+Growth (``growth``), to ``num_leaves`` leaves:
+
+* ``"width-first"`` — Xia et al. §4 ("we thus adopted the width-first search and limits the
+  number of leaves"): a breadth-first search over the nodes. Nodes split in the order they
+  were created — the root, then its children left to right, then theirs — so a tree is
+  complete level by level; when the leaf limit falls inside a level, the leftmost nodes of
+  that level have split and the rest stay leaves. A node that cannot split (no feasible
+  threshold or gain ≤ ``min_gain_to_split``) stays a leaf and the search goes on.
+* ``"best-first"`` — LightGBM's leaf-wise growth: the leaf of largest gain splits next.
+
+A leaf splits only with gain > ``min_gain_to_split`` and children of at least
 ``min_data_in_leaf`` documents and ``min_sum_hessian_in_leaf`` diagonal Hessian (the same
 feasible set for every principle). Ties between thresholds go to the lower feature and bin.
 
@@ -76,10 +88,11 @@ class Tree:
 
 
 class _Leaf:
-    __slots__ = ("s", "e", "ps", "pe", "G", "H", "N", "T", "hist", "ahist", "ihist", "gain", "feature", "bin", "parent", "is_left")
+    __slots__ = ("s", "e", "ps", "pe", "G", "H", "N", "T", "hist", "ahist", "ihist", "gain", "feature", "bin", "parent",
+                 "is_left", "seq")
 
-    def __init__(self, s, e, ps, pe, parent, is_left):
-        self.s, self.e, self.ps, self.pe = s, e, ps, pe
+    def __init__(self, s, e, ps, pe, parent, is_left, seq=0):
+        self.s, self.e, self.ps, self.pe, self.seq = s, e, ps, pe, seq
         self.parent, self.is_left = parent, is_left
         self.hist = self.ahist = self.ihist = None
         self.gain = -np.inf
@@ -95,15 +108,23 @@ class TreeGrower:
     bins : uint8 (n, F) bin codes; ``n_bins`` : bins per feature; ``thresholds`` : the
         :class:`~ltrrepro.gbdt.binning.BinMapper` bounds (for raw-value thresholds).
     criterion : "se", "rwse" or "ole".
-    leaf_hessian : "exact" (−G / L″, L″ excluding the leaf's inner pairs) or "diagonal".
+    leaf_hessian : "exact" (−G / L″, L″ excluding the leaf's inner pairs) or "diagonal"
+        (−ΣL′/ΣL″ over the leaf's documents: Xia Eq. 8, the standard LambdaMART leaf).
+    growth : "width-first" (Xia et al.) or "best-first" (LightGBM's leaf-wise order).
     """
 
+    GROWTH = ("width-first", "best-first")
+
     def __init__(self, bins, n_bins, thresholds, criterion="ole", num_leaves=20, min_data_in_leaf=20,
-                 min_sum_hessian_in_leaf=1e-3, lambda_l2=0.0, min_gain_to_split=0.0, leaf_hessian="exact"):
+                 min_sum_hessian_in_leaf=1e-3, lambda_l2=0.0, min_gain_to_split=0.0, leaf_hessian="exact",
+                 growth="best-first"):
         if criterion not in K.CRITERIA:
             raise ValueError(f"criterion must be one of {sorted(K.CRITERIA)}, got {criterion!r}")
         if leaf_hessian not in ("exact", "diagonal"):
             raise ValueError("leaf_hessian must be 'exact' or 'diagonal'")
+        if growth not in self.GROWTH:
+            raise ValueError(f"growth must be one of {self.GROWTH}, got {growth!r}")
+        self.growth = growth
         if num_leaves < 1:
             raise ValueError("num_leaves must be >= 1")
         self.bins = np.ascontiguousarray(bins, dtype=np.uint8)
@@ -215,11 +236,12 @@ class TreeGrower:
         self._find(root)
         leaves = [root]
         nodes = []                       # [feature, bin, left, right, gain]
+        created = 1
         while len(leaves) < self.num_leaves:
-            k = int(np.argmax([lf.gain for lf in leaves]))
-            best = leaves[k]
-            if not best.gain > self.min_gain:
+            k = self._next(leaves)
+            if k < 0:
                 break
+            best = leaves[k]
             nid = len(nodes)
             nodes.append([best.feature, best.bin, 0, 0, best.gain])
             if best.parent >= 0:
@@ -228,8 +250,9 @@ class TreeGrower:
             pl = pr = 0
             if ole and best.pe > best.ps:
                 pl, pr = K.partition_pairs(pairs[0], pairs[1], pairs[2], best.ps, best.pe, self.side, *pbuf)
-            left = _Leaf(best.s, best.s + nl, best.ps, best.ps + pl, nid, True)
-            right = _Leaf(best.s + nl, best.e, best.ps + pl, best.ps + pl + pr, nid, False)
+            left = _Leaf(best.s, best.s + nl, best.ps, best.ps + pl, nid, True, created)
+            right = _Leaf(best.s + nl, best.e, best.ps + pl, best.ps + pl + pr, nid, False, created + 1)
+            created += 2
             small, large = (left, right) if nl <= best.e - best.s - nl else (right, left)
             small.hist = self._doc_hist(small, grad, hess)
             large.hist = best.hist - small.hist          # LightGBM's histogram subtraction
@@ -252,6 +275,16 @@ class TreeGrower:
                 self._find(child)
             leaves[k:k + 1] = [left, right]
         return self._finish(leaves, nodes, learning_rate, n, None if ole else pairs)
+
+    def _next(self, leaves) -> int:
+        """Index of the leaf to split next, −1 when none can: the oldest splittable leaf
+        (width-first: creation order is breadth-first order) or the one of largest gain."""
+        ok = [i for i, lf in enumerate(leaves) if lf.gain > self.min_gain]
+        if not ok:
+            return -1
+        if self.growth == "width-first":
+            return min(ok, key=lambda i: leaves[i].seq)
+        return max(ok, key=lambda i: leaves[i].gain)       # first of equal gains, as np.argmax
 
     def _finish(self, leaves, nodes, learning_rate, n, pairs):
         L = len(leaves)
