@@ -11,9 +11,10 @@ import pandas as pd
 
 from ltrrepro.metrics import parse_metric
 from ltrrepro.report import verdict
-from ltrrepro.stats import holm, paired_test
+from ltrrepro.stats import holm, paired_power, paired_test, trials_for_power
 
-__all__ = ["canonical", "label", "frame", "paired", "compare", "claim", "holm_within", "query_wtl"]
+__all__ = ["canonical", "label", "frame", "paired", "compare", "claim", "comparison_claim", "power_fields",
+           "holm_within", "query_wtl"]
 
 
 def canonical(name: str) -> str:
@@ -36,7 +37,7 @@ def frame(store, pair_on: str = "trial") -> pd.DataFrame:
         fit = r.get("fit", {})
         rows.append({pair_on: u["trial"], "model": u["model"], **u["setting"], **r["means"],
                      **{k: v for k, v in fit.items() if np.isscalar(v) or v is None},
-                     "train_s": r.get("timings", {}).get("train_s", np.nan)})
+                     "train_s": np.nan, **{k: v for k, v in r.get("timings", {}).items() if k != "unit_s"}})
     return pd.DataFrame(rows)
 
 
@@ -54,22 +55,43 @@ def compare(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "tri
     return paired_test(pr.a.values, pr.b.values) if len(pr) else None
 
 
+def power_fields(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
+    """The power block of a claim: the paper's effect (in the claim's units), the observed SD
+    of the paired differences, the power of a paired t-test over ``trials`` at ``alpha`` to
+    detect the paper's effect (:func:`ltrrepro.stats.paired_power`) and the trials that would
+    give 80% (:func:`ltrrepro.stats.trials_for_power`). No paper effect, no power (NaN)."""
+    eff = float("nan") if paper_effect is None else float(paper_effect)
+    sd = float("nan") if sd is None else float(sd)
+    ok = np.isfinite(eff) and eff != 0 and np.isfinite(sd) and sd > 0
+    return {"paper_effect": eff, "sd": sd,
+            "power": paired_power(abs(eff), sd, int(trials), alpha) if ok else float("nan"),
+            "trials_80": trials_for_power(abs(eff), sd, 0.8, alpha) if ok else None}
+
+
 def claim(text: str, value: float, p: float, trials: int, detail: str, expected_sign: int = +1,
-          alpha: float = 0.01, verdict_text: str | None = None, **extra) -> dict:
-    """One checked claim: its statistic, p, trials, detail and verdict
-    (:func:`ltrrepro.report.verdict`, unless ``verdict_text`` settles it otherwise)."""
-    return {"claim": text, **extra, "value": float(value), "p": float(p), "trials": int(trials), "detail": detail,
-            "verdict": verdict_text or verdict(float(value), float(p), expected_sign, alpha)}
+          alpha: float = 0.01, verdict_text: str | None = None, paper_effect=None, sd=None, **extra) -> dict:
+    """One checked claim: its statistic, p, trials, detail, the power block
+    (:func:`power_fields`: ``paper_effect`` and ``sd`` are in the units of ``value``) and the
+    verdict (:func:`ltrrepro.report.verdict`; ``verdict_text`` settles a significant or
+    well-powered result otherwise, an underpowered non-significant one stays inconclusive)."""
+    pw = power_fields(paper_effect, sd, trials, alpha)
+    v = verdict(float(value), float(p), expected_sign, alpha, pw["power"])
+    if verdict_text is not None and not v.startswith("inconclusive"):
+        v = verdict_text
+    return {"claim": text, **extra, "value": float(value), "p": float(p), "trials": int(trials), **pw,
+            "detail": detail, "verdict": v}
 
 
 def comparison_claim(text: str, c, names: tuple[str, str], metric: str, alpha: float = 0.01,
-                     expected_sign: int = +1) -> dict | None:
-    """A claim "a beats b on metric" from a paired comparison ``c`` (None when there is none)."""
+                     expected_sign: int = +1, paper_effect=None) -> dict | None:
+    """A claim "a beats b on metric" from a paired comparison ``c`` (None when there is none);
+    ``paper_effect``: the paper's a − b, for the power."""
     if c is None:
         return None
     a, b = names
     return claim(text, c.diff, c.p, c.n, f"{a} − {b} on {label(metric)}: {c.diff:+.4f} (95% CI {c.ci_low:+.4f}.."
-                 f"{c.ci_high:+.4f}), W/T/L {c.wins}/{c.ties}/{c.losses}", expected_sign, alpha)
+                 f"{c.ci_high:+.4f}), W/T/L {c.wins}/{c.ties}/{c.losses}", expected_sign, alpha,
+                 paper_effect=paper_effect, sd=c.std_diff)
 
 
 def holm_within(df: pd.DataFrame, family: str | None) -> np.ndarray:

@@ -87,6 +87,11 @@ class RunConfig:
             out.append(f"{self.trials} trial(s), not the paper's {self.paper_trials}")
         return out
 
+    def choices(self) -> list[str]:
+        """The modelling choices the harness makes where the paper is silent (recorded in
+        the manifest and listed by every report beside the deviations)."""
+        return []
+
     def to_dict(self) -> dict:
         return {"type": type(self).__name__, **dataclasses.asdict(self)}
 

@@ -61,7 +61,7 @@ def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_e
     if hasattr(cfg, "check_device"):
         cfg.check_device()
     info = prepare_data(cfg, out) if data else DataInfo()
-    config = {**cfg.to_dict(), "deviations": cfg.deviations(), "data": info.facts}
+    config = {**cfg.to_dict(), "deviations": cfg.deviations(), "choices": cfg.choices(), "data": info.facts}
     store = ResultStore(out, config)
     ctx = {"cfg": cfg, "data": info.ref}
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")

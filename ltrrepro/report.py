@@ -16,7 +16,7 @@ import pandas as pd
 from .fileio import atomic_write_bytes, atomic_write_text, write_json
 
 __all__ = ["write_table", "markdown_table", "latex_table", "display_frame", "fmt_value", "pm", "ci", "save_figure", "band",
-           "write_json", "verdict", "write_claims", "claims_text"]
+           "write_json", "verdict", "write_claims", "claims_text", "protocol_notes", "UNDERPOWERED"]
 
 
 def fmt_value(v, spec=4) -> str:
@@ -226,40 +226,80 @@ def band(ax, x, mean, lo, hi, label: str, color=None, marker="o"):
     return line
 
 
-def verdict(diff: float, p: float, expected_sign: int, alpha: float = 0.01) -> str:
-    """``supported`` (right direction, p < α), ``direction only`` (right direction, p ≥ α),
-    ``contradicted`` (wrong direction, p < α), ``not supported`` otherwise."""
-    if not np.isfinite(diff) or diff == 0:
-        return "not supported"
-    right = np.sign(diff) == expected_sign
+#: the power below which a non-significant result cannot tell "no effect" from "too few trials"
+POWER_TARGET = 0.8
+UNDERPOWERED = "inconclusive (underpowered)"
+
+
+def verdict(diff: float, p: float, expected_sign: int, alpha: float = 0.01, power: float = float("nan")) -> str:
+    """``supported`` (right direction, p < α), ``contradicted`` (wrong direction, p < α);
+    when p ≥ α: ``inconclusive (underpowered)`` if the run's ``power`` to detect the paper's
+    effect is below 0.8, else ``direction only`` (right direction) or ``not supported``.
+    With no power (the paper gives no number to power against) the last two stand.
+
+    >>> verdict(0.01, 0.001, +1), verdict(0.01, 0.2, +1, power=0.3), verdict(-0.01, 0.2, +1, power=0.95)
+    ('supported', 'inconclusive (underpowered)', 'not supported')
+    """
     sig = bool(np.isfinite(p) and p < alpha)
-    if right:
-        return "supported" if sig else "direction only"
-    return "contradicted" if sig else "not supported"
+    if not np.isfinite(diff) or diff == 0:
+        return UNDERPOWERED if np.isfinite(power) and power < POWER_TARGET else "not supported"
+    right = np.sign(diff) == expected_sign
+    if sig:
+        return "supported" if right else "contradicted"
+    if np.isfinite(power) and power < POWER_TARGET:
+        return UNDERPOWERED
+    return "direction only" if right else "not supported"
+
+
+def protocol_notes(deviations, choices=()) -> str:
+    """The sentence every table legend ends with: the deviations from the paper and the
+    choices the harness made where the paper is silent."""
+    out = f"Deviations: {'; '.join(deviations) or 'none'}."
+    if choices:
+        out += f" Choices where the paper is silent: {'; '.join(choices)}."
+    return out
+
+
+_CLAIM_COLUMNS = ("claim", "value", "paper_effect", "p", "trials", "power", "trials_80", "verdict", "detail")
 
 
 def write_claims(root, claims: list[dict], deviations: list[str], caption: str, alpha: float = 0.01,
-                 extra: dict | None = None) -> list[Path]:
-    """``claims.json`` (claims, deviations, ``extra``) and ``claims.{md,tex,csv}``."""
+                 extra: dict | None = None, choices=()) -> list[Path]:
+    """``claims.json`` (claims, deviations, choices, ``extra``) and ``claims.{md,tex,csv}``."""
     root = Path(root)
-    files = [write_json(root / "claims.json", {"claims": claims, "deviations": deviations, **(extra or {})})]
+    files = [write_json(root / "claims.json", {"claims": claims, "deviations": deviations, "choices": list(choices),
+                                               **(extra or {})})]
     if claims:
-        cols = [c for c in ("claim", "value", "p", "trials", "verdict", "detail") if c in claims[0]]
-        files += write_table(pd.DataFrame(claims)[cols], root / "claims", caption=caption, digits=4,
-                             formats={"p": "p", "trials": "int"},
-                             legend=f"verdict: supported = expected direction and p < {alpha:g}; direction only = "
-                                    f"expected direction, p ≥ {alpha:g}; contradicted = opposite direction, "
-                                    f"p < {alpha:g}; not supported otherwise.")
+        df = pd.DataFrame(claims)
+        cols = [c for c in _CLAIM_COLUMNS if c in df]
+        files += write_table(df[cols], root / "claims", caption=caption, digits=4,
+                             formats={"p": "p", "trials": "int", "power": 2, "trials_80": "int"},
+                             rename={"paper_effect": "paper effect", "trials_80": "trials for 80% power"},
+                             legend=f"value: the observed statistic (its definition in detail); paper effect: the "
+                                    f"paper's number for it (– where the paper gives none); power: of this run's "
+                                    f"paired t-test at α = {alpha:g} to detect the paper's effect, given the observed "
+                                    f"SD of the paired differences (noncentral t); trials for 80% power: the trials "
+                                    f"that would give 80%. verdict: supported = expected direction and p < "
+                                    f"{alpha:g}; contradicted = opposite direction, p < {alpha:g}; when p ≥ "
+                                    f"{alpha:g}: inconclusive (underpowered) if power < {POWER_TARGET:g}, else "
+                                    f"direction only (expected direction) or not supported. "
+                                    + protocol_notes(deviations, choices))
     return files
 
 
-def claims_text(claims: list[dict], deviations: list[str], alpha: float = 0.01) -> list[str]:
-    """The claims check and the deviations as printed lines."""
+def claims_text(claims: list[dict], deviations: list[str], alpha: float = 0.01, choices=()) -> list[str]:
+    """The claims check, the deviations and the choices as printed lines."""
     lines = [f"Claims check (α = {alpha:g}):"]
     for c in claims:
         p = c.get("p")
         ptxt = f", p = {p:.3g}" if p is not None and np.isfinite(p) else ""
+        pw = c.get("power")
+        if pw is not None and np.isfinite(pw):
+            need = c.get("trials_80")
+            ptxt += f", power {pw:.2f} for the paper's effect ({need if need else '> 100,000'} trials for 80%)"
         lines.append(f"  [{c['verdict']}] {c['claim']}: {c['detail']}{ptxt}")
     if deviations:
         lines.append("Deviations from the paper: " + "; ".join(deviations))
+    if choices:
+        lines.append("Choices where the paper is silent: " + "; ".join(choices))
     return lines

@@ -139,7 +139,9 @@ def paired_power(effect: float, sd: float, n: int, alpha: float = 0.01) -> float
     df = n - 1
     nc = effect / (sd / np.sqrt(n))
     crit = _st.t.ppf(1.0 - alpha / 2.0, df)
-    return float(_st.nct.sf(crit, df, nc) + _st.nct.cdf(-crit, df, nc))
+    # the tail away from the effect: scipy's nct returns NaN there for a large |nc|, where it is ~0
+    far, near = (_st.nct.cdf(-crit, df, abs(nc)), _st.nct.sf(crit, df, abs(nc)))
+    return float(min(1.0, near + (far if np.isfinite(far) else 0.0)))
 
 
 def trials_for_power(effect: float, sd: float, power: float = 0.8, alpha: float = 0.01,

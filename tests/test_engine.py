@@ -237,3 +237,24 @@ def test_paired_power_matches_simulation_and_required_trials_are_minimal():
     need = trials_for_power(effect, sd, 0.8, alpha)
     assert paired_power(effect, sd, need, alpha) >= 0.8 > paired_power(effect, sd, need - 1, alpha)
     assert trials_for_power(0.0, sd) is None and np.isnan(paired_power(effect, 0.0, n))
+
+
+@pytest.mark.parametrize("effect, sd, n", [(0.004, 0.01, 30), (0.5, 1.0, 8), (0.186, 0.0398, 5), (1.0, 0.01, 3)])
+def test_paired_power_equals_the_noncentral_t_integrated_by_hand(effect, sd, n):
+    """T = (Z + δ) / √(V/ν), Z standard normal, V ~ χ²_ν, ν = n − 1, δ = effect/(sd/√n):
+    P(|T| > c) = ∫ [Φ(δ − c√(v/ν)) + Φ(−δ − c√(v/ν))] χ²_ν(v) dv, c = t_{1−α/2, ν}. Includes
+    effects so large that scipy's noncentral-t lower tail is NaN (power must still be 1)."""
+    from scipy.integrate import quad
+
+    from ltrrepro.stats import paired_power, trials_for_power
+    nu, alpha = n - 1, 0.01
+    delta = effect / (sd / np.sqrt(n))
+    c = st.t.ppf(1 - alpha / 2, nu)
+    f = lambda v: (st.norm.cdf(delta - c * np.sqrt(v / nu)) + st.norm.cdf(-delta - c * np.sqrt(v / nu))) \
+        * st.chi2.pdf(v, nu)  # noqa: E731
+    hand = quad(f, 0, np.inf, limit=200)[0]
+    assert paired_power(effect, sd, n, alpha) == pytest.approx(hand, abs=1e-6)
+    assert paired_power(-effect, sd, n, alpha) == pytest.approx(hand, abs=1e-6)     # two-sided: symmetric
+    need = trials_for_power(effect, sd, 0.8, alpha)
+    assert need >= 2 and paired_power(effect, sd, need, alpha) >= 0.8
+    assert need == 2 or paired_power(effect, sd, need - 1, alpha) < 0.8

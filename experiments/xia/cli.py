@@ -3,10 +3,12 @@ Figure 2 (docs/protocols/xia.md).
 
     python -m experiments.split_principles [--dataset web10k|yahoo --data-dir DIR] [--rounds N]
 
-Systems (``--models``): ``mcrank-se``, ``mcrank-ole`` (McRank in LightGBM: OLE = its Newton
-gain; SE = Hessian 1 + Newton leaves) and ``lambdamart-se``, ``lambdamart-ole``,
-``lambdamart-rwse`` (LambdaMART in ltrrepro.gbdt: exact OLE; RWSE = the libraries' gain),
-over the grid ``--leaves`` × ``--rates``, a fixed number of rounds from zero scores.
+Systems (``--models``), all in ltrrepro.gbdt: ``mcrank-se``, ``mcrank-ole`` (McRank: OLE =
+RWSE = the Newton gain, Theorem 1) and ``lambdamart-se``, ``lambdamart-ole``,
+``lambdamart-rwse`` (LambdaMART: exact OLE; RWSE = the libraries' gain), over the grid
+``--leaves`` × ``--rates``, a fixed number of rounds from zero scores. Trees grow
+``--growth width-first`` (the paper's; ``best-first`` is LightGBM's order); leaves follow
+``--leaf-rule diagonal`` (Eq. 8, the paper's SE baseline) or ``exact`` in every arm.
 ``--rounds`` sets both systems' (default: the paper's 1,000 LambdaMART / 2,500 McRank on real
 data; 60 / 60 on synthetic data, the default run: 300 queries, about 3 minutes on 2 cores).
 Folds: the official five of a fold layout (``--trials`` ≤ 5), else random 60/20/20 splits.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import sys
 
 from ltrrepro.datasets import locate_fold
+from ltrrepro.fit.xia import GROWTH, LEAF_RULES
 from experiments.cli import UsageError, cli, make_parser, parse_levels, parse_names
 from experiments.study import config_or_manifest, execute
 from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, LEAVES, MODELS, PAPER_ROUNDS, RATES, XiaConfig,
@@ -37,7 +40,7 @@ def build(a) -> XiaConfig:
                      queries=(a.queries or 300) if synthetic else a.queries, trials=trials, seed=a.seed,
                      models=tuple(parse_names(a.models, MODELS, "--models", "system")),
                      rounds=tuple(rounds.items()), every=a.every or max(1, max(rounds.values()) // 20),
-                     leaves=tuple(leaves), rates=tuple(rates))
+                     leaves=tuple(leaves), rates=tuple(rates), growth=a.growth, leaf_rule=a.leaf_rule)
 
 
 @cli
@@ -46,6 +49,11 @@ def main(argv=None) -> int:
                      models=",".join(MODELS))
     ap.add_argument("--leaves", default=",".join(map(str, LEAVES)), help="leaf counts of the grid")
     ap.add_argument("--rates", default=",".join(map(str, RATES)), help="learning rates of the grid")
+    ap.add_argument("--growth", choices=GROWTH, default="width-first",
+                    help="tree growth: width-first (the paper's, default) or best-first (LightGBM's)")
+    ap.add_argument("--leaf-rule", choices=LEAF_RULES, default="diagonal",
+                    help="leaf values in every arm: diagonal (Eq. 8, default) or exact (pairs inside a leaf removed "
+                         "from its second derivative)")
     args = ap.parse_args(argv)
     cfg = config_or_manifest(args, argv, build, XiaConfig, EXPERIMENT)
     if cfg.fold_layout:                  # the units read the folds: check they are there before any work

@@ -2,9 +2,11 @@
 Tables 2/3 and Figure 2.
 
 A unit's ``model`` is a system of :mod:`ltrrepro.fit.xia` (``mcrank-se``, ``mcrank-ole``,
-``lambdamart-se``, ``lambdamart-ole``, ``lambdamart-rwse``), its setting the leaf count and
-learning rate. Every run boosts a fixed number of rounds from zero scores (no early
-stopping: the paper reports the last iteration), min 20 documents per leaf.
+``lambdamart-se``, ``lambdamart-ole``, ``lambdamart-rwse``, all in ltrrepro.gbdt), its
+setting the leaf count and learning rate. Every run boosts a fixed number of rounds from zero
+scores (no early stopping: the paper reports the last iteration), trees grown ``growth``
+(width-first, the paper's) with leaves set by ``leaf_rule`` (diagonal: Eq. 8, the paper's SE
+baseline) in every arm, min 20 documents per leaf.
 
 **Data.** MSLR-WEB10K/30K and LETOR: the five official folds (train → test), read by the
 units themselves (the pooled dataset is never loaded); Yahoo Set 1: three self-made random
@@ -26,6 +28,7 @@ from experiments.cli import UsageError
 from experiments.config import RunConfig
 from ltrrepro.datasets import load_fold
 from ltrrepro.fit import SYSTEMS, Boosting
+from ltrrepro.fit.xia import GROWTH, LEAF_RULES
 from ltrrepro.metrics import evaluate
 from ltrrepro.runner import DataRef, Unit
 from ltrrepro.splits import trial_split
@@ -52,6 +55,8 @@ class XiaConfig(RunConfig):
     rates: tuple = RATES
     max_bin: int = 255
     min_data_in_leaf: int = 20
+    growth: str = "width-first"
+    leaf_rule: str = "diagonal"
 
     paper_trials = 1
     paper_datasets = ("web10k", "yahoo")
@@ -63,6 +68,10 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(MODELS)}")
         if any(lv < 2 for lv in self.leaves) or any(not 0 < r <= 1 for r in self.rates):
             raise UsageError("--leaves must be >= 2 and --rates in (0, 1]")
+        if self.growth not in GROWTH:
+            raise UsageError(f"--growth must be one of {', '.join(GROWTH)}, got {self.growth!r}")
+        if self.leaf_rule not in LEAF_RULES:
+            raise UsageError(f"--leaf-rule must be one of {', '.join(LEAF_RULES)}, got {self.leaf_rule!r}")
         if self.fold_layout and self.trials > 5:
             raise UsageError(f"{self.dataset} has five folds; --trials must be <= 5")
 
@@ -81,8 +90,30 @@ class XiaConfig(RunConfig):
         if not self.fold_layout:
             out.append(f"{self.trials} random 60/20/20 query splits (train → test; paper: Yahoo three self-made "
                        "splits, MSLR-WEB10K five official folds)")
-        out.append(f"histogram splits ({self.max_bin} bins) instead of every distinct value; min "
-                   f"{self.min_data_in_leaf} documents per leaf")
+        out.append(f"histogram splits ({self.max_bin} bins) instead of every distinct value")
+        if self.growth != "width-first":
+            out.append(f"{self.growth} tree growth (LightGBM's leaf-wise order), not the paper's width-first")
+        if self.leaf_rule != "diagonal":
+            out.append("exact leaves in every arm (−L′/L″ of the whole objective, the pairs inside a leaf removed "
+                       "from L″), not Eq. 8's per-document (diagonal) leaf of the paper's SE baseline")
+        return out
+
+    def choices(self) -> list[str]:
+        lam = any(m.startswith("lambdamart") for m in self.models)
+        mc = any(m.startswith("mcrank") for m in self.models)
+        rule = (" (Eq. 8, −ΣL′/ΣL″ over the leaf's documents: the standard LambdaMART leaf and the paper's SE "
+                "baseline; the paper does not say which rule its OLE arm used: --leaf-rule exact for the other)"
+                if self.leaf_rule == "diagonal" else " (the paper does not say which rule its OLE arm used)")
+        out = [f"leaf rule {self.leaf_rule} in every arm{rule}"
+               + ("; McRank's loss is derivative additive, so both rules give the same McRank leaves" if mc else ""),
+               f"{self.growth} growth: nodes split in breadth-first order (left to right within a level), so a "
+               f"leaf limit inside a level leaves its rightmost nodes unsplit" if self.growth == "width-first" else
+               f"{self.growth} growth: the leaf of largest gain splits next",
+               f"min {self.min_data_in_leaf} documents and Σ L″ ≥ 1e-3 per leaf, the same feasible set for every arm "
+               "(the paper gives none)",
+               "ties between candidate splits go to the lower feature and threshold"]
+        if lam:
+            out.append("LambdaMART's lambdas as LightGBM's lambdarank: σ = 1, truncation level 30, no normalization")
         return out
 
     def boosting(self, unit) -> Boosting:
@@ -114,7 +145,8 @@ def fold_parts(unit, ctx):
 def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     train, test = fold_parts(unit, ctx)
-    trainer = SYSTEMS[unit.model].trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"])
+    trainer = SYSTEMS[unit.model].trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"],
+                                          growth=cfg.growth, leaf_rule=cfg.leaf_rule)
     trainer.add_train(train)
     fitted = trainer.fit()
     points = checkpoints(fitted.n_rounds, cfg.every)
@@ -125,7 +157,8 @@ def unit_fn(unit, ctx):
             curves[m].append(float(np.nanmean(r.per_query)))
     means = {m: float(np.nanmean(r.per_query)) for m, r in final.items()}
     rec = {"means": means, "fit": {"train_loss": fitted.train_loss, "n_trees": fitted.n_rounds},
-           "curve_points": points, "curves": curves, "timings": {"train_s": fitted.train_s},
+           "curve_points": points, "curves": curves,
+           "timings": {"train_s": fitted.train_s, "boost_s": fitted.info["boost_s"], "tree_s": fitted.info["tree_s"]},
            "info": {**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
            "log": " ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
                   + f" loss={fitted.train_loss:.6g} {fitted.train_s:.1f}s"}

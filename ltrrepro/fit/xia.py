@@ -1,16 +1,35 @@
 """Xia et al.'s systems: McRank and LambdaMART under the SE, OLE and RWSE split principles
-(docs/protocols/xia.md). Every run grows trees to ``num_leaves`` leaves from zero scores for
-exactly ``rounds`` rounds and sets each leaf to one Newton step −ΣL′/ΣL″ (Eq. 8).
+(docs/protocols/xia.md), all in ltrrepro's tree learner (:mod:`ltrrepro.gbdt`) so that every
+arm grows its trees the same way. Every run boosts exactly ``rounds`` rounds from zero scores.
 
-* ``mcrank-ole`` / ``mcrank-se``: McRank (5-class softmax, one tree per class per round;
-  ranked by Σ k·p_k) in LightGBM. OLE = LightGBM's own Newton gain on the true gradients and
-  Hessians (McRank's loss is derivative additive, so OLE = RWSE = that gain, Theorem 1); SE =
-  LightGBM handed Hessian 1 (its gain is then the SE reduction of the pseudo-responses) with
-  every leaf reset to the Newton step of the true loss (:class:`~.callbacks.UnitHessian`,
-  :class:`~.callbacks.NewtonLeafCallback`).
+Trainer options (the same for every arm):
+
+* ``growth``: ``"width-first"`` (default; Xia §4, breadth-first to the leaf limit) or
+  ``"best-first"`` (LightGBM's leaf-wise order);
+* ``leaf_rule``: ``"diagonal"`` (default; Xia Eq. 8, −ΣL′/ΣL″ with per-document second
+  derivatives — the standard LambdaMART leaf, the paper's SE baseline) or ``"exact"``
+  (−L′/L″ of the whole objective in the leaf's output: the pairs inside the leaf removed
+  from L″, footnote 2). The paper does not say which rule its OLE arm used. McRank's loss is
+  derivative additive, so both rules give the same leaves there.
+
+Systems:
+
+* ``mcrank-se`` / ``mcrank-ole``: McRank (5-class softmax, one tree per class per round;
+  ranked by Σ k·p_k). OLE = RWSE = the Newton gain (the loss is derivative additive,
+  Theorem 1); SE = the squared error of the pseudo-responses −L′ with unit weights. Both
+  arms share one feasible set: at least ``min_data_in_leaf`` documents and Σ L″ ≥ 1e-3 per
+  child.
 * ``lambdamart-se`` / ``-ole`` / ``-rwse``: LambdaMART (LightGBM's lambdas, σ = 1,
-  truncation 30) in ltrrepro's tree learner (:mod:`ltrrepro.gbdt`): OLE exact (the pairs
-  inside each child removed from its second derivative), RWSE the libraries' Newton gain.
+  truncation 30): OLE exact (the pairs inside each child removed from its second
+  derivative), RWSE the libraries' Newton gain.
+* ``mcrank-se-lgb`` / ``mcrank-ole-lgb``: the McRank arms in LightGBM, a cross-check of the
+  first two under best-first growth (OLE = LightGBM's own Newton gain; SE = LightGBM
+  handed Hessian 1, every leaf then reset to the Newton step by
+  :class:`~.callbacks.NewtonLeafCallback`). Not part of the study: LightGBM cannot grow
+  width-first, and its SE arm's leaf rewriting is work only that host library needs.
+
+``Fitted.info["boost_s"]``: the seconds spent in the boosting rounds (objective + trees),
+without binning or the final loss — the time the report compares between arms.
 
 Deviation (all systems): histogram splits (``max_bin`` bins) instead of every distinct value.
 """
@@ -20,14 +39,51 @@ from ..objectives import LambdaMART, LightGBMObjective, McRank, mcrank_scores
 from .base import Fitted, System, Trainer, int_seed, register
 from .callbacks import NewtonLeafCallback, UnitHessian
 
-__all__ = ["McRankTrainer", "GBDTLambdaMARTTrainer", "N_CLASSES"]
+__all__ = ["GBDTTrainer", "LightGBMMcRankTrainer", "N_CLASSES", "GROWTH", "LEAF_RULES"]
 
 N_CLASSES = 5
+GROWTH = ("width-first", "best-first")
+LEAF_RULES = ("diagonal", "exact")
+MIN_SUM_HESSIAN = 1e-3
 
 
-class McRankTrainer(Trainer):
-    """Options: ``principle`` (``se`` or ``ole``). Keeps the training features (the SE
-    callback finds each row's leaf)."""
+class GBDTTrainer(Trainer):
+    """Options: ``objective`` (a factory), ``principle`` (``se``, ``ole``, ``rwse``),
+    ``growth``, ``leaf_rule``."""
+
+    def add_train(self, ds, **side) -> None:
+        self.train = ds
+
+    def _fit(self) -> Fitted:
+        from ..gbdt import train as gbdt_train
+
+        tr, b, o = self.train, self.boosting, self.options
+        growth, leaf_rule = o.get("growth", "width-first"), o.get("leaf_rule", "diagonal")
+        if growth not in GROWTH or leaf_rule not in LEAF_RULES:
+            raise ValueError(f"growth must be one of {GROWTH} and leaf_rule one of {LEAF_RULES}, "
+                             f"got {growth!r}, {leaf_rule!r}")
+        obj = o["objective"](b)
+        model, log = gbdt_train(obj, tr, criterion=o["principle"], num_rounds=b.rounds,
+                                learning_rate=b.learning_rate, num_leaves=b.num_leaves, max_bin=b.max_bin,
+                                min_data_in_leaf=b.min_data_in_leaf, min_sum_hessian_in_leaf=MIN_SUM_HESSIAN,
+                                leaf_hessian=leaf_rule, growth=growth, seed=int_seed(self.seed),
+                                threads=self.threads)
+        if getattr(obj, "n_outputs", 1) > 1:
+            loss, to_rank = float(obj.loss(model.train_scores, tr.y)), mcrank_scores
+        else:
+            loss, to_rank = float(obj.loss(model.train_scores, tr.y, tr.offsets)), (lambda raw: raw)
+        raw = lambda X, a, k: model.predict(X, num_rounds=k, start_round=a)  # noqa: E731
+        return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=dict(model.meta), to_rank=to_rank,
+                      info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries),
+                            "boost_s": float(sum(log.objective_s) + sum(log.tree_s)),
+                            "tree_s": float(sum(log.tree_s))})
+
+
+class LightGBMMcRankTrainer(Trainer):
+    """McRank in LightGBM (best-first growth), the cross-check of the gbdt arms. Options:
+    ``principle`` (``se`` or ``ole``), ``max_depth`` (LightGBM's; with ``num_leaves`` =
+    2^max_depth and every node splittable its trees are the complete trees width-first
+    growth makes)."""
 
     def add_train(self, ds, **side) -> None:
         self.train = ds
@@ -48,7 +104,8 @@ class McRankTrainer(Trainer):
             raise ValueError(f"McRank has principles se and ole, not {principle!r}")
         params = {"objective": adapter, "num_class": N_CLASSES, "num_leaves": b.num_leaves,
                   "learning_rate": b.learning_rate, "min_data_in_leaf": b.min_data_in_leaf,
-                  "min_sum_hessian_in_leaf": 1e-3, "lambda_l2": 0.0, "max_bin": b.max_bin,
+                  "min_sum_hessian_in_leaf": MIN_SUM_HESSIAN, "lambda_l2": 0.0, "max_bin": b.max_bin,
+                  "min_data_in_bin": 1, "feature_pre_filter": False, "max_depth": int(self.options.get("max_depth", -1)),
                   "num_threads": self.threads, "seed": seed, "deterministic": True, "force_row_wise": True,
                   "verbose": -1}
         # McRank raises on a label >= N_CLASSES
@@ -60,30 +117,19 @@ class McRankTrainer(Trainer):
                       info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries)})
 
 
-class GBDTLambdaMARTTrainer(Trainer):
-    """Options: ``principle`` (``se``, ``ole``, ``rwse``)."""
+def _mcrank(b):
+    return McRank(n_classes=N_CLASSES)
 
-    def add_train(self, ds, **side) -> None:
-        self.train = ds
 
-    def _fit(self) -> Fitted:
-        from ..gbdt import train as gbdt_train
-
-        tr, b = self.train, self.boosting
-        obj = LambdaMART(sigma=b.sigmoid, truncation_level=30)
-        model, _ = gbdt_train(obj, tr, criterion=self.options["principle"], num_rounds=b.rounds,
-                              learning_rate=b.learning_rate, num_leaves=b.num_leaves, max_bin=b.max_bin,
-                              min_data_in_leaf=b.min_data_in_leaf, min_sum_hessian_in_leaf=1e-3,
-                              leaf_hessian="exact", seed=int_seed(self.seed), threads=self.threads)
-        loss = float(obj.loss(model.train_scores, tr.y, tr.offsets))
-        raw = lambda X, a, k: model.predict(X, num_rounds=k, start_round=a)  # noqa: E731
-        return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=dict(model.meta),
-                      info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries)})
+def _lambdamart(b):
+    return LambdaMART(sigma=b.sigmoid, truncation_level=30)
 
 
 for _p in ("se", "ole"):
-    register(System(f"mcrank-{_p}", f"McRank ({_p.upper()})", McRankTrainer, libraries=("lightgbm",),
-                    options=(("principle", _p),), paper="Li et al. 2007; Xia et al."))
+    register(System(f"mcrank-{_p}", f"McRank ({_p.upper()})", GBDTTrainer, libraries=("ltrrepro",),
+                    options=(("objective", _mcrank), ("principle", _p)), paper="Li et al. 2007; Xia et al."))
+    register(System(f"mcrank-{_p}-lgb", f"McRank ({_p.upper()}, LightGBM)", LightGBMMcRankTrainer,
+                    libraries=("lightgbm",), options=(("principle", _p),), paper="Li et al. 2007; Xia et al."))
 for _p in ("se", "ole", "rwse"):
-    register(System(f"lambdamart-{_p}", f"LambdaMART ({_p.upper()}, ltrrepro.gbdt)", GBDTLambdaMARTTrainer,
-                    libraries=("ltrrepro",), options=(("principle", _p),), paper="Burges 2010; Xia et al."))
+    register(System(f"lambdamart-{_p}", f"LambdaMART ({_p.upper()})", GBDTTrainer, libraries=("ltrrepro",),
+                    options=(("objective", _lambdamart), ("principle", _p)), paper="Burges 2010; Xia et al."))
