@@ -376,13 +376,28 @@ def _pair_fill(scores, labels, offsets, starts, margin, correct):
                     p += 1
 
 
-def pairwise_precision_at(scores, labels, offsets, percents=range(10, 101, 10)) -> dict[int, float]:
+TIED_PAIRS = ("contradicting", "non-contradicting")
+
+
+def pairwise_precision_at(scores, labels, offsets, percents=range(10, 101, 10),
+                          ties: str = "contradicting") -> dict[int, float]:
     """Zheng et al. (2007) precision at K%: over all within-query pairs with different
     labels, sort by |h(x) − h(y)| (descending; equal margins keep pair order) and report
-    the share of correctly ordered pairs among the top K%. A pair with equal scores counts
-    as incorrectly ordered. Returns ``{K: precision}``; the top K% holds
-    ``ceil(K/100 · n_pairs)`` pairs.
+    the share of pairs among the top K% that the model does not contradict. ``ties``: a pair
+    with equal scores counts as ``"contradicting"`` (default: only correctly ordered pairs
+    count) or ``"non-contradicting"`` (the paper's word: a tie does not contradict the
+    preference). Returns ``{K: precision}``; the top K% holds ``ceil(K/100 · n_pairs)`` pairs.
+
+    Labels 2, 1, 0 scored 1, 1, 0: pairs (d0, d1) tied, (d0, d2) and (d1, d2) right, so
+    precision at 100% is 2/3 or 1:
+
+    >>> pairwise_precision_at([1.0, 1.0, 0.0], [2, 1, 0], [0, 3], [100])
+    {100: 0.6666666666666666}
+    >>> pairwise_precision_at([1.0, 1.0, 0.0], [2, 1, 0], [0, 3], [100], ties="non-contradicting")
+    {100: 1.0}
     """
+    if ties not in TIED_PAIRS:
+        raise ValueError(f"ties must be one of {TIED_PAIRS}, got {ties!r}")
     scores, labels, offsets = _check(scores, labels, offsets)
     counts = _pair_count(labels, offsets)
     starts = np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64)
@@ -392,6 +407,8 @@ def pairwise_precision_at(scores, labels, offsets, percents=range(10, 101, 10)) 
     margin = np.empty(n)
     correct = np.empty(n, np.bool_)
     _pair_fill(scores, labels, offsets, starts, margin, correct)
+    if ties == "non-contradicting":
+        correct |= margin == 0
     order = np.argsort(-margin, kind="stable")
     cum = np.cumsum(correct[order])
     out = {}

@@ -68,7 +68,8 @@ def test_outputs_parse(runs, name, tables, figures):
         _png_ok(d / "figures" / f"{f}.png")
         assert (d / "figures" / f"{f}.pdf").read_bytes()[:4] == b"%PDF"
     claims = json.loads((d / "claims.json").read_text())["claims"]
-    assert claims and all(c["verdict"] in ("supported", "direction only", "not supported", "contradicted")
+    assert claims and all(c["verdict"] in ("supported", "direction only", "not supported", "contradicted",
+                                           "inconclusive (underpowered)") or c["verdict"].startswith("not supported (")
                           for c in claims)
 
 

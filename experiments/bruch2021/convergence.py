@@ -20,7 +20,7 @@ from experiments import analysis as an
 from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
 from experiments.cli import cli, make_parser
 from experiments.study import config_or_manifest, execute
-from ltrrepro.report import band, claims_text, save_figure, write_claims, write_table
+from ltrrepro.report import band, claims_text, protocol_notes, save_figure, write_claims, write_table
 from ltrrepro.runner import Unit
 from ltrrepro.stats import paired_test
 
@@ -79,19 +79,20 @@ def report(store) -> dict:
                      "Δ 95% hi": t.ci_high, "p": t.p})
     table = pd.DataFrame(rows)
     devs = cfg["deviations"]
+    choices = cfg.get("choices", [])
     files += write_table(table, root / "tables" / "fig2_convergence",
                          caption=f"Validation NDCG@5 by ensemble size ({cfg['dataset']})",
                          legend=f"Δ = XE_NDCG − λMART, paired over {n_trials} trial(s), with its 95% CI; p: paired "
-                                f"t-test. Deviations: {'; '.join(devs) or 'none'}.",
+                                f"t-test. {protocol_notes(devs, choices)}",
                          ci_cols={"Δ": ("Δ 95% lo", "Δ 95% hi")}, formats={"p": "p"}, rename={"Δ": "Δ [95% CI]"})
     t = paired_test(diff[:, early - 1], diff[:, -1]) if n_trials else None
     cl = [an.claim("XE_NDCG's lead over λMART is larger with fewer trees", t.diff if t else float("nan"),
                    t.p if t else float("nan"), n_trials,
                    f"lead at {early} trees {diff[:, early - 1].mean():+.4f} vs at {n_trees} trees "
                    f"{diff[:, -1].mean():+.4f}" if n_trials else "no trials", alpha=ALPHA)]
-    files += write_claims(root, cl, devs, "Claims check (Bruch Figure 2)", ALPHA)
+    files += write_claims(root, cl, devs, "Claims check (Bruch Figure 2)", ALPHA, choices=choices)
     text = [f"Bruch Figure 2 — convergence ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})",
-            table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), *claims_text(cl, devs, ALPHA)]
+            table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), *claims_text(cl, devs, ALPHA, choices)]
     return {"text": "\n".join(text), "files": files, "claims": cl}
 
 

@@ -142,6 +142,33 @@ class BruchConfig(RunConfig):
         b = preset(self.preset, rounds=self.rounds)
         return b if self.early_stopping else b.replace(early_stopping=None)
 
+    def choices(self) -> list[str]:
+        """Where Bruch is silent, what this run does (listed by every report)."""
+        models = set(self.models)
+        out = []
+        if models & {"xendcg", "listnet", "lgb_rank_xendcg"}:
+            out.append("ε = 0 in XE_NDCG's ρ = e^f / (Σ e^f + ε) (the paper leaves ε open; LightGBM's rank_xendcg "
+                       "uses none); γ ~ U[0,1]^m drawn afresh for every list at every iteration; Newton step with "
+                       "the Neumann series to order 2")
+        if models & {"lambdamart", "xgb_rank_ndcg", "lambdamart_custom"}:
+            out.append("λMART's lambdas as the library computes them: LightGBM lambdarank truncated at rank 30 (its "
+                       "default), σ = 1, no normalization; XGBoost rank:ndcg with its default top-k pair "
+                       "construction")
+        out.append("tied scores ranked in input order (as LightGBM and XGBoost); NDCG gain 2^y − 1")
+        if "documents" in self.noise:
+            out.append("extra negatives appended after a list's own documents (their position matters only for "
+                       "ties: scores start equal); the count per list m·level/100 rounded stochastically; "
+                       "borrowed rows drawn uniformly with replacement from all other training lists")
+        if "labels" in self.noise:
+            out.append("label noise: each list's count m·level/100 rounded stochastically, documents chosen "
+                       "without replacement")
+        if "clicks" in self.noise:
+            out.append("cascade clicks: each impression a fresh random shuffle of the list; a scan that ends "
+                       "with no click gives no impression (no all-zero list); validation lists turned into clicks "
+                       "the same way" if self.click_model == "cascade" else
+                       f"position-based clicks (eta {self.eta}): every impression kept")
+        return out
+
     def deviations(self) -> list[str]:
         out = super().deviations()
         paper = PAPER_PRESET.get(self.dataset.replace("synthetic-", ""))

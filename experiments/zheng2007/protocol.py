@@ -26,7 +26,7 @@ from ltrrepro.data import RankingDataset
 from ltrrepro.fit import SYSTEMS, Boosting
 from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
 from ltrrepro.fit.zheng import dcg5, n_pairs
-from ltrrepro.metrics import pairwise_precision_at
+from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
 from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, unit_seed
 from ltrrepro.splits import random_query_split
 
@@ -40,6 +40,7 @@ SYSTEM_NAMES = ("gbt", "qbrank", "ranksvm")
 PERCENTS = tuple(range(10, 101, 10))
 L2_SHARE = 1300 / 2700          # the paper's L2 : L3 query ratio
 VALID_SHARE = 0.2               # of L2's queries, for tuning
+QBRANK_PARAMS = ("gbt-tuned", "paper")   # QBRank's η and leaves: GBT's tuned ones, or the fixed eta/leaves
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class ZhengConfig(RunConfig):
     grid: tuple = ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))
     c_grid: tuple = (0.01, 0.1, 1.0)
     max_pairs: int = 200_000
+    qbrank_params: str = "gbt-tuned"
+    tied_pairs: str = "non-contradicting"
 
     paper_trials = 1
     paper_datasets = ("yahoo",)
@@ -69,6 +72,10 @@ class ZhengConfig(RunConfig):
         bad = [m for m in self.models if m not in SYSTEM_NAMES]
         if bad or not self.models:
             raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(SYSTEM_NAMES)}")
+        if self.qbrank_params not in QBRANK_PARAMS:
+            raise UsageError(f"--qbrank-params must be one of {', '.join(QBRANK_PARAMS)}, got {self.qbrank_params!r}")
+        if self.tied_pairs not in TIED_PAIRS:
+            raise UsageError(f"--tied-pairs must be one of {', '.join(TIED_PAIRS)}, got {self.tied_pairs!r}")
         if not self.grid or any(not 0 < eta <= 1 or leaves < 2 for eta, leaves in self.grid):
             raise UsageError(f"--gbt-grid needs 0 < eta <= 1 and leaves >= 2; got {self.grid}")
 
@@ -78,7 +85,29 @@ class ZhengConfig(RunConfig):
             out.append(f"{self.rounds} boosting iterations")
         if self.library == "xgboost":
             out.append("XGBoost: QBRank without the per-round line search (η only)")
+        if self.qbrank_params != "gbt-tuned" and "qbrank" in self.models:
+            out.append(f"QBRank with fixed η {self.eta} and {self.leaves} leaves, not GBT's tuned values (the paper: "
+                       "\"we did not retune them for QBRank\")")
+        if self.tied_pairs != "non-contradicting":
+            out.append("precision at K% counts a tied pair as contradicting (the paper counts non-contradicting "
+                       "pairs: a tie does not contradict)")
+        if "qbrank" in self.models:
+            out.append("QBRank's tree fit weights a document by its number of pairs (Newton leaves −Σg/Σh with h = w "
+                       "per pair), where Algorithm 2 fits each document's averaged target once")
+        if "ranksvm" in self.models:
+            out.append(f"RankSVM: linear, squared hinge on standardized features, solved in the primal (Chapelle & "
+                       f"Keerthi 2010), C tuned over {list(self.c_grid)}, at most {self.max_pairs:,} pairs sampled "
+                       "uniformly (the paper does not give its RankSVM's form)")
         return out
+
+    def choices(self) -> list[str]:
+        return ["L1 = the queries whose documents share one grade; the others split at random per trial into L2 "
+                f"and L3 in the paper's {1300}:{1400} query ratio, {int(VALID_SHARE * 100)}% of L2's queries held "
+                "out for validation (tuning)",
+                "P2, P3: every within-query pair of different grades (ties excluded), τ = |grade difference|",
+                f"DCG-5 gain 2^g − 1 (the paper gives none); GBT's η and leaves tuned over {list(self.grid)} on "
+                "validation DCG-5 (the paper: cross validation)",
+                f"precision at K%: a tied pair counts as {self.tied_pairs}; equal margins keep pair order"]
 
     def runs(self) -> list[str]:
         return [r for r, (system, _) in RUNS.items() if system in self.models]
@@ -89,7 +118,8 @@ class ZhengConfig(RunConfig):
         return Boosting(rounds=self.rounds)
 
     def options(self, system: str) -> dict:
-        return {"gbt": {"grid": self.grid}, "qbrank": {"w": self.w},
+        tune = {"tune_grid": self.grid} if self.qbrank_params == "gbt-tuned" else {}
+        return {"gbt": {"grid": self.grid}, "qbrank": {"w": self.w, **tune},
                 "ranksvm": {"c_grid": self.c_grid, "max_pairs": self.max_pairs}}[system]
 
 
@@ -163,7 +193,7 @@ def unit_fn(unit, ctx):
         curve = [float(np.mean(dcg5(s, test))) for _, s in fitted.scores_at(test.X, points)]
     pred = fitted.scores(test.X)
     dcg = dcg5(pred, test)
-    prec = pairwise_precision_at(pred, test.y, test.offsets, PERCENTS)
+    prec = pairwise_precision_at(pred, test.y, test.offsets, PERCENTS, ties=cfg.tied_pairs)
     record = {"means": {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
               "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
               "curve_points": points, "test_curve_dcg5": curve, "timings": {"train_s": fitted.train_s},

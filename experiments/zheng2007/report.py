@@ -10,7 +10,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.zheng2007.protocol import DCG5, LABELS, PERCENTS, RUNS, run_name
-from ltrrepro.report import band, claims_text, save_figure, write_claims, write_table
+from ltrrepro.report import band, claims_text, protocol_notes, save_figure, write_claims, write_table
 from ltrrepro.stats import summarize
 
 MODELS = tuple(RUNS)
@@ -66,6 +66,7 @@ def report(store) -> dict:
     table = pd.DataFrame(rows)
     sizes = recs[0]["info"]["sizes"] if recs else {}
     devs = list(cfg.get("deviations", []))
+    choices = list(cfg.get("choices", []))
     if trials < 2:
         devs.append("a single trial: no significance test")
     if sizes:
@@ -74,7 +75,7 @@ def report(store) -> dict:
         if abs(share - 2000 / 4898) > 0.1:
             devs.append(f"L1 (single-grade queries) is {100 * share:.0f}% of the queries, the paper's ≈41%")
     legend = (f"Precision at K% on P3, mean over {trials} trial(s); p: paired t-tests. Paper: Zheng et al. Table 1 "
-              f"(proprietary data). Sizes (trial 0): {sizes}. Deviations: {'; '.join(devs) or 'none'}.")
+              f"(proprietary data). Sizes (trial 0): {sizes}. {protocol_notes(devs, choices)}")
     files += write_table(table, root / "tables" / "table1_precision", caption=f"Precision at K% ({cfg['dataset']})",
                          legend=legend, formats={"p(QB vs GBT)": "p", "p(GBT vs SVM)": "p"})
     # DCG-5 summary and Figure 1
@@ -110,24 +111,27 @@ def report(store) -> dict:
     # claims
     cl = []
 
-    def claim(text, metric, a, b):
-        c = an.comparison_claim(text, _paired(df, metric, a, b), (LABELS[a], LABELS[b]), metric, ALPHA)
+    def claim(text, metric, a, b, paper_effect=None):
+        c = an.comparison_claim(text, _paired(df, metric, a, b), (LABELS[a], LABELS[b]), metric, ALPHA,
+                                paper_effect=paper_effect)
         if c is not None:
             cl.append(c)
 
-    for k in (10, 100):
-        claim(f"QBRank ≥ GBT on precision at {k}%", f"prec@{k}%", "qbrank_P2", "gbt_L2")
-        claim(f"GBT > RankSVM on precision at {k}%", f"prec@{k}%", "gbt_L2", "ranksvm_P2")
+    for k in (10, 100):                   # Table 1: QBRank, GBT, RankSVM
+        qb, gbt, svm = PAPER_TABLE1[k]
+        claim(f"QBRank ≥ GBT on precision at {k}%", f"prec@{k}%", "qbrank_P2", "gbt_L2", qb - gbt)
+        claim(f"GBT > RankSVM on precision at {k}%", f"prec@{k}%", "gbt_L2", "ranksvm_P2", gbt - svm)
     claim("adding L1 helps GBT (DCG-5)", DCG5, "gbt_L1L2", "gbt_L2")
     claim("adding L1 helps QBRank (DCG-5)", DCG5, "qbrank_P2L1", "qbrank_P2")
     claim("QBRank(P2) beats GBT(L2) trained on the same judgments (DCG-5)", DCG5, "qbrank_P2", "gbt_L2")
     for other in ("qbrank_P2", "gbt_L1L2", "gbt_L2", "gbt_L1", "ranksvm_P2"):
         claim(f"QBRank(P2∪L1) best on DCG-5: beats {LABELS[other]}", DCG5, "qbrank_P2L1", other)
-    files += write_claims(root, cl, devs, "Claims check (Zheng et al.)", ALPHA, extra={"sizes": sizes})
+    files += write_claims(root, cl, devs, "Claims check (Zheng et al.)", ALPHA, extra={"sizes": sizes},
+                          choices=choices)
     text = [f"Zheng et al. Table 1 — precision at K% on P3 ({cfg['dataset']}, {cfg['library']})",
             table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), "",
             dcg_table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), f"sizes: {sizes}",
-            *claims_text(cl, devs, ALPHA)]
+            *claims_text(cl, devs, ALPHA, choices)]
     return {"text": "\n".join(text), "files": files, "claims": cl, "table": table}
 
 

@@ -164,6 +164,8 @@ class System:
         one library (a library baseline, ltrrepro.gbdt) keeps its own."""
         if library in self.libraries:
             return library
+        if library is None:                  # the default: the first library it runs in
+            return self.libraries[0]
         if len(self.libraries) == 1:
             return self.libraries[0]
         raise ValueError(f"system {self.name!r} runs in {', '.join(self.libraries)}, not {library!r}")

@@ -20,7 +20,7 @@ from ..data import RankingDataset
 from ..metrics import evaluate
 from ..objectives import LightGBMObjective, QBRank, XGBoostObjective, qbrank_step
 from ..presets import lightgbm_params, xgboost_params
-from .base import Fitted, System, Trainer, int_seed, register
+from .base import SYSTEMS, Boosting, Fitted, System, Trainer, int_seed, register
 from .callbacks import LeafRescaleCallback
 
 __all__ = ["GBTTrainer", "QBRankTrainer", "RankSVMTrainer", "ranksvm_fit", "preference_pairs", "n_pairs",
@@ -111,10 +111,28 @@ class GBTTrainer(_KeepParts):
 
 
 class QBRankTrainer(_KeepParts):
-    """Options: ``w`` (the pointwise weight). ``add_train(ds, labeled=mask)`` marks L1."""
+    """Options: ``w`` (the pointwise weight); ``tune_grid`` ((η, leaves), ...): when given,
+    QBRank takes the η and leaf count that GBT's validation tuning picks on the same
+    judgments (Zheng et al.: "we did not retune them for QBRank" — GBT's tuned values), and
+    needs :meth:`add_valid`; without it, the boosting's own η and leaves.
+    ``add_train(ds, labeled=mask)`` marks L1."""
+
+    def _tuned(self):
+        """(η, leaves) of GBT tuned on this run's training judgments and validation set."""
+        gbt = SYSTEMS["gbt"].trainer(Boosting(rounds=self.boosting.rounds), library=self.library, seed=self.seed,
+                                     threads=self.threads, grid=self.options["tune_grid"])
+        gbt.add_train(self.train)
+        gbt.add_valid(self.valid)
+        info = gbt.fit().info
+        return float(info["eta"]), int(info["leaves"])
 
     def _fit(self) -> Fitted:
         tr, b = self.train, self.boosting
+        tuned = {}
+        if self.options.get("tune_grid"):
+            eta, leaves = self._tuned()
+            b = b.replace(learning_rate=eta, num_leaves=leaves)
+            tuned = {"eta": eta, "leaves": leaves, "tuned_by": "GBT on the same judgments (validation DCG-5)"}
         obj = QBRank(w=self.options["w"], tau=None, labeled=self.side.get("labeled"))
         seed, threads = int_seed(self.seed), self.threads
         if self.library == "lightgbm":
@@ -127,7 +145,7 @@ class QBRankTrainer(_KeepParts):
                             callbacks=[cb])
             steps = np.asarray(cb.steps)
             info = {"line_search_steps": {"mean": float(steps.mean()), "min": float(steps.min()),
-                                          "max": float(steps.max())}}
+                                          "max": float(steps.max())}, **tuned}
             raw = lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a)  # noqa: E731
             return Fitted(raw, b.rounds, b.rounds, info=info, ranges_add=False)
         import xgboost as xgb
@@ -137,7 +155,8 @@ class QBRankTrainer(_KeepParts):
         d.set_group(tr.query_sizes)
         bst = xgb.train(p, d, b.rounds, obj=XGBoostObjective(obj))
         raw = lambda X, a, k: bst.predict(xgb.DMatrix(X), iteration_range=(a, k), output_margin=True)  # noqa: E731
-        return Fitted(raw, b.rounds, b.rounds, info={"line_search": "none (XGBoost: η only)"}, ranges_add=False)
+        return Fitted(raw, b.rounds, b.rounds, info={"line_search": "none (XGBoost: η only)", **tuned},
+                      ranges_add=False)
 
 
 def ranksvm_fit(D: np.ndarray, C: float) -> np.ndarray:
