@@ -10,7 +10,7 @@ RWSE = the Newton gain, Theorem 1) and ``lambdamart-se``, ``lambdamart-ole``,
 ``--growth width-first`` (the paper's; ``best-first`` is LightGBM's order); leaves follow
 ``--leaf-rule diagonal`` (Eq. 8, the paper's SE baseline) or ``exact`` in every arm.
 ``--rounds`` sets both systems' (default: the paper's 1,000 LambdaMART / 2,500 McRank on real
-data; 60 / 60 on synthetic data, the default run: 300 queries, about 3 minutes on 2 cores).
+data; 60 / 60 on synthetic data, the default run: 300 queries, about 4 minutes on 2 cores).
 Folds: the official five of a fold layout (``--trials`` ≤ 5), else random 60/20/20 splits.
 """
 from __future__ import annotations
