@@ -7,7 +7,7 @@ import pytest
 
 from experiments.bruch2021 import protocol as bruch
 from experiments.xia import protocol as xia_protocol
-from experiments.xia import report as sp
+from experiments.xia import paper as sp
 from experiments.zheng2007 import report as qbrank
 
 ROOT = Path(__file__).resolve().parents[1]

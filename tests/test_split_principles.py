@@ -12,6 +12,7 @@ import pytest
 from conftest import execute_notebook, tree_digest
 from experiments import split_principles as sp
 from experiments.xia import protocol as xp
+from experiments.xia import paper as xp_paper
 from experiments.xia import report as xr
 from ltrrepro.fit import NewtonLeafCallback, UnitHessian
 from ltrrepro.gbdt import BinMapper, TreeGrower
@@ -104,18 +105,18 @@ def test_lambdamart_loss_has_the_lambdas_as_gradient_at_fixed_ranking():
 
 def test_paper_table_only_for_the_papers_own_datasets():
     # the numbers themselves are checked against docs/protocols/xia.md in test_docs.py
-    assert xr.paper_table("yahoo")[0] == "yahoo" and xr.paper_table("web10k")[0] == "web10k"
+    assert xp_paper.paper_table("yahoo")[0] == "yahoo" and xp_paper.paper_table("web10k")[0] == "web10k"
     for other in ("synthetic-web30k", "synthetic-yahoo", "web30k", "mq2008", "svmlight"):
-        assert xr.paper_table(other) == (None, {})
+        assert xp_paper.paper_table(other) == (None, {})
 
 
 def test_the_papers_count_of_comparisons_is_checked_against_its_tables():
     """The text's 68 and 56 of 72 vs the tables: 6 configurations × 4 metrics × 2 datasets =
     48 per system. McRank Yahoo (10 leaves, lr .06) NDCG@1: 71.76 − 71.32 = +0.44."""
-    assert xr.paper_counts("mcrank") == (46, 48) and xr.paper_counts("lambdamart") == (40, 48)
-    d = xr.paper_differences("mcrank", "yahoo")
+    assert xp_paper.paper_counts("mcrank") == (46, 48) and xr.paper_counts("lambdamart") == (40, 48)
+    d = xp_paper.paper_differences("mcrank", "yahoo")
     assert d.size == 24 and d[0] == pytest.approx(0.44)
-    assert xr.paper_differences("lambdamart").size == 48
+    assert xp_paper.paper_differences("lambdamart").size == 48
 
 
 def _mcrank_data(n=600, seed=0):
@@ -206,7 +207,7 @@ def test_xia_claim_verdicts_on_constructed_results():
     c = _xia_claims(_claims_frame(0.005, -0.005, folds=5))
     most, loss = c["most"], c["loss"]
     assert most["verdict"] == "supported" and most["value"] == pytest.approx(0.5, abs=0.05)
-    assert most["paper_effect"] == pytest.approx(xr.paper_differences("lambdamart", "web10k").mean())
+    assert most["paper_effect"] == pytest.approx(xp_paper.paper_differences("lambdamart", "web10k").mean())
     assert most["power"] > 0.8 and most["trials_80"] <= 5
     assert loss["verdict"] == "supported" and loss["value"] == pytest.approx(-0.5, abs=0.05)
     c = _xia_claims(_claims_frame(0.005, -0.03, folds=5))
