@@ -68,12 +68,10 @@ class GBDTTrainer(Trainer):
                                 min_data_in_leaf=b.min_data_in_leaf, min_sum_hessian_in_leaf=MIN_SUM_HESSIAN,
                                 leaf_hessian=leaf_rule, growth=growth, seed=int_seed(self.seed),
                                 threads=self.threads)
-        if getattr(obj, "n_outputs", 1) > 1:
-            loss, to_rank = float(obj.loss(model.train_scores, tr.y)), mcrank_scores
-        else:
-            loss, to_rank = float(obj.loss(model.train_scores, tr.y, tr.offsets)), (lambda raw: raw)
+        loss = float(obj.loss(model.train_scores, tr.y, tr.offsets))
+        ranking = {"to_rank": mcrank_scores} if model.n_outputs > 1 else {}     # McRank: the expected grade
         raw = lambda X, a, k: model.predict(X, num_rounds=k, start_round=a)  # noqa: E731
-        return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=dict(model.meta), to_rank=to_rank,
+        return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=dict(model.meta), **ranking,
                       info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries),
                             "boost_s": float(sum(log.objective_s) + sum(log.tree_s)),
                             "tree_s": float(sum(log.tree_s))})
