@@ -23,6 +23,7 @@ from pathlib import Path
 from ltrrepro.data import QueryOrderError
 from ltrrepro.datasets import REGISTRY, DatasetNotFoundError
 from ltrrepro.device import DEVICES, DeviceError
+from ltrrepro.fileio import WriteError
 from ltrrepro.fit.plugins import PluginError
 from ltrrepro.presets import PRESETS
 from ltrrepro.store import StoreError
@@ -36,7 +37,7 @@ class UsageError(Exception):
 
 
 #: what a user can cause and fix: reported as one line, never a traceback (unless --debug)
-USER_ERRORS = (UsageError, DeviceError, PluginError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
+USER_ERRORS = (UsageError, WriteError, DeviceError, PluginError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
                FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
 
 

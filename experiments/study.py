@@ -15,7 +15,7 @@ from pathlib import Path
 from experiments.cli import UsageError, check_execution, check_outputs, given_experiment_flags
 from ltrrepro.datasets import load_dataset
 from ltrrepro.runner import materialize, run_units
-from ltrrepro.store import ResultStore
+from ltrrepro.store import ResultStore, StoreError
 
 __all__ = ["DataInfo", "prepare_data", "execute", "run_and_report", "config_or_manifest"]
 
@@ -139,6 +139,16 @@ def estimate(units, unit_fn, ctx: dict, store: ResultStore, args, size_of=None, 
     return lines
 
 
+def _finish_quietly(store: ResultStore, status: str, extra: dict) -> None:
+    """Close the manifest on a failing path; when that write fails too (the disk that made the
+    run fail is still full), the first error is the one reported, and the manifest stays
+    ``running`` until the next run of OUT rewrites it."""
+    try:
+        store.finish(status, extra=extra)
+    except (OSError, StoreError):
+        pass
+
+
 def run_and_report(experiment: str, args, store: ResultStore, units, unit_fn, report_fn, ctx: dict,
                    header=(), extra: dict | None = None) -> int:
     """Lock ``store`` for this process, run (or resume) the units, report on exactly these
@@ -162,10 +172,10 @@ def run_and_report(experiment: str, args, store: ResultStore, units, unit_fn, re
                 if not args.quiet and info.get("text"):
                     print(info["text"])
         except KeyboardInterrupt:
-            store.finish("interrupted", extra={"wall_s": time.perf_counter() - t0})
+            _finish_quietly(store, "interrupted", {"wall_s": time.perf_counter() - t0})
             raise
         except BaseException as err:
-            store.finish("error", extra={"wall_s": time.perf_counter() - t0, "error": f"{type(err).__name__}: {err}"})
+            _finish_quietly(store, "error", {"wall_s": time.perf_counter() - t0, "error": f"{type(err).__name__}: {err}"})
             raise
         store.finish("ok" if summary.ok else "failed",
                      extra={"wall_s": wall, "n_units": summary.n_units, "n_skipped": summary.n_skipped,

@@ -18,7 +18,33 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["default_cache_dir", "file_mode", "atomic_path", "atomic_write_bytes", "atomic_write_text",
-           "write_json", "to_jsonable"]
+           "write_json", "to_jsonable", "WriteError"]
+
+
+class WriteError(OSError):
+    """A file that could not be written (a full disk, a quota, a read-only or unwritable
+    directory): an :class:`OSError` with the same ``errno`` whose message names the file and
+    what to do. Nothing partial is left behind (see :func:`atomic_path`)."""
+
+    @classmethod
+    def of(cls, path, err: OSError) -> "WriteError":
+        import errno as _errno
+
+        code = err.errno
+        what = {_errno.ENOSPC: "free space on that filesystem or choose another --out",
+                _errno.EDQUOT: "free space within your quota or choose another --out",
+                _errno.EROFS: "the filesystem is read-only: choose another --out",
+                _errno.EACCES: "make the directory writable or choose another --out",
+                _errno.EPERM: "make the directory writable or choose another --out"}.get(
+                    code, "check the path, then re-run: finished units are kept")
+        name = _errno.errorcode.get(code, "") if code is not None else ""
+        reason = err.strerror or str(err)
+        out = cls(code, f"cannot write {path}: {reason}{f' ({name})' if name else ''}; {what}")
+        out.filename = str(path)
+        return out
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
 
 
 def default_cache_dir() -> Path:
@@ -40,9 +66,14 @@ def atomic_path(path, fsync: bool = True):
     temporary file becomes ``path`` in one ``os.replace`` (umask permissions), else it is
     removed. For writers that need a file name (gzip, numpy, matplotlib)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+    except WriteError:
+        raise
+    except OSError as err:
+        raise WriteError.of(path, err) from err
     try:
         yield Path(tmp)
         if fsync:
@@ -50,11 +81,13 @@ def atomic_path(path, fsync: bool = True):
                 os.fsync(fh.fileno())
         os.chmod(tmp, file_mode())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:
             pass
+        if isinstance(err, OSError) and not isinstance(err, WriteError):
+            raise WriteError.of(path, err) from err
         raise
 
 

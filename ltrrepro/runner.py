@@ -160,10 +160,32 @@ def _set_threads(threads: int) -> None:
 
 
 def _shutdown_loky_workers() -> None:
+    """Kill the local worker processes without waiting on them.
+
+    The executor is taken as it is (``loky.reusable_executor._executor``), never through
+    ``get_reusable_executor()``: that call may resize the pool, which joins the executor's
+    manager thread — and that thread can be waiting on the very lock the resize holds (it is
+    dispatching the next task from a result callback), a deadlock that used to hang a run
+    whose store failed (a full disk) for ever.
+    """
     try:
-        from joblib.externals.loky import get_reusable_executor
-        get_reusable_executor().shutdown(wait=False, kill_workers=True)
+        from joblib.externals.loky import reusable_executor
+        executor = getattr(reusable_executor, "_executor", None)
+        if executor is not None:
+            executor.shutdown(wait=False, kill_workers=True)
     except Exception:  # noqa: BLE001 - best effort on the way out
+        pass
+
+
+def _close_quietly(results) -> None:
+    """Close joblib's result generator: it aborts the tasks not yet started."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results.close()
+    except BaseException:  # noqa: BLE001 - already failing; the first error is the one reported
         pass
 
 
@@ -272,6 +294,7 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
     else:
         raise ValueError(f"unknown backend {backend!r}: loky or dask")
     bar = tqdm(total=len(pending), disable=quiet, unit="unit", dynamic_ncols=True, file=sys.stderr)
+    results = None
     try:
         with cfg:
             results = joblib.Parallel(return_as="generator_unordered")(
@@ -295,7 +318,9 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
                     bar.write(line, file=sys.stderr)
                 bar.update(1)
     except BaseException:
-        if backend == "loky" and jobs > 1:   # interrupted or failed: no worker outlives the run
+        if results is not None:              # interrupted or failed: abort what is queued
+            _close_quietly(results)
+        if backend == "loky" and jobs > 1:   # no worker outlives the run
             _shutdown_loky_workers()
         raise
     finally:
