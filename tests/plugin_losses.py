@@ -1,7 +1,7 @@
 """Objectives defined outside ltrrepro, as a user's own module would (used by test_plugins)."""
 import numpy as np
 
-from ltrrepro.objectives import Objective
+from ltrrepro.objectives import Objective, objective_factory
 
 
 class Squared(Objective):
@@ -19,9 +19,20 @@ class Squared(Objective):
         return self.scale * (f - y) + noise, np.full_like(f, self.scale)
 
 
-def make_squared(scale=2.0):
-    """A factory returning an objective is a plug-in too."""
+def make_squared(scale=2.0) -> Squared:
+    """A factory annotated to return an objective is a plug-in too."""
     return Squared(scale=scale)
+
+
+@objective_factory
+def marked_squared(scale=3.0):
+    """So is a factory marked with ``@objective_factory``."""
+    return Squared(scale=scale)
+
+
+def unmarked_squared(scale=2.0):
+    """A function that does not say it returns an objective is never called as a plug-in."""
+    raise AssertionError("an unmarked function was called")
 
 
 class NaNAfterFirst(Squared):

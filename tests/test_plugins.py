@@ -21,7 +21,9 @@ def test_specs_parse_and_name_their_units():
     assert parse_spec("a.b:C(x=1, y='z', f=True)") == ("a.b", "C", {"x": 1, "y": "z", "f": True})
     assert plugin_key("a.b:C(y=2, x=1.5)") == "a.b.C@x=1.5,y=2" and plugin_key("a.b:C") == "a.b.C"
     assert split_models("lambdamart,a:B(x=1, y=2),xendcg") == ["lambdamart", "a:B(x=1, y=2)", "xendcg"]
-    for bad, why in [("a.b", "package.module:Name"), ("a:B(1)", "by keyword"), ("a:B(x=foo)", "literals")]:
+    for bad, why in [("a.b", "package.module:Name"), ("a:B(1)", "by keyword"), ("a:B(x=foo)", "literals"),
+                     ("a:B(t=5)(t=1)", "one argument list"), ("a:B(**{})", "no \\*\\*mapping"),
+                     ("a:B(t=1, t=2)", "given twice"), (["a:B"], "a spec is a string")]:
         with pytest.raises(PluginError, match=why):
             parse_spec(bad)
 
@@ -29,10 +31,14 @@ def test_specs_parse_and_name_their_units():
 def test_a_plugin_is_checked_and_wrapped_like_a_builtin():
     system = load_plugin(SQ)
     assert system.name == SQ_KEY and system.label == "Squared(scale=0.5)" and "plug-in" in system.paper
-    assert load_plugin("plugin_losses:make_squared").name == "plugin_losses.make_squared"     # a factory
+    assert load_plugin("plugin_losses:make_squared").name == "plugin_losses.make_squared"     # annotated factory
+    assert load_plugin("plugin_losses:marked_squared").name == "plugin_losses.marked_squared"  # marked factory
     for spec, why in [("no_such_module_xyz:Loss", "cannot import 'no_such_module_xyz'"),
-                      ("plugin_losses:Missing", "has no callable 'Missing'"),
-                      ("plugin_losses:NotAnObjective", "not an ltrrepro.objectives.Objective"),
+                      ("plugin_losses:Missing", "has no 'Missing'"),
+                      ("plugin_losses:NotAnObjective", "not an ltrrepro.objectives.Objective subclass"),
+                      ("plugin_losses:unmarked_squared", "nothing was called"),
+                      ("os:system(command='id')", "nothing was called"),
+                      ("builtins:eval(source='1')", "nothing was called"),
                       ("plugin_losses:Squared(scales=2)", "raised TypeError")]:
         with pytest.raises(PluginError, match=why):
             load_plugin(spec)
@@ -121,3 +127,23 @@ def test_a_plugin_missing_where_the_units_run_fails_those_units_only(tmp_path):
     assert sorted(s.failed) == sorted(u.key for u in units if u.model == SQ_KEY) and s.n_done == 2
     assert all("cannot import 'module_missing_on_worker'" in f["error"] for f in store.failures())
     assert {r["unit"]["model"] for r in store.records()} == {"lambdamart"}
+
+
+def test_a_manifest_naming_any_other_callable_is_refused_before_it_is_called(tmp_path, capsys, monkeypatch):
+    """``--config`` reads plug-in specs from a file: they pass the same checks as ``--models``,
+    before anything is called — ``os:system`` never runs, whatever the manifest says."""
+    import os
+    out = tmp_path / "o"
+    assert quality.main(TINY + ["--models", f"lambdamart,{SQ}", "--out", str(out)]) == 0
+    capsys.readouterr()
+    man = json.loads((out / "manifest.json").read_text())
+    man["config"]["plugins"] = [["os.system@command=id", "os:system(command='id')"]]
+    man["config"]["models"] = ["lambdamart", "os.system@command=id"]
+    (out / "manifest.json").write_text(json.dumps(man))
+    calls = []
+    monkeypatch.setattr(os, "system", lambda *a, **k: calls.append(a))
+    code = quality.main(["--config", str(out / "manifest.json"), "--out", str(tmp_path / "again"), "--quiet"])
+    assert code == 2 and not calls
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and "nothing was called" in err[-1]
+    assert not (tmp_path / "again" / "units").exists()

@@ -1,7 +1,10 @@
 """Plug-in objectives: a loss defined outside ltrrepro, named ``package.module:Name(k=v, ...)``.
 
-``Name`` is an :class:`~ltrrepro.objectives.base.Objective` subclass, or a callable returning
-one; the keyword arguments (Python literals) are passed to it. A plug-in becomes a ranking
+``Name`` is an :class:`~ltrrepro.objectives.base.Objective` subclass, or a function returning
+one that says so — decorated with :func:`~ltrrepro.objectives.objective_factory` or annotated
+``-> Objective`` (or a subclass). That is checked before anything is called
+(:func:`resolve_factory`): a spec, typed or read from a run's manifest, can name no other
+callable (``os:system`` is refused). The keyword arguments (Python literals) are passed to it. A plug-in becomes a ranking
 system like XE_NDCG MART: it runs through both library adapters with early stopping on
 validation NDCG@5, draws from its own seeded generator (the unit's model stream), and appears
 in every table next to the built-ins. Its unit name (the ``model`` field, file names, seeds)
@@ -26,7 +29,8 @@ from ..objectives.base import Objective, check_grad_hess
 from .base import System
 from .ranking import RankingTrainer
 
-__all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "load_plugin", "split_models"]
+__all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "load_plugin", "resolve_factory",
+           "split_models"]
 
 _SPEC = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<name>[A-Za-z_]\w*)\s*(\((?P<args>.*)\))?$", re.S)
 
@@ -56,7 +60,10 @@ def split_models(text: str) -> list[str]:
 
 
 def parse_spec(spec: str) -> tuple[str, str, dict]:
-    """``"pkg.mod:Name(gamma=2)"`` -> ``("pkg.mod", "Name", {"gamma": 2})`` (keyword literals only)."""
+    """``"pkg.mod:Name(gamma=2)"`` -> ``("pkg.mod", "Name", {"gamma": 2})`` (keyword literals only:
+    one call, no ``*args``/``**kwargs``, no keyword twice)."""
+    if not isinstance(spec, str):
+        raise PluginError(f"plug-in {spec!r}: a spec is a string, package.module:Name(k=v, ...)")
     m = _SPEC.match(spec.strip())
     if not m:
         raise PluginError(f"plug-in {spec!r}: write it as package.module:Name or package.module:Name(k=v, ...)")
@@ -64,8 +71,15 @@ def parse_spec(spec: str) -> tuple[str, str, dict]:
     if m.group("args") and m.group("args").strip():
         try:
             call = ast.parse(f"f({m.group('args')})", mode="eval").body
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "f"):
+                raise PluginError(f"plug-in {spec!r}: one argument list only, package.module:Name(k=v, ...)")
             if call.args:
                 raise PluginError(f"plug-in {spec!r}: give its arguments by keyword (k=v)")
+            if any(kw.arg is None for kw in call.keywords):
+                raise PluginError(f"plug-in {spec!r}: no **mapping; give each argument as k=v")
+            names = [kw.arg for kw in call.keywords]
+            if len(set(names)) != len(names):
+                raise PluginError(f"plug-in {spec!r}: an argument is given twice")
             kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
         except (SyntaxError, ValueError) as err:
             if isinstance(err, PluginError):
@@ -106,9 +120,7 @@ def load_plugin(spec: str) -> System:
     except Exception as err:  # noqa: BLE001 - whatever the import raised, named for the user
         raise PluginError(f"plug-in {spec!r}: cannot import {module_name!r} ({type(err).__name__}: {err}); is it "
                           f"on PYTHONPATH, or installed?") from None
-    factory = getattr(module, name, None)
-    if factory is None or not callable(factory):
-        raise PluginError(f"plug-in {spec!r}: {module_name} has no callable {name!r}")
+    factory = resolve_factory(spec, module, name)
     try:
         objective = factory(**kwargs)
     except Exception as err:  # noqa: BLE001
@@ -122,6 +134,37 @@ def load_plugin(spec: str) -> System:
     return System(key, f"{name}" + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else ""),
                   RankingTrainer, options=(("objective", factory), ("objective_kwargs", tuple(kwargs.items()))),
                   paper=f"plug-in {spec} ({getattr(module, '__file__', '?')}, version {_version(module)})")
+
+
+def resolve_factory(spec: str, module, name: str):
+    """``module.name`` if it may be called as a plug-in, else :class:`PluginError` — decided
+    from what it *is*, before it is called: an :class:`Objective` subclass, or a function
+    marked with :func:`~ltrrepro.objectives.objective_factory` or annotated to return an
+    :class:`Objective`. Anything else (``os:system``, a builtin, an unmarked function, a class
+    that is not an objective) is refused, so a spec cannot run arbitrary code."""
+    import inspect
+    import typing
+
+    obj = getattr(module, name, None)
+    if obj is None:
+        raise PluginError(f"plug-in {spec!r}: {module.__name__} has no {name!r}")
+    if inspect.isclass(obj):
+        if issubclass(obj, Objective):
+            return obj
+        raise PluginError(f"plug-in {spec!r}: {module.__name__}.{name} is a class but not an "
+                          f"ltrrepro.objectives.Objective subclass; nothing was called")
+    if inspect.isfunction(obj):
+        if getattr(obj, "__ltrrepro_objective_factory__", False):
+            return obj
+        try:
+            returns = typing.get_type_hints(obj).get("return")
+        except Exception:  # noqa: BLE001 - an annotation that does not resolve is no promise
+            returns = None
+        if inspect.isclass(returns) and issubclass(returns, Objective):
+            return obj
+    raise PluginError(f"plug-in {spec!r}: {module.__name__}.{name} is not an ltrrepro.objectives.Objective "
+                      f"subclass, nor a function decorated with @objective_factory or annotated '-> Objective'; "
+                      f"nothing was called (a plug-in spec names an objective, never another callable)")
 
 
 def _smoke(spec: str, objective: Objective) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Objective", "check_grad_hess", "HESS_FLOOR"]
+__all__ = ["Objective", "objective_factory", "check_grad_hess", "HESS_FLOOR"]
 
 #: Smallest Hessian handed to a GBDT library. LightGBM stores grad/hess as float32, whose
 #: smallest normal number is ~1.2e-38; a Hessian that rounds to 0 makes a leaf's Newton step
@@ -38,6 +38,18 @@ class Objective:
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({params})"
+
+
+def objective_factory(fn):
+    """Mark ``fn`` (a function returning an :class:`Objective`) as a plug-in factory.
+
+    A plug-in spec ``package.module:Name`` must name an :class:`Objective` subclass, a function
+    marked with this decorator, or a function annotated ``-> Objective`` (or a subclass): that is
+    checked *before* anything is called, so a spec — typed by a user, or read from a manifest —
+    can never call an arbitrary function (``os:system``).
+    """
+    fn.__ltrrepro_objective_factory__ = True
+    return fn
 
 
 def as_arrays(scores, labels, offsets):
