@@ -275,6 +275,17 @@ def content_hash(ds: RankingDataset) -> str:
     return h.hexdigest()
 
 
+def array_digest(ds: RankingDataset) -> str:
+    """:func:`content_hash` plus the document ids: what ``meta.json`` records of an entry's
+    arrays, so that bytes changed in place (labels edited in ``y.npy``, same shapes) are seen."""
+    h = content_hash(ds)
+    if ds.docid is None:
+        return h
+    d = np.ascontiguousarray(ds.docid)
+    return h + "-" + hashlib.blake2b(str((d.dtype.str, d.shape)).encode() + d.reshape(-1).view(np.uint8).tobytes(),
+                                     digest_size=8).hexdigest()
+
+
 def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
     """Write ``ds`` as ``.npy`` files plus ``meta.json`` into the directory ``entry``.
 
@@ -294,12 +305,13 @@ def save_npy_dir(ds: RankingDataset, entry, meta: dict) -> None:
         np.save(tmp / "offsets.npy", ds.offsets)
         if ds.docid is not None:
             np.save(tmp / "docid.npy", ds.docid)
-        full_meta = json.loads(json.dumps({**meta, "n_rows": ds.n_docs, "has_docid": ds.docid is not None}))
+        full_meta = json.loads(json.dumps({**meta, "n_rows": ds.n_docs, "has_docid": ds.docid is not None,
+                                           "digest": array_digest(ds)}))
         (tmp / "meta.json").write_text(json.dumps(full_meta))
         os.chmod(tmp, file_mode(directory=True))      # mkdtemp makes 0700: the umask decides
         for _ in range(3):
             if entry.exists():
-                if npy_dir_ok(entry) and _meta_of(entry) == full_meta:
+                if _meta_of(entry) == full_meta and npy_dir_ok(entry, verify=True):
                     return                              # another process wrote the same entry first
                 aside = entry.with_name(f".stale-{entry.name}-{os.getpid()}-{time.monotonic_ns()}")
                 try:
@@ -326,10 +338,18 @@ def _meta_of(entry: Path):
         return None
 
 
-def npy_dir_ok(entry) -> bool:
+def npy_dir_ok(entry, verify: bool = False) -> bool:
     """Whether ``entry`` holds a complete dataset written by :func:`save_npy_dir`: the
-    metadata loads and every array loads with the row count it records."""
+    metadata loads and every array loads with the row count it records. ``verify`` also
+    recomputes the arrays' digest against the one ``meta.json`` recorded (a pass over the
+    bytes, about 1 s per GB): an entry whose bytes were changed in place is not ok."""
     entry = Path(entry)
+    if verify:
+        try:
+            meta = json.loads((entry / "meta.json").read_text())
+            return npy_dir_ok(entry) and meta.get("digest") == array_digest(load_npy_dir(entry, meta=meta))
+        except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
+            return False
     try:
         meta = json.loads((entry / "meta.json").read_text())
         n = int(meta["n_rows"])

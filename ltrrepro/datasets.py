@@ -27,9 +27,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_npy_dir
 from .fileio import atomic_write_text, default_cache_dir
-from .svmlight import file_signature, read_svmlight, scan_svmlight
+from .svmlight import file_signature, read_svmlight, scan_svmlight, source_signature
 from .synthetic import PROFILES, make_synthetic
 
 __all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold", "user_files",
@@ -199,31 +201,75 @@ def _pooled(name: str, data_dir, missing: str, cache_dir, paths=None, n_features
         if n_features is None:      # one width for all parts: the largest index over the files
             n_features = max(scan_svmlight(p, cache_dir=cache_dir)["max_index"] for p in paths)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    sigs = [file_signature(p) for p in paths]
-    key = hashlib.sha1(json.dumps({"signatures": sigs, "n_features": n_features, "missing": missing},
+    sigs = [source_signature(p) for p in paths]           # a sidecar's edits count as the file's
+    key = hashlib.sha1(json.dumps({"signatures": sigs, "n_features": n_features, "missing": missing, "v": 2},
                                   sort_keys=True).encode()).hexdigest()[:20]
     index = root / "pooled" / f"{key}.json"
     try:
-        entry = root / "datasets" / json.loads(index.read_text())["entry"]
-        if npy_dir_ok(entry):
+        known = json.loads(index.read_text())
+        entry = root / "datasets" / known["entry"]
+        if known["signatures"] == sigs and npy_dir_ok(entry, verify=True):
+            if known.get("keyed"):
+                _say(known["keyed"])
             return load_npy_dir(entry, name=name)
     except (OSError, ValueError, KeyError, TypeError):
-        pass                                   # absent, damaged or stale: parse again
+        pass                                   # absent, damaged, edited or stale: parse again
     parts = [read_svmlight(p, n_features=n_features, missing=missing, use_cache=False, name=f"{name}-{p.name}")
              for p in paths]
+    keyed = _key_parts(parts, paths)
     try:
         ds = parts[0] if len(parts) == 1 else RankingDataset.concat(parts, name=name)
     except ValueError as err:
         raise ValueError(f"{title}: cannot pool them: {err}") from err
     del parts
+    if keyed:
+        ds.meta["qid_keying"] = keyed
+        _say(keyed)
     entry = root / "datasets" / content_hash(ds)
     try:
-        if not npy_dir_ok(entry):
+        if not npy_dir_ok(entry, verify=True):
             save_npy_dir(ds, entry, {"name": name})
-        atomic_write_text(index, json.dumps({"entry": entry.name, "signatures": sigs}))
+        atomic_write_text(index, json.dumps({"entry": entry.name, "signatures": sigs, "keyed": keyed}))
     except OSError:
         return ds                              # an unwritable cache: the runner falls back to the run directory
-    return load_npy_dir(entry, name=name)
+    out = load_npy_dir(entry, name=name)
+    if keyed:
+        out.meta["qid_keying"] = keyed
+    return out
+
+
+def _say(text: str) -> None:
+    import sys
+    print(f"note: {text}", file=sys.stderr)
+
+
+def _key_parts(parts: list, paths: list) -> str | None:
+    """Key each query by (part, qid) when the parts reuse query ids, in place.
+
+    Each part of a user's dataset (train/vali/test) is its own set of queries; LightGBM's
+    layout numbers every part's queries from 0, and other tools reuse ids too. When two parts
+    share a qid, the pooled qid becomes ``part × B + qid`` with ``B`` the power of ten above
+    every qid (part 0 keeps its ids; with ``B = 1000``, qid 17 of the third part reads 2017).
+    Returns the sentence that says so (None when the ids are already distinct)."""
+    if len(parts) < 2:
+        return None
+    ids = [p.query_ids for p in parts]
+    allq = np.concatenate(ids)
+    if np.unique(allq).size == allq.size:
+        return None
+    low = int(allq.min())
+    if low < 0:
+        raise ValueError(f"{', '.join(map(str, paths))}: the parts reuse query ids and some are negative "
+                         f"(qid {low}); give every query a distinct non-negative qid:")
+    base = 10 ** len(str(int(allq.max())))
+    if base * len(parts) > 2**62:
+        raise ValueError(f"{', '.join(map(str, paths))}: the parts reuse query ids too large to key by part; "
+                         f"renumber the queries")
+    for k, p in enumerate(parts):
+        p.qid = p.qid + np.int64(k) * base
+    names = ", ".join(f"{Path(q).name} {k}" for k, q in enumerate(paths))
+    return (f"the parts reuse query ids, so each query is keyed by (part, qid): pooled qid = part × {base:,} + qid "
+            f"(parts: {names})")
 
 
 def load_dataset(name: str, data_dir=None, missing: str = "zero", cache_dir=None,

@@ -123,7 +123,7 @@ def materialize(ds: RankingDataset, cache_dir=None, fallback_dir=None) -> DataRe
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     name = content_hash(ds)
     entry = root / "datasets" / name
-    if npy_dir_ok(entry):
+    if npy_dir_ok(entry, verify=True):           # bytes changed in place are rewritten
         return DataRef(str(entry), ds.name)
     try:
         save_npy_dir(ds, entry, {"name": ds.name})
@@ -133,7 +133,7 @@ def materialize(ds: RankingDataset, cache_dir=None, fallback_dir=None) -> DataRe
         entry = Path(fallback_dir) / "datasets" / name
         print(f"warning: the cache {root} cannot be written ({err.strerror or err}); using {entry.parent}",
               file=sys.stderr)
-        if not npy_dir_ok(entry):
+        if not npy_dir_ok(entry, verify=True):
             save_npy_dir(ds, entry, {"name": ds.name})
     return DataRef(str(entry), ds.name)
 

@@ -135,3 +135,63 @@ def test_a_user_dataset_error_is_one_line(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert quality.main(["--dataset", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
     assert "expected train/vali/test files" in capsys.readouterr().err
+
+
+def _parts(data, d, layout):
+    """train/vali/test of ``data`` (36/12/12 queries) in ``d``, each numbering its queries from 0
+    (LightGBM's layout) or from 1 with ``qid:`` (ids reused across parts)."""
+    d.mkdir()
+    q = np.arange(data.n_queries)
+    for part, sel in (("train", q[:36]), ("vali", q[36:48]), ("test", q[48:])):
+        sub = data.subset(sel)
+        if layout == "lightgbm":
+            _lightgbm_layout(sub, d / f"{part}.txt")
+        else:
+            sub = RankingDataset(X=sub.X, y=sub.y, qid=np.repeat(np.arange(1, sub.n_queries + 1), sub.query_sizes))
+            write_svmlight(sub, d / f"{part}.txt")
+
+
+@pytest.mark.parametrize("layout", ["lightgbm", "qid-reused"])
+def test_parts_that_reuse_query_ids_pool_keyed_by_part_and_run(tmp_path, data, layout, capsys):
+    d = tmp_path / "mine"
+    _parts(data, d, layout)
+    pooled = load_dataset("svmlight", data_dir=d, cache_dir=tmp_path / "c")
+    assert pooled.n_queries == data.n_queries and pooled.n_docs == data.n_docs
+    np.testing.assert_array_equal(pooled.query_sizes, data.query_sizes)       # nothing merged or reordered
+    np.testing.assert_array_equal(pooled.y, data.y)
+    first = 0 if layout == "lightgbm" else 1
+    assert pooled.query_ids[0] == first and pooled.query_ids[36] == 100 + first and pooled.query_ids[48] == 200 + first
+    assert "keyed by (part, qid): pooled qid = part × 100 + qid" in capsys.readouterr().err
+    again = load_dataset("svmlight", data_dir=d, cache_dir=tmp_path / "c")     # from the cache: said again
+    np.testing.assert_array_equal(again.qid, pooled.qid)
+    assert "keyed by (part, qid)" in capsys.readouterr().err
+    assert quality.main(TINY + ["--dataset", "svmlight", "--data-dir", str(d), "--models", "lambdamart",
+                                "--out", str(tmp_path / "o")]) == 0
+
+
+def test_editing_or_deleting_a_sidecar_is_seen_through_the_pooled_cache(tmp_path, data):
+    f = tmp_path / "train.txt"
+    _lightgbm_layout(data, f)
+    assert load_dataset(str(f), cache_dir=tmp_path / "c").n_queries == 60
+    sizes = data.query_sizes
+    f.with_name("train.txt.query").write_text("\n".join(map(str, sizes[0::2] + sizes[1::2])) + "\n")
+    assert load_dataset(str(f), cache_dir=tmp_path / "c").n_queries == 30      # the sidecar now says 30
+    f.with_name("train.txt.query").unlink()
+    with pytest.raises(SVMLightFormatError, match="qid"):                        # no sidecar: lines lack qid:
+        load_dataset(str(f), cache_dir=tmp_path / "c")
+
+
+def test_a_cached_array_edited_in_place_is_seen(tmp_path, data):
+    from ltrrepro.runner import materialize
+    f = tmp_path / "train.txt"
+    write_svmlight(data, f)
+    ds = load_dataset(str(f), cache_dir=tmp_path / "c")
+    entry = tmp_path / "c" / "datasets" / ds.meta["cache"].rsplit("/", 1)[-1]
+    y = np.load(entry / "y.npy")
+    np.save(entry / "y.npy", np.where(y > 0, 0, 1).astype(y.dtype))             # same shape, other labels
+    again = load_dataset(str(f), cache_dir=tmp_path / "c")
+    np.testing.assert_array_equal(again.y, data.y)                              # parsed again, not trusted
+    y = np.load(entry / "y.npy")
+    np.save(entry / "y.npy", y[::-1].copy())
+    ref = materialize(data, cache_dir=tmp_path / "c")                           # the runner's entry too
+    np.testing.assert_array_equal(np.load(f"{ref.path}/y.npy"), data.y)

@@ -25,10 +25,10 @@ The package, from the bottom up: :mod:`.bits` (eight digits at a time, LLVM bit 
 parallel drivers), :mod:`.source` (chunks of plain/gz/bz2 files, line text, file signatures),
 :mod:`.reader` (the two passes, the cache, the bounds) and :mod:`.writer`.
 """
-from .reader import MAX_DOCID_BYTES, MAX_INFERRED_FEATURES, read_svmlight, scan_svmlight
+from .reader import MAX_DOCID_BYTES, MAX_INFERRED_FEATURES, read_svmlight, scan_svmlight, source_signature
 from .strict import MAX_LABEL, SVMLightFormatError
 from .source import _file_signature as file_signature
 from .writer import write_svmlight
 
-__all__ = ["read_svmlight", "write_svmlight", "scan_svmlight", "SVMLightFormatError", "MAX_LABEL",
+__all__ = ["read_svmlight", "source_signature", "write_svmlight", "scan_svmlight", "SVMLightFormatError", "MAX_LABEL",
            "MAX_INFERRED_FEATURES", "MAX_DOCID_BYTES", "file_signature"]

@@ -262,6 +262,15 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
                               f"once it is complete")
 
 
+def source_signature(path, groups="auto") -> dict:
+    """What identifies what :func:`read_svmlight` reads from ``path``: the file's signature
+    plus its group-size sidecar's (LightGBM's layout), or ``groups: None`` when there is none
+    — editing, adding or deleting a sidecar changes the queries, so it changes this too."""
+    path = Path(path)
+    side = _sidecar(path, groups)
+    return {**_file_signature(path), "groups": _file_signature(side) if side is not None else None}
+
+
 def _sidecar(path: Path, groups) -> Path | None:
     """The group-size file of LightGBM's layout for ``path`` (see :func:`read_svmlight`)."""
     if groups is None:
@@ -334,7 +343,7 @@ def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache:
         if (entry / "meta.json").exists():
             try:
                 meta = json.loads((entry / "meta.json").read_text())
-                if meta["signature"] == sig and npy_dir_ok(entry):     # a damaged entry is parsed again
+                if meta["signature"] == sig and npy_dir_ok(entry, verify=True):   # damaged or edited: parse again
                     return _load_entry(entry, meta, label)
             except (OSError, ValueError, KeyError):
                 pass
