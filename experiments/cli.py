@@ -81,7 +81,13 @@ def _terminate_as_interrupt() -> None:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``error: …`` and exit code 2."""
+    """argparse with one-line errors: ``error: …`` and exit code 2, and no abbreviated flags
+    (``--conf`` is refused as unknown rather than read as ``--config``: a flag added later
+    could otherwise change what an abbreviation in a user's script means)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"error: {message} (see --help)\n")
@@ -97,10 +103,20 @@ def positive_int(text: str) -> int:
     return v
 
 
+def seed_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative integer")
+    return v
+
+
 def _flag_specs() -> dict:
     """Every flag an experiment may register: name -> (args, kwargs) of ``add_argument``."""
     return {
-        "seed": (("--seed",), {"type": int, "default": 0, "help": "root seed of every random stream (default 0)"}),
+        "seed": (("--seed",), {"type": seed_int, "default": 0, "help": "root seed of every random stream (default 0)"}),
         # data
         "dataset": (("--dataset",), {"default": "synthetic-web30k", "metavar": "NAME|PATH",
                                      "help": ", ".join(DATASETS) + "; svmlight (your files, with --data-dir); or "
@@ -244,10 +260,14 @@ def parse_names(text: str, known, flag: str, what: str = "model") -> list[str]:
 def parse_levels(text: str, cast=_number, flag: str = "--levels") -> list:
     """``"0,20,2.5"`` -> ``[0, 20, 2.5]`` (integral values as ints, so unit keys read ``level=20``);
     empty lists and repeated values are errors."""
+    import math
+
     try:
         out = [cast(x) for x in str(text).split(",") if x.strip() != ""]
     except ValueError:
         raise UsageError(f"{flag} must be comma-separated numbers, got {text!r}") from None
+    if not all(math.isfinite(v) for v in out):
+        raise UsageError(f"{flag} must be finite numbers, got {text!r}")
     if not out:
         raise UsageError(f"{flag} is empty")
     if len(set(out)) != len(out):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
+import typing
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -53,6 +55,8 @@ class RunConfig:
                              "one file) or pass the file as --dataset PATH")
         if self.trials < 1:
             raise UsageError(f"trials must be >= 1, got {self.trials}")
+        if self.seed < 0:
+            raise UsageError(f"--seed must be a non-negative integer (numpy's SeedSequence), got {self.seed}")
         if self.synthetic and (self.queries is None or self.queries < 10):
             raise UsageError(f"--queries {self.queries}: a 60/20/20 split needs at least 10 queries")
         if not self.synthetic and self.queries is not None:
@@ -96,9 +100,16 @@ class RunConfig:
         return {"type": type(self).__name__, **dataclasses.asdict(self)}
 
     @classmethod
-    def from_dict(cls, d: dict):
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: _tuple(v) for k, v in d.items() if k in names})
+    def from_dict(cls, d: dict, where: str = "configuration"):
+        """The configuration of a stored dict, each field checked against its declared type
+        (a string seed or a float trial count is one :class:`UsageError` naming the field,
+        never a traceback); then ``__post_init__`` makes every check the flags get."""
+        hints = typing.get_type_hints(cls)
+        out = {}
+        for f in fields(cls):
+            if f.name in d:
+                out[f.name] = _typed(f.name, _tuple(d[f.name]), hints.get(f.name), where)
+        return cls(**out)
 
     @classmethod
     def from_manifest(cls, path, experiment: str):
@@ -106,7 +117,34 @@ class RunConfig:
         if cfg.get("type") != cls.__name__ or cfg.get("experiment") != experiment:
             raise UsageError(f"--config {path}: a {cfg.get('experiment') or '?'} run, not {experiment}; run it with "
                              f"python -m experiments.report or the matching experiment")
-        return cls.from_dict(cfg)
+        try:
+            return cls.from_dict(cfg, where=f"--config {path}")
+        except UsageError as err:
+            text = str(err)
+            raise UsageError(text if text.startswith("--config") else f"--config {path}: {text}") from None
+
+
+def _typed(name: str, value, hint, where: str):
+    """``value`` if it is of the declared type ``hint`` (``int``, ``float``, ``str``, ``bool``,
+    ``tuple``, ``X | None``), else a :class:`UsageError` naming the field."""
+    options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    for t in options:
+        if t is type(None) and value is None:
+            return value
+        if t is bool and isinstance(value, bool):
+            return value
+        if t is int and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if t is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if t is str and isinstance(value, str):
+            return value
+        if t is tuple and isinstance(value, tuple):
+            return value
+        if t not in (type(None), bool, int, float, str, tuple):
+            return value                          # a type this check does not know: __post_init__ decides
+    want = " or ".join("null" if t is type(None) else getattr(t, "__name__", str(t)) for t in options)
+    raise UsageError(f"{where}: field {name!r} must be {want}, got {value!r}")
 
 
 def load_manifest_config(path) -> dict:

@@ -39,6 +39,19 @@ def prepare_data(cfg, out: Path) -> DataInfo:
     return DataInfo({"path": ref.path, "name": ref.name}, facts, time.perf_counter() - t0)
 
 
+def check_same_experiment(out: Path, experiment: str) -> None:
+    """``out`` holds no run of another experiment (its records and reports would be mixed
+    with this one's); checked before any data is loaded. A damaged manifest is left to the
+    store, which names and rebuilds it."""
+    try:
+        prev = ResultStore(out).read_manifest() if (out / "manifest.json").exists() else {}
+    except (StoreError, OSError):
+        return
+    if prev.get("experiment") not in (None, experiment):
+        raise UsageError(f"--out {out} holds a {prev['experiment']} run; a {experiment} run would mix its units and "
+                         f"reports with it: choose another --out")
+
+
 def config_or_manifest(args, argv, build, cls, experiment: str):
     """``build(args)`` -> the configuration, or the one stored in ``--config MANIFEST`` (beside
     which only execution flags may be given)."""
@@ -57,6 +70,7 @@ def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_e
     instead, see :func:`estimate`; ``size_of(unit, ctx)``, the unit's training size, scales
     the calibration to units of other sizes). Returns the exit code."""
     out = check_outputs(Path(args.out or f"runs/{cfg.experiment}-{cfg.dataset}"))
+    check_same_experiment(out, cfg.experiment)
     check_execution(args)
     if hasattr(cfg, "check_device"):
         cfg.check_device()

@@ -173,6 +173,9 @@ class ResultStore:
         except StoreError as err:
             self.log(f"warning: {err}; rebuilding it")
             prev = {}
+        if prev.get("experiment") not in (None, experiment):
+            raise StoreError(f"{self.root} holds a {prev['experiment']} run ({self.manifest_path}); a {experiment} run "
+                             f"would mix its units and reports with it: choose another --out")
         history = prev.get("history", [])
         if prev.get("started"):
             history.append({k: prev.get(k) for k in ("started", "finished", "argv", "git_commit", "config_hash",
@@ -217,6 +220,10 @@ class ResultStore:
             return False
         rec = self._load_record(js)
         if rec is None or rec.get("config_hash") != self.config_hash:
+            return False
+        if rec.get("key") != key:
+            self.log(f"warning: {js} holds the record of another unit ({rec.get('key')!r}, copied or renamed?); "
+                     f"its unit {key!r} will be recomputed")
             return False
         if rec.get("has_arrays"):
             try:

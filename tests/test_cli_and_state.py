@@ -439,7 +439,8 @@ def test_estimate_scales_by_training_size(tmp_path):
     from ltrrepro.runner import Unit
     ds = make_synthetic("web30k", n_queries=40, seed=2)
     ref = materialize(ds, cache_dir=tmp_path)
-    ctx = {"cfg": BruchConfig(experiment="robustness", queries=40), "data": {"path": ref.path, "name": ref.name}}
+    ctx = {"cfg": BruchConfig(experiment="robustness", queries=40, noise=("documents",),
+                                     levels=(0, 100)), "data": {"path": ref.path, "name": ref.name}}
     base = train_size(Unit("r", "d", 1, "xendcg", (("noise", "none"), ("level", 0))), ctx)
     more = train_size(Unit("r", "d", 1, "xendcg", (("noise", "documents"), ("level", 100))), ctx)
     assert 1.5 < more / base < 2.0            # the training part (3/4 of the two) doubles; validation does not

@@ -105,7 +105,7 @@ def _tiny_ctx(tmp_path, n_queries=40):
     ds = make_synthetic("web30k", n_queries=n_queries, seed=3)
     ref = materialize(ds, cache_dir=tmp_path / "cache")
     cfg = bruch.BruchConfig(experiment="robustness", dataset="synthetic-web30k", queries=n_queries, seed=5,
-                            preset="tiny", rounds=6)
+                            preset="tiny", rounds=6, noise=("labels",), levels=(0, 20))
     return {"data": {"path": ref.path, "name": ref.name}, "cfg": cfg}
 
 

@@ -82,3 +82,81 @@ def test_a_full_disk_at_one_job_or_while_reporting_is_one_line(tmp_path, where, 
     assert not list(out.rglob("*.tmp"))                # nothing partial is left behind
     if where == "/tables/":                            # the units were all written before the report
         assert len(list((out / "units").glob("*.json"))) == 2
+
+
+@pytest.fixture(scope="module")
+def stored_robustness(tmp_path_factory):
+    """A finished tiny robustness run whose manifest the --config tests edit."""
+    from experiments import robustness
+    out = tmp_path_factory.mktemp("stored") / "run"
+    assert robustness.main(TINY + ["--jobs", "1", "--models", "lambdamart", "--levels", "0,50", "--noise", "labels",
+                                   "--out", str(out)]) == 0
+    return json.loads((out / "manifest.json").read_text())
+
+
+@pytest.mark.parametrize("field,value,needle", [
+    ("levels", [], "--levels is empty"),
+    ("levels", [0, 150], "label-noise levels are percentages in [0, 100]"),
+    ("levels", [0, -50], "percentages >= 0"),
+    ("levels", [0, "x"], "finite numbers"),
+    ("noise", ["labels", "labels"], "each once"),
+    ("noise", ["fire"], "--noise takes documents and/or labels"),
+    ("seed", "abc", "field 'seed' must be int, got 'abc'"),
+    ("seed", -1, "--seed must be a non-negative integer"),
+    ("trials", 2.5, "field 'trials' must be int, got 2.5"),
+    ("trials", 0, "trials must be >= 1"),
+    ("models", "lambdamart", "field 'models' must be tuple"),
+])
+def test_a_manifest_gets_the_checks_of_the_flags(tmp_path, capsys, stored_robustness, field, value, needle):
+    from experiments import robustness
+    man = json.loads(json.dumps(stored_robustness))
+    man["config"][field] = value
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(man))
+    assert robustness.main(["--config", str(path), "--out", str(tmp_path / "again"), "--quiet"]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and err[0].startswith(f"error: --config {path}: ") and needle in err[0], err
+    assert not (tmp_path / "again" / "units").exists()
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--seed", "-1"], "--seed: '-1' must be a non-negative integer"),
+    (["--noise", "labels,labels"], "--noise repeats a type"),
+    (["--levels", "0,nan"], "--levels must be finite numbers"),
+    (["--levels", "0,inf"], "--levels must be finite numbers"),
+    (["--conf", "x"], "unrecognized arguments: --conf"),      # no abbreviation read as --config
+])
+def test_flags_refused_in_one_line(tmp_path, capsys, argv, needle):
+    from experiments import robustness
+    try:
+        code = robustness.main(argv + ["--out", str(tmp_path / "o")])
+    except SystemExit as exit_:
+        code = exit_.code
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 2 and len(err) == 1 and needle in err[0], err
+
+
+def test_another_experiment_into_the_same_out_is_refused_and_its_records_kept(tmp_path, capsys):
+    from experiments import convergence, quality
+    out = tmp_path / "o"
+    assert quality.main(TINY + ["--jobs", "1", "--models", "lambdamart", "--out", str(out)]) == 0
+    before = sorted(p.name for p in (out / "units").iterdir())
+    capsys.readouterr()
+    assert convergence.main(TINY + ["--jobs", "1", "--out", str(out)]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and f"--out {out} holds a quality run" in err[0]
+    assert sorted(p.name for p in (out / "units").iterdir()) == before
+    assert json.loads((out / "manifest.json").read_text())["experiment"] == "quality"
+
+
+def test_a_record_copied_over_another_units_file_is_recomputed(tmp_path, capsys):
+    from experiments import quality
+    out = tmp_path / "o"
+    argv = TINY + ["--jobs", "1", "--models", "lambdamart", "--out", str(out)]
+    assert quality.main(argv) == 0
+    a, b = sorted((out / "units").glob("*.json"))
+    b.write_text(a.read_text())                          # t000's record under t001's name
+    capsys.readouterr()
+    assert quality.main(argv) == 0
+    assert "holds the record of another unit" in capsys.readouterr().err
+    assert json.loads(b.read_text())["key"] == b.stem.replace("__", "/")

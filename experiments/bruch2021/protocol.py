@@ -23,6 +23,7 @@ import numpy as np
 
 from experiments.analysis import canonical
 from experiments.cli import UsageError
+from experiments.bruch2021.checks import check_settings
 from experiments.config import RunConfig
 from ltrrepro.fit import SYSTEMS, system_for
 from ltrrepro.fit.plugins import describe, is_plugin_spec, load_plugin, plugin_key, split_models
@@ -113,6 +114,7 @@ class BruchConfig(RunConfig):
             raise UsageError(f"--device: cpu or cuda, got {self.device!r}")
         if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
             raise UsageError("click model cascade or pbm, --eta > 0, --impressions >= 1")
+        check_settings(self)
 
     def system(self, model: str):
         return system_for(model, self.plugins)

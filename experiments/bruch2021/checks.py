@@ -1,0 +1,36 @@
+"""Checks of a :class:`~experiments.bruch2021.protocol.BruchConfig`'s settings that its flags
+get on the command line, made on the configuration itself so that a stored manifest
+(``--config``) passes the same ones."""
+from __future__ import annotations
+
+import math
+
+from experiments.cli import UsageError
+
+__all__ = ["check_settings"]
+
+
+def check_settings(cfg) -> None:
+    """Noise types and levels as the experiment's flags allow them (a stored manifest gets
+    the same checks as the command line): robustness takes documents and/or labels at
+    finite levels >= 0 (labels <= 100), clicks click probabilities in [0, 1]."""
+    if cfg.experiment not in ("robustness", "clicks"):
+        return
+    allowed = ("documents", "labels") if cfg.experiment == "robustness" else ("clicks",)
+    bad = [n for n in cfg.noise if n not in allowed]
+    if bad or not cfg.noise or len(set(cfg.noise)) != len(cfg.noise):
+        raise UsageError(f"--noise takes {' and/or '.join(allowed)}, each once; got {','.join(map(str, cfg.noise))!r}")
+    levels = cfg.levels
+    if not levels:
+        raise UsageError("--levels is empty")
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) for v in levels):
+        raise UsageError(f"--levels must be finite numbers, got {list(levels)}")
+    if len(set(levels)) != len(levels):
+        raise UsageError(f"--levels repeats a value: {list(levels)}")
+    if cfg.experiment == "clicks" and any(not 0 <= c <= 1 for c in levels):
+        raise UsageError("--levels are click probabilities in [0, 1]")
+    if cfg.experiment == "robustness":
+        if any(lv < 0 for lv in levels):
+            raise UsageError("--levels are percentages >= 0")
+        if any(lv > 100 for lv in levels) and "labels" in cfg.noise:
+            raise UsageError("label-noise levels are percentages in [0, 100]")
