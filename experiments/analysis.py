@@ -11,10 +11,10 @@ import pandas as pd
 
 from ltrrepro.metrics import parse_metric
 from ltrrepro.report import verdict
-from ltrrepro.stats import holm, paired_power, paired_test, trials_for_power
+from ltrrepro.stats import holm, paired_power, paired_test, summarize, trials_for_power
 
 __all__ = ["canonical", "label", "frame", "paired", "compare", "claim", "comparison_claim", "power_fields",
-           "holm_within", "query_wtl"]
+           "holm_within", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
 
 
 def canonical(name: str) -> str:
@@ -41,18 +41,77 @@ def frame(store, pair_on: str = "trial") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def paired(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "trial") -> pd.DataFrame:
-    """Per-trial values of models ``a`` and ``b`` side by side (only trials having both)."""
+def paired(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "trial",
+           dropna: bool = True) -> pd.DataFrame:
+    """Per-trial values of models ``a`` and ``b`` side by side (only trials having both; with
+    ``dropna``, only trials where both values are defined: a metric with no query to average
+    over, such as NDCG where no test query has a relevant document, is NaN)."""
     keys = [on, *by]
     wa = df[df.model == a][keys + [metric]].rename(columns={metric: "a"})
     wb = df[df.model == b][keys + [metric]].rename(columns={metric: "b"})
-    return wa.merge(wb, on=keys).sort_values(keys)
+    pr = wa.merge(wb, on=keys).sort_values(keys)
+    if dropna:
+        pr = pr[np.isfinite(pr.a.astype(float)) & np.isfinite(pr.b.astype(float))]
+    return pr
 
 
 def compare(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "trial"):
-    """The paired t-test of ``a`` − ``b`` on ``metric`` (None when no trial has both)."""
+    """The paired t-test of ``a`` − ``b`` on ``metric`` over the trials where both are defined
+    (None when no trial has both models; ``n = 0`` when it has them but no defined pair)."""
+    if not len(paired(df, metric, a, b, by, on, dropna=False)):
+        return None
     pr = paired(df, metric, a, b, by, on)
-    return paired_test(pr.a.values, pr.b.values) if len(pr) else None
+    return paired_test(pr.a.values, pr.b.values)
+
+
+def summary(values):
+    """:func:`ltrrepro.stats.summarize` of the defined (finite) values: a trial where the metric
+    has no query to average over is left out; none defined gives a NaN mean and CI."""
+    x = np.asarray(values, dtype=float)
+    return summarize(x[np.isfinite(x)])
+
+
+def finite_test(a, b):
+    """:func:`ltrrepro.stats.paired_test` over the pairs where both values are defined."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ok = np.isfinite(a) & np.isfinite(b)
+    return paired_test(a[ok], b[ok])
+
+
+def undefined_reason(metric: str, part: str = "test") -> str:
+    """Why ``metric`` (canonical name or label) has no value, in words: the metrics that drop a
+    query without a relevant document (``norel=drop``: NDCG, ERR, DCG) have none to average."""
+    base = metric.split("[")[0].split("@")[0].lower()
+    if "norel=drop" in metric or base in ("ndcg", "err", "dcg"):
+        return f"no query with a relevant document in the {part} parts"
+    if base == "prec":
+        return f"no preference pair in the {part} parts"
+    return f"{label(metric)} has no value in any trial"
+
+
+def no_test_reason(n: int, sd=None, metric: str | None = None, part: str = "test", on: str = "trial") -> str | None:
+    """Why a paired test over ``n`` defined pairs (SD of the differences ``sd``) gives no
+    p-value, in words; None when it does."""
+    if n == 0:
+        return undefined_reason(metric, part) if metric else f"no {on} with both results"
+    if n == 1:
+        return f"one {on}: no test"
+    if sd is None or not np.isfinite(sd) or sd <= 0:
+        return "zero variance of the paired differences: no test"
+    return None
+
+
+def missing_notes(df: pd.DataFrame, metrics, part: str = "test") -> list[str]:
+    """One sentence per group of ``metrics`` that have no value in some rows (units) of
+    ``df``: how many, and why. Empty when every value is defined (normal runs)."""
+    groups: dict = {}
+    for m in metrics:
+        if m in df and len(df):
+            bad = int((~np.isfinite(df[m].astype(float))).sum())
+            if bad:
+                groups.setdefault((bad, undefined_reason(m, part)), []).append(label(m))
+    return [f"{', '.join(names)}: no value in {bad} of {len(df)} unit(s) ({why}); shown as –, left out of the "
+            f"means and tests" for (bad, why), names in groups.items()]
 
 
 def power_fields(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
@@ -69,14 +128,21 @@ def power_fields(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
 
 
 def claim(text: str, value: float, p: float, trials: int, detail: str, expected_sign: int = +1,
-          alpha: float = 0.01, verdict_text: str | None = None, paper_effect=None, sd=None, **extra) -> dict:
+          alpha: float = 0.01, verdict_text: str | None = None, paper_effect=None, sd=None,
+          missing: str | None = None, on: str = "trial", **extra) -> dict:
     """One checked claim: its statistic, p, trials, detail, the power block
     (:func:`power_fields`: ``paper_effect`` and ``sd`` are in the units of ``value``) and the
     verdict (:func:`ltrrepro.report.verdict`; ``verdict_text`` settles a significant or
-    well-powered result otherwise, an underpowered non-significant one stays inconclusive)."""
+    well-powered result otherwise, an underpowered non-significant one stays inconclusive).
+    A claim resting on a test that gives no p-value (no defined value, one trial, zero
+    variance) is ``inconclusive (<why>)``: ``missing`` says why, else :func:`no_test_reason`."""
     pw = power_fields(paper_effect, sd, trials, alpha)
+    if missing is None and verdict_text is None and not (np.isfinite(p) and np.isfinite(value)):
+        missing = no_test_reason(int(trials) if np.isfinite(value) else 0, sd, on=on) or "no p-value"
     v = verdict(float(value), float(p), expected_sign, alpha, pw["power"])
-    if verdict_text is not None and not v.startswith("inconclusive"):
+    if missing:
+        v = f"inconclusive ({missing})"
+    elif verdict_text is not None and not v.startswith("inconclusive"):
         v = verdict_text
     return {"claim": text, **extra, "value": float(value), "p": float(p), "trials": int(trials), **pw,
             "detail": detail, "verdict": v}
@@ -89,9 +155,12 @@ def comparison_claim(text: str, c, names: tuple[str, str], metric: str, alpha: f
     if c is None:
         return None
     a, b = names
-    return claim(text, c.diff, c.p, c.n, f"{a} − {b} on {label(metric)}: {c.diff:+.4f} (95% CI {c.ci_low:+.4f}.."
-                 f"{c.ci_high:+.4f}), W/T/L {c.wins}/{c.ties}/{c.losses}", expected_sign, alpha,
-                 paper_effect=paper_effect, sd=c.std_diff)
+    missing = no_test_reason(c.n, c.std_diff, metric) if not np.isfinite(c.p) else None
+    detail = (f"{a} − {b} on {label(metric)}: no defined pair" if c.n == 0 else
+              f"{a} − {b} on {label(metric)}: {c.diff:+.4f} (95% CI {c.ci_low:+.4f}..{c.ci_high:+.4f}), "
+              f"W/T/L {c.wins}/{c.ties}/{c.losses}")
+    return claim(text, c.diff, c.p, c.n, detail, expected_sign, alpha, paper_effect=paper_effect, sd=c.std_diff,
+                 missing=missing)
 
 
 def holm_within(df: pd.DataFrame, family: str | None) -> np.ndarray:

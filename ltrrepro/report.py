@@ -6,7 +6,10 @@ table says so); the legend under each table states the test, α and the referenc
 """
 from __future__ import annotations
 
+import contextvars
+import functools
 import io
+import json
 import re
 from pathlib import Path
 
@@ -16,7 +19,8 @@ import pandas as pd
 from .fileio import atomic_write_bytes, atomic_write_text, write_json
 
 __all__ = ["write_table", "markdown_table", "latex_table", "display_frame", "fmt_value", "pm", "ci", "save_figure", "band",
-           "write_json", "verdict", "write_claims", "claims_text", "protocol_notes", "UNDERPOWERED"]
+           "write_json", "verdict", "write_claims", "claims_text", "protocol_notes", "UNDERPOWERED", "file_stem",
+           "report_outputs", "REPORT_INDEX", "OUTPUT_DIRS"]
 
 
 def fmt_value(v, spec=4) -> str:
@@ -200,7 +204,7 @@ def write_table(df: pd.DataFrame, stem, caption: str = "", legend: str = "", dig
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     atomic_write_text(stem.with_suffix(".csv"), buf.getvalue())
-    return [stem.with_suffix(s) for s in (".md", ".tex", ".csv")]
+    return _written([stem.with_suffix(s) for s in (".md", ".tex", ".csv")])
 
 
 def save_figure(fig, stem) -> list[Path]:
@@ -216,7 +220,7 @@ def save_figure(fig, stem) -> list[Path]:
         atomic_write_bytes(stem.with_suffix(ext), buf.getvalue())
         out.append(stem.with_suffix(ext))
     plt.close(fig)
-    return out
+    return _written(out)
 
 
 def band(ax, x, mean, lo, hi, label: str, color=None, marker="o"):
@@ -267,8 +271,8 @@ def write_claims(root, claims: list[dict], deviations: list[str], caption: str, 
                  extra: dict | None = None, choices=()) -> list[Path]:
     """``claims.json`` (claims, deviations, choices, ``extra``) and ``claims.{md,tex,csv}``."""
     root = Path(root)
-    files = [write_json(root / "claims.json", {"claims": claims, "deviations": deviations, "choices": list(choices),
-                                               **(extra or {})})]
+    files = _written([write_json(root / "claims.json", {"claims": claims, "deviations": deviations,
+                                                        "choices": list(choices), **(extra or {})})])
     if claims:
         df = pd.DataFrame(claims)
         cols = [c for c in _CLAIM_COLUMNS if c in df]
@@ -303,3 +307,120 @@ def claims_text(claims: list[dict], deviations: list[str], alpha: float = 0.01, 
     if choices:
         lines.append("Choices where the paper is silent: " + "; ".join(choices))
     return lines
+
+
+def file_stem(name: str) -> str:
+    """A unit name (a plug-in's ``pkg.mod.Name@k=v``) as part of a file name, one file name per
+    unit name: dots (read as suffixes) become ``-``, and a ``-`` of the name's own is written
+    ``~`` first (no unit name has a ``~``), so that ``x=0.5`` and ``x=0-5`` never share a file.
+
+    >>> file_stem("mylosses.SoftmaxXE@temperature=0.5"), file_stem("mylosses.F@x=0-5")
+    ('mylosses-SoftmaxXE@temperature=0-5', 'mylosses-F@x=0~5')
+    """
+    return name.replace("-", "~").replace(".", "-")
+
+
+# --------------------------------------------------------------------------- what a report wrote
+#: the record of the last report of a results directory: the files it wrote, relative to it
+REPORT_INDEX = "report.json"
+#: the directories a report owns: a file there that the last report did not write is stale
+OUTPUT_DIRS = ("tables", "figures")
+#: where files of unknown origin found in OUTPUT_DIRS are set aside
+STALE_DIR = "stale"
+_WRITING: contextvars.ContextVar = contextvars.ContextVar("ltrrepro_report_files", default=None)
+
+
+def _written(paths: list) -> list:
+    """Note ``paths`` as written by the report in progress (see :func:`report_outputs`)."""
+    seen = _WRITING.get()
+    if seen is not None:
+        seen.extend(Path(p) for p in paths)
+    return paths
+
+
+def read_report_index(root) -> list[str] | None:
+    """The files (relative paths) the last report of ``root`` wrote, from ``report.json``; None
+    when no report recorded them (a directory from before the record, or never reported).
+    A damaged record raises ``ValueError`` naming it."""
+    path = Path(root) / REPORT_INDEX
+    if not path.exists():
+        return None
+    try:
+        files = json.loads(path.read_text(encoding="utf-8"))["files"]
+        if not (isinstance(files, list) and all(isinstance(f, str) for f in files)):
+            raise ValueError("'files' is not a list of paths")
+        return files
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path}: the record of the last report is damaged ({type(err).__name__}: {err})") from None
+
+
+def report_outputs(report):
+    """Wrap an experiment's ``report(store, ...) -> dict`` (the one path every report of a run
+    directory takes, from a run or from ``python -m experiments.report``): the files it writes
+    (through :func:`write_table`, :func:`save_figure`, :func:`write_claims`, and those it
+    returns in ``"files"``) are recorded in ``OUT/report.json``, written atomically when the
+    report has finished, and files under ``OUT/tables`` and ``OUT/figures`` that it did not
+    write are taken away: removed where the previous ``report.json`` lists them (an earlier
+    report wrote them: the tables of a noise type or plug-in the command no longer has), moved
+    to ``OUT/stale/`` otherwise (their origin is unknown: a directory from before the record).
+    :func:`ltrrepro.study.load` returns exactly the files of ``report.json``. A report called
+    inside another (``clicks`` through ``robustness``) is recorded by the outer one."""
+    @functools.wraps(report)
+    def wrapper(store, *args, **kwargs):
+        if _WRITING.get() is not None:
+            return report(store, *args, **kwargs)
+        token = _WRITING.set([])
+        try:
+            info = report(store, *args, **kwargs)
+            written = list(_WRITING.get())
+        finally:
+            _WRITING.reset(token)
+        root = Path(store.root)
+        files = _record_report(root, [*written, *info.get("files", [])])
+        gone = info.setdefault("stale", files["removed"] + files["set_aside"])
+        if gone:
+            lines = []
+            if files["removed"]:
+                lines.append(f"removed {len(files['removed'])} file(s) of an earlier report that this one did not "
+                             f"write: {', '.join(files['removed'])}")
+            if files["set_aside"]:
+                lines.append(f"moved {len(files['set_aside'])} file(s) that no report of {root} recorded to "
+                             f"{root / STALE_DIR}: {', '.join(files['set_aside'])}")
+            info["text"] = "\n".join([info.get("text", ""), *(f"note: {ln}" for ln in lines)]).lstrip("\n")
+        return info
+    return wrapper
+
+
+def _record_report(root: Path, written) -> dict:
+    """Write ``root/report.json`` (the files of this report) and take away the stale files of
+    :data:`OUTPUT_DIRS` (see :func:`report_outputs`)."""
+    import os
+
+    root_abs = root.resolve()
+    rel = set()
+    for f in written:
+        try:
+            rel.add(Path(f).resolve().relative_to(root_abs).as_posix())
+        except ValueError:
+            continue                     # written outside the directory: not its output
+    try:
+        before = set(read_report_index(root) or ())
+    except ValueError:
+        before = set()                   # a damaged record is rewritten below
+    removed, set_aside = [], []
+    for sub in OUTPUT_DIRS:
+        d = root / sub
+        for f in sorted(d.rglob("*")) if d.is_dir() else []:
+            name = f.relative_to(root).as_posix()
+            if not f.is_file() or f.name.startswith(".") or name in rel:
+                continue                 # (dot files: another writer's temporary file)
+            if name in before:
+                f.unlink(missing_ok=True)
+                removed.append(name)
+            else:
+                target = root / STALE_DIR / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(f, target)
+                set_aside.append(name)
+    atomic_write_text(root / REPORT_INDEX, json.dumps({"files": sorted(rel)}, indent=1) + "\n")
+    return {"files": sorted(rel), "removed": removed, "set_aside": set_aside}

@@ -18,12 +18,14 @@ from experiments.bruch2021 import robustness
 from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
 from experiments.cli import UsageError, cli, make_parser, parse_levels, positive_int
 from experiments.study import config_or_manifest, execute
+from ltrrepro.report import report_outputs
 from ltrrepro.runner import Unit
 
 EXPERIMENT = "clicks"
 MODELS = ("lambdamart", "xendcg")
 
 
+@report_outputs
 def report(store) -> dict:
     return robustness.report(store, name="clicks", figure="fig4", title="Bruch Figure 4 — click noise")
 

@@ -21,7 +21,7 @@ from experiments import analysis as an
 from experiments.cli import UsageError, cli, make_parser, positive_int
 from experiments.config import RunConfig
 from experiments.study import config_or_manifest, execute
-from ltrrepro.report import claims_text, save_figure, write_claims, write_table
+from ltrrepro.report import claims_text, report_outputs, save_figure, write_claims, write_table
 from ltrrepro.runner import Unit
 
 EXPERIMENT = "jensen_gap"
@@ -72,6 +72,7 @@ def unit_fn(unit, ctx):
     return rec, {"gaps": gaps, "scores": scores, "labels": labels}
 
 
+@report_outputs
 def report(store) -> dict:
     import matplotlib
     matplotlib.use("Agg")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from itertools import combinations
 
+import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
@@ -24,9 +25,9 @@ from experiments.bruch2021.protocol import (NDCG5, NDCG10, PAPER_TABLE1, TEST_ME
                                             config_from_args, model_label, train_size, unit_fn)
 from experiments.cli import cli, make_parser
 from experiments.study import config_or_manifest, execute
-from ltrrepro.report import claims_text, protocol_notes, write_claims, write_table
+from ltrrepro.report import claims_text, protocol_notes, report_outputs, write_claims, write_table
 from ltrrepro.runner import Unit
-from ltrrepro.stats import holm, paired_test, summarize
+from ltrrepro.stats import holm
 
 EXPERIMENT = "quality"
 PAPER_MODELS = ("listnet", "lambdamart", "xendcg")
@@ -51,7 +52,7 @@ def analyse(df: pd.DataFrame, dataset: str, store=None, cfg: dict | None = None)
         g = df[df.model == m]
         row = {"model": model_label(m, cfg or {}), "key": m, "trials": len(g)}
         for k in METRICS:
-            s = summarize(g[k].values)
+            s = an.summary(g[k].values)             # trials where the metric is defined
             row[k] = s.mean
             row[f"{k}_ci"] = (s.ci_high - s.ci_low) / 2
         row["trees"] = float(g.best_iteration.mean())
@@ -66,9 +67,8 @@ def analyse(df: pd.DataFrame, dataset: str, store=None, cfg: dict | None = None)
     for k in (NDCG5, NDCG10):
         # (earlier, later) of the paper's ordering, then (baseline, plug-in): the later minus the earlier
         for x, y in [*combinations([m for m in PAPER_MODELS if m in set(df.model)], 2), *plug]:
-            pr = an.paired(df, k, y, x)
-            if len(pr):
-                c = paired_test(pr.a.values, pr.b.values)
+            c = an.compare(df, k, y, x)
+            if c is not None:
                 comps.append({"metric": an.label(k), "a": y, "b": x, **c.as_dict(),
                               **(an.query_wtl(store, k, y, x) if store is not None else {})})
     comp = pd.DataFrame(comps)
@@ -104,13 +104,16 @@ def claims(comp: pd.DataFrame, cfg: dict | None = None) -> list[dict]:
             paper = PAPER_TABLE1[ref] if ref else {}
             effect = (paper[a][i] - paper[b][i]) / 100 if a in paper and b in paper else None
             where = "" if effect is None else f"; paper ({ref}) {effect:+.4f}"
+            missing = an.no_test_reason(int(r.n), r.std_diff, k) if not np.isfinite(r.p) else None
+            detail = (f"no trial where both are defined{where}" if int(r.n) == 0 else
+                      f"mean difference {r['diff']:+.4f} (95% CI {r.ci_low:+.4f}..{r.ci_high:+.4f}), "
+                      f"W/T/L {r.wins}/{r.ties}/{r.losses}{where}")
             out.append(an.claim(f"{model_label(a, cfg)} > {model_label(b, cfg)} on {k}", r["diff"], r.p, r.n,
-                                f"mean difference {r['diff']:+.4f} (95% CI {r.ci_low:+.4f}..{r.ci_high:+.4f}), "
-                                f"W/T/L {r.wins}/{r.ties}/{r.losses}{where}", alpha=ALPHA, paper_effect=effect,
-                                sd=r.std_diff))
+                                detail, alpha=ALPHA, paper_effect=effect, sd=r.std_diff, missing=missing))
     return out
 
 
+@report_outputs
 def report(store) -> dict:
     df = an.frame(store)
     cfg = store.read_manifest()["config"]
@@ -130,8 +133,10 @@ def report(store) -> dict:
             marks.append("*" if len(r) and float(r.iloc[0].p) < ALPHA else "")
         shown[f"sig@{k[5:]}"] = marks
     paper_note = " paper@5/@10: Bruch Table 1." if "paper@5" in table else ""
+    missing = an.missing_notes(df, METRICS)             # none in a normal run
     legend = (f"Mean test NDCG over {trials} trial(s) (± = half-width of the 95% CI). * = differs from λMART, "
-              f"paired t-test p < {ALPHA}.{paper_note} {protocol_notes(devs, choices)}")
+              f"paired t-test p < {ALPHA}.{paper_note} {protocol_notes(devs, choices)}"
+              + "".join(f" Missing: {m}." for m in missing))
     files = write_table(shown, root / "tables" / "table1",
                         caption=f"Ranking quality, Bruch Table 1 ({cfg['dataset']}, library {cfg['library']}, "
                                 f"preset {cfg['preset']})",
@@ -152,6 +157,7 @@ def report(store) -> dict:
     files += write_claims(root, cl, devs, "Claims check (Bruch Table 1)", ALPHA, choices=choices)
     cols = ["model", "trials", *METRICS, "trees", "train_s"] + [c for c in ("paper@5", "paper@10") if c in table]
     text = [f"Bruch Table 1 ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})",
+            *(f"Missing: {m}" for m in missing),
             table[cols].rename(columns={k: an.label(k) for k in METRICS}).to_string(
                 index=False, float_format=lambda v: f"{v:.4f}"), "", *claims_text(cl, devs, ALPHA, choices)]
     return {"text": "\n".join(text), "files": files, "table": table, "claims": cl}

@@ -29,7 +29,8 @@ from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5, BruchConfig, config_from_args, model_label, train_size, unit_fn
 from experiments.cli import UsageError, cli, make_parser, parse_levels
 from experiments.study import config_or_manifest, execute
-from ltrrepro.report import band, claims_text, protocol_notes, save_figure, write_claims, write_json, write_table
+from ltrrepro.report import (band, claims_text, file_stem, protocol_notes, report_outputs, save_figure, write_claims,
+                             write_json, write_table)
 from ltrrepro.runner import Unit
 from ltrrepro.stats import paired_test, summarize
 
@@ -93,19 +94,19 @@ def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "
     df = _expand_level0(df)
     for noise, g in df.groupby("noise"):
         for level, h in g.groupby("level"):
-            pr = an.paired(h, metric, a, b)
-            if len(pr) == 0:
+            if len(an.paired(h, metric, a, b, dropna=False)) == 0:
                 continue
+            pr = an.paired(h, metric, a, b)          # the trials where both are defined (maybe none)
             c = paired_test(pr.a.values, pr.b.values)
             sa, sb = summarize(pr.a.values), summarize(pr.b.values)
             rows.append({"noise": noise, "level": float(level), "trials": c.n, b: sb.mean,
                          f"{b}_lo": sb.ci_low, f"{b}_hi": sb.ci_high, a: sa.mean,
                          f"{a}_lo": sa.ci_low, f"{a}_hi": sa.ci_high, "diff": c.diff, "diff_lo": c.ci_low,
                          "diff_hi": c.ci_high, "sd": c.std_diff, "p": c.p, "wins": c.wins, "ties": c.ties, "losses": c.losses})
-    out = pd.DataFrame(rows)
-    if len(out):
-        out = out.sort_values(["noise", "level"]).reset_index(drop=True)
-        out["p_holm"] = an.holm_within(out, "noise")
+    out = pd.DataFrame(rows, columns=["noise", "level", "trials", b, f"{b}_lo", f"{b}_hi", a, f"{a}_lo", f"{a}_hi",
+                                      "diff", "diff_lo", "diff_hi", "sd", "p", "wins", "ties", "losses"])
+    out = out.sort_values(["noise", "level"]).reset_index(drop=True)
+    out["p_holm"] = an.holm_within(out, "noise") if len(out) else []
     return out
 
 
@@ -127,9 +128,11 @@ def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "l
                 slopes.append(np.polyfit(h.level.astype(float), (h.a - h.b).values, 1)[0])
         slopes = np.asarray(slopes)
         if slopes.size >= 2 and slopes.std(ddof=1) > 0:
-            p = float(st.ttest_1samp(slopes, 0.0).pvalue)
-        else:
+            p, missing = float(st.ttest_1samp(slopes, 0.0).pvalue), None
+        else:                                    # trials with a value at every level: none, one, all alike
             p = float("nan")
+            missing = an.no_test_reason(slopes.size, slopes.std(ddof=1) if slopes.size > 1 else None,
+                                        metric if g[metric].isna().any() else None)
         mean = float(slopes.mean()) if slopes.size else float("nan")
         lv = sorted(g.level.unique())
         drop = {m: float(g[(g.model == m) & (g.level == lv[0])][metric].mean()
@@ -140,8 +143,8 @@ def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "l
                            "documents are clicked more)"}[noise]
         out.append(an.claim(claim, mean, p, slopes.size,
                             f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from "
-                            f"level {lv[0]:g} to {lv[-1]:g}: {nb} {drop[b]:+.4f}, "
-                            f"{na} {drop[a]:+.4f}", alpha=ALPHA, noise=noise,
+                            f"level {lv[0]:g} to {lv[-1]:g}: {nb} {drop[b]:+.4f}, {na} {drop[a]:+.4f}" if slopes.size
+                            else f"no trial with NDCG@5 defined at every level", alpha=ALPHA, noise=noise, missing=missing,
                             statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
     return out
 
@@ -155,16 +158,18 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[dict]:
     g = res[res.noise == noise] if len(res) else res
     out = []
     for _, r in g.iterrows():
+        missing = an.no_test_reason(int(r.trials), r.sd, NDCG5) if not np.isfinite(r.p) else None
         out.append(an.claim(f"{na} beats {nb} at click level {r.level:g}", r["diff"], r.p, int(r.trials),
                             f"Δ NDCG@5 {r['diff']:+.4f} (95% CI {r.diff_lo:+.4f}..{r.diff_hi:+.4f}), W/T/L "
-                            f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}", alpha=ALPHA, noise=noise,
-                            level=float(r.level), sd=r.sd))
+                            f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else "Δ NDCG@5: no defined pair",
+                            alpha=ALPHA, noise=noise, level=float(r.level), sd=r.sd, missing=missing))
     if out:
         verdicts = [c["verdict"] for c in out]
         k = verdicts.count("supported")
+        untested = [c["verdict"] for c in out if not np.isfinite(c["p"])]
         v = ("supported" if k == len(out) else "contradicted" if "contradicted" in verdicts
-             else f"not supported ({k} of {len(out)} levels significant)")
-        worst = max(c["p"] for c in out)
+             else untested[0] if len(untested) == len(out) else f"not supported ({k} of {len(out)} levels significant)")
+        worst = max((c["p"] for c in out if np.isfinite(c["p"])), default=float("nan"))
         out.append(an.claim(f"{na} beats {nb} at every click level, each significant (appendix E)",
                             float(k), worst, int(g.trials.min()),
                             f"{k} of {len(out)} levels supported at α = {ALPHA:g}; value: the levels supported, p: "
@@ -183,10 +188,11 @@ def pairs_of(cfg: dict, models) -> list[tuple[str, str, str]]:
     base = cfg.get("baseline", "lambdamart")
     for key, _ in cfg.get("plugins", []):
         if key in models and base in models:
-            out.append((key, base, "_" + key.replace(".", "-")))      # file names: no dots (suffixes)
+            out.append((key, base, "_" + file_stem(key)))      # file names: no dots, one per plug-in
     return out
 
 
+@report_outputs
 def report(store, name: str = "robustness", figure: str = "fig3", title: str = "Bruch Figure 3 — robustness") -> dict:
     """Tables, figures and claims of a noise-level experiment (also used by ``clicks``): one
     table and figure set per comparison (:func:`pairs_of`), one claims check for all."""
@@ -196,17 +202,19 @@ def report(store, name: str = "robustness", figure: str = "fig3", title: str = "
     devs = cfg["deviations"]
     choices = cfg.get("choices", [])
     files, cl, texts, summary = [], [], [], {}
+    missing = an.missing_notes(df, [NDCG5])            # none in a normal run
     for a, b, suffix in pairs_of(cfg, set(df.model) if len(df) else set()):
         names = (_names(a, cfg), _names(b, cfg))
         res = analyse(df, a=a, b=b)
         cl += claims(df, a=a, b=b, names=names)
         if "clicks" in set(res.noise):
             cl += level_claims(res, names)
-        f, text = _pair_outputs(res, cfg, root, a, b, names, name + suffix, figure, suffix, devs, choices)
+        f, text = _pair_outputs(res, cfg, root, a, b, names, name + suffix, figure, suffix, devs, choices, missing)
         files += f
         texts += [text, ""]
         summary[a + "-" + b] = res.to_dict(orient="records")
-    text = [f"{title} ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})", *texts,
+    text = [f"{title} ({cfg['dataset']}, {cfg['library']}, preset {cfg['preset']})",
+            *(f"Missing: {m}" for m in missing), *texts,
             *claims_text(cl, devs, ALPHA, choices)]
     files += write_claims(root, cl, devs, f"Claims check ({title})", ALPHA, choices=choices)
     files.append(write_json(root / "summary.json", {"table": summary.get("xendcg-lambdamart", []),
@@ -214,7 +222,7 @@ def report(store, name: str = "robustness", figure: str = "fig3", title: str = "
     return {"text": "\n".join(text), "files": files, "claims": cl}
 
 
-def _pair_outputs(res, cfg, root, a, b, names, table_name, figure, suffix, devs, choices=()):
+def _pair_outputs(res, cfg, root, a, b, names, table_name, figure, suffix, devs, choices=(), missing=()):
     (na, sa), (nb, sb) = names
     long_a = "XE_NDCG MART" if a == "xendcg" else na
     d = f"Δ ({sa}−{sb})"
@@ -225,7 +233,7 @@ def _pair_outputs(res, cfg, root, a, b, names, table_name, figure, suffix, devs,
     trials = int(res.trials.max()) if len(res) else 0
     legend = (f"Mean test NDCG@5 over trials. Δ = {na} − {nb} (paired by trial), 95% CI; p: paired t-test; "
               f"p (Holm): Holm over the levels of a noise type; * p (Holm) < {ALPHA}. W/T/L = trials where {na} "
-              f"wins/ties/loses. {protocol_notes(devs, choices)}")
+              f"wins/ties/loses. {protocol_notes(devs, choices)}" + "".join(f" Missing: {m}." for m in missing))
     files = write_table(table, root / "tables" / table_name,
                         caption=f"Robustness to training noise ({cfg['dataset']}, library {cfg['library']})",
                         legend=legend, formats={"level": "g", "p": "p", "p_holm": "p"},

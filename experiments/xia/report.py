@@ -11,7 +11,7 @@ from experiments import analysis as an
 from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
                                    paper_differences, paper_table)
 from experiments.xia.protocol import METRICS, PRINCIPLES
-from ltrrepro.report import claims_text, protocol_notes, save_figure, write_claims, write_table
+from ltrrepro.report import claims_text, protocol_notes, report_outputs, save_figure, write_claims, write_table
 from ltrrepro.stats import paired_test
 
 SYSTEMS = PRINCIPLES
@@ -81,17 +81,18 @@ def tables(df, dataset):
                     row[f"{METRIC_LABELS[m]} paper SE/OLE"] = f"{ps[mi][0]:.2f}/{ps[mi][1]:.2f}" if ps else ""
                     a, b = _pair(df, system, leaves, lr, m)
                     if len(a):
-                        c = paired_test(a, b) if len(a) > 1 else None
+                        ok = np.isfinite(a) & np.isfinite(b)        # folds where the metric is defined
+                        c = an.finite_test(a, b) if ok.sum() > 1 else None
                         diffs.append({"system": system, "leaves": leaves, "lr": lr, "metric": METRIC_LABELS[m],
-                                      "OLE − SE (×100)": 100 * float(np.mean(a - b)),
-                                      "p": c.p if c else np.nan, "folds": len(a),
+                                      "OLE − SE (×100)": 100 * float(np.mean(a[ok] - b[ok])) if ok.any() else np.nan,
+                                      "p": c.p if c else np.nan, "folds": int(ok.sum()),
                                       "paper OLE − SE": (ps[mi][1] - ps[mi][0]) if ps else np.nan})
                 rows.append(row)
                 lrow = {"system": system, "leaves": leaves, "lr": lr}
                 for pr in principles:
                     lrow[f"loss {pr.upper()}"] = float(g[g.principle == pr]["loss"].mean())
-                if {"se", "ole"} <= set(principles):
-                    lrow["OLE vs SE (%)"] = 100 * (lrow["loss OLE"] / lrow["loss SE"] - 1)
+                if {"se", "ole"} <= set(principles):      # (no ratio to a loss of 0: no pair to order)
+                    lrow["OLE vs SE (%)"] = 100 * (lrow["loss OLE"] / lrow["loss SE"] - 1) if lrow["loss SE"] else np.nan
                 losses.append(lrow)
     return key, pd.DataFrame(rows), pd.DataFrame(diffs), pd.DataFrame(losses)
 
@@ -174,7 +175,10 @@ def claims(df, diffs, losses, time_table, key, folds) -> list[dict]:
             better, worse, pos = int((delta >= 0.1).sum()), int((delta <= -0.1).sum()), int((delta > 0).sum())
             a_f, b_f = _fold_means(df, system, list(METRICS))
             per_fold = 100 * (a_f - b_f)
-            c = paired_test(a_f, b_f) if len(a_f) > 1 else None
+            per_fold = per_fold[np.isfinite(per_fold)]               # folds where the metrics are defined
+            c = an.finite_test(a_f, b_f) if len(per_fold) > 1 else None
+            missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
+                       if not (c and np.isfinite(c.p)) else None)
             k, m = paper_counts(system)
             paper = paper_differences(system, key)
             cl.append(an.claim(
@@ -186,15 +190,19 @@ def claims(df, diffs, losses, time_table, key, folds) -> list[dict]:
                 f"of the mean over configurations and metrics",
                 verdict_text=("not supported (OLE ahead by ≥ 0.1 point in too few comparisons)"
                               if better <= n / 2 and delta.mean() > 0 else None),
-                paper_effect=float(paper.mean()), sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None))
+                paper_effect=float(paper.mean()), sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None,
+                missing=missing))
         lo = losses[losses.system == system] if len(losses) else losses
         if len(lo) and "OLE vs SE (%)" in lo:
             rel = lo["OLE vs SE (%)"].values
             a_f, _ = _fold_means(df, system, ["loss"], relative=True)
-            per_fold = 100 * a_f
+            per_fold = 100 * a_f[np.isfinite(a_f)]            # (no ratio to a loss of 0)
             c = paired_test(per_fold, np.zeros_like(per_fold)) if len(per_fold) > 1 else None
             value = float(per_fold.mean()) if len(per_fold) else float("nan")
             p = c.p if c else np.nan
+            missing = None if np.isfinite(p) else (
+                an.no_test_reason(len(per_fold), c.std_diff if c else None, on="fold") if len(per_fold)
+                else "no fold with a finite loss ratio (a final loss of 0: no pair to order)")
             cl.append(an.claim(
                 f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
                 f"{PAPER_LOSS_RANGE[1]:g}% (paper)", value, p, folds,
@@ -202,7 +210,7 @@ def claims(df, diffs, losses, time_table, key, folds) -> list[dict]:
                 f"mean over folds {value:+.2f}% (negative: OLE lower); supported only within the paper's "
                 f"magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)",
                 expected_sign=-1, verdict_text=_loss_verdict(value, p), paper_effect=-PAPER_LOSS_RANGE[0],
-                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None))
+                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None, missing=missing))
     if len(time_table) and "OLE / SE" in time_table:
         for _, r in time_table.iterrows():
             if np.isfinite(r.get("OLE / SE", np.nan)):
@@ -215,6 +223,7 @@ def claims(df, diffs, losses, time_table, key, folds) -> list[dict]:
     return cl
 
 
+@report_outputs
 def report(store) -> dict:
     cfg = store.read_manifest()["config"]
     recs = store.records()
@@ -230,8 +239,9 @@ def report(store) -> dict:
                f"exact, RWSE = the libraries' gain.")
     paper_note = (f"'paper SE/OLE': Xia et al. {PAPER_TABLE_NAMES[key]}." if key else
                   "No paper table: the paper reports Yahoo Set 1 and MSLR-WEB10K only.")
+    missing = an.missing_notes(df, METRICS)             # none in a normal run
     legend = (f"Test metrics ×100 at the last round, mean over {folds} fold(s) ({cfg['dataset']}); {paper_note} "
-              f"{learner} {protocol_notes(devs, choices)}")
+              f"{learner} {protocol_notes(devs, choices)}" + "".join(f" Missing: {m}." for m in missing))
     files += write_table(table, root / "tables" / "table_se_ole", caption=f"SE vs OLE ({cfg['dataset']})",
                          legend=legend + " Cells: SE/OLE, as the paper's tables.", digits=2,
                          shown=_paper_layout(table))
@@ -265,6 +275,7 @@ def report(store) -> dict:
     files += write_claims(root, cl, devs, "Claims check (Xia et al.)", ALPHA, choices=choices)
     text = [f"Xia et al. Tables 2/3 — SE vs OLE ({cfg['dataset']}; paper table: {key or 'none'}), ×100, "
             f"{folds} fold(s); trees {cfg.get('growth', 'best-first')}, leaf rule {cfg.get('leaf_rule', 'exact')}",
+            *(f"Missing: {m}" for m in missing),
             table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
             "Final training loss:", losses.to_string(index=False, float_format=lambda v: f"{v:.5g}"), "",
             "Wall time:", time_table.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",

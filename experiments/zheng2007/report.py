@@ -10,8 +10,8 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.zheng2007.protocol import DCG5, LABELS, PERCENTS, RUNS, run_name
-from ltrrepro.report import band, claims_text, protocol_notes, save_figure, write_claims, write_table
-from ltrrepro.stats import summarize
+from ltrrepro.report import (band, claims_text, protocol_notes, report_outputs, save_figure, write_claims,
+                             write_table)
 
 MODELS = tuple(RUNS)
 PAPER_TABLE1 = {  # Zheng et al. 2007 Table 1 (docs/protocols/zheng2007.md §6): precision at K% on P3
@@ -40,6 +40,7 @@ def _records(store) -> list[dict]:
 _paired = an.compare
 
 
+@report_outputs
 def report(store) -> dict:
     import matplotlib
     matplotlib.use("Agg")
@@ -74,8 +75,10 @@ def report(store) -> dict:
         share = sizes["L1_queries"] / n_q
         if abs(share - 2000 / 4898) > 0.1:
             devs.append(f"L1 (single-grade queries) is {100 * share:.0f}% of the queries, the paper's ≈41%")
+    missing = an.missing_notes(df, [f"prec@{k}%" for k in PERCENTS] + [DCG5])     # none in a normal run
     legend = (f"Precision at K% on P3, mean over {trials} trial(s); p: paired t-tests. Paper: Zheng et al. Table 1 "
-              f"(proprietary data). Sizes (trial 0): {sizes}. {protocol_notes(devs, choices)}")
+              f"(proprietary data). Sizes (trial 0): {sizes}. {protocol_notes(devs, choices)}"
+              + "".join(f" Missing: {m}." for m in missing))
     files += write_table(table, root / "tables" / "table1_precision", caption=f"Precision at K% ({cfg['dataset']})",
                          legend=legend, formats={"p(QB vs GBT)": "p", "p(GBT vs SVM)": "p"})
     # DCG-5 summary and Figure 1
@@ -83,7 +86,7 @@ def report(store) -> dict:
     for key in MODELS:
         g = df[df.model == key]
         if len(g):
-            s = summarize(g[DCG5].values)
+            s = an.summary(g[DCG5].values)              # the trials where it is defined
             dcg_rows.append({"run": LABELS[key], "trials": s.n, "DCG-5": s.mean, "± (95% CI)": (s.ci_high - s.ci_low) / 2})
     dcg_table = pd.DataFrame(dcg_rows)
     files += write_table(dcg_table, root / "tables" / "dcg5", caption="DCG-5 on L3 at the last iteration",
@@ -129,6 +132,7 @@ def report(store) -> dict:
     files += write_claims(root, cl, devs, "Claims check (Zheng et al.)", ALPHA, extra={"sizes": sizes},
                           choices=choices)
     text = [f"Zheng et al. Table 1 — precision at K% on P3 ({cfg['dataset']}, {cfg['library']})",
+            *(f"Missing: {m}" for m in missing),
             table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), "",
             dcg_table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), f"sizes: {sizes}",
             *claims_text(cl, devs, ALPHA, choices)]
