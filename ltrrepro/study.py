@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ltrrepro.store import StoreError
 
 __all__ = ["run", "load", "StudyResult", "EXPERIMENTS"]
 
@@ -70,28 +74,97 @@ def _argv(params: dict) -> list[str]:
 
 
 def run(experiment: str, out, **params) -> StudyResult:
-    """Run (or resume) ``experiment`` into ``out`` with the command's flags as keywords."""
+    """Run (or resume) ``experiment`` into ``out`` with the command's flags as keywords. A
+    flag the command does not take, or a value it refuses (``trials=0``), raises
+    :class:`experiments.cli.UsageError` — as a user error of the command does — never
+    ``SystemExit``."""
     if experiment not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {experiment!r}; known: {', '.join(EXPERIMENTS)}")
     main = importlib.import_module(EXPERIMENTS[experiment]).main
     main = getattr(main, "__wrapped__", main)        # errors raise, as Python callers expect
     params.setdefault("quiet", True)
-    code = main(_argv({**params, "out": str(out)}))
+    with _parser_errors_raise(experiment):
+        code = main(_argv({**params, "out": str(out)}))
     return load(out, exit_code=code)
 
 
+@contextmanager
+def _parser_errors_raise(experiment: str):
+    """The command's parser reports a bad flag by exiting (``SystemExit(2)``, after printing
+    ``error: …``); inside :func:`run` it raises :class:`~experiments.cli.UsageError` instead,
+    naming the keyword as the caller wrote it."""
+    from experiments.cli import ArgumentParser, UsageError
+
+    def error(self, message):
+        message = re.sub(r"--([\w-]+)", lambda m: f"{m.group(1).replace('-', '_')} ({m.group(0)})", message)
+        raise UsageError(f"study.run({experiment!r}): {message}")
+
+    saved = ArgumentParser.error
+    ArgumentParser.error = error
+    try:
+        yield
+    finally:
+        ArgumentParser.error = saved
+
+
+def _damaged(path: Path, err: Exception, fix: str):
+    return StoreError(f"{path}: damaged ({type(err).__name__}: {err}); {fix}")
+
+
 def load(out, exit_code: int = 0) -> StudyResult:
-    """The results of a run directory (as :func:`run` returns them), without running anything."""
+    """The results of a run directory (as :func:`run` returns them), without running anything:
+    the tables and figures of its last report (those ``report.json`` lists), its claims and
+    manifest. A path that is not a results directory raises ``FileNotFoundError``; a damaged
+    file raises :class:`ltrrepro.store.StoreError` naming it and what rebuilds it."""
     import pandas as pd
 
+    from ltrrepro.report import OUTPUT_DIRS, read_report_index
+
     out = Path(out)
+    if not out.is_dir():
+        raise FileNotFoundError(f"{out}: no such results directory" if not out.exists() else
+                                f"{out}: not a directory (a results directory holds manifest.json)")
+    manifest = out / "manifest.json"
+    if not manifest.is_file():
+        raise FileNotFoundError(f"{manifest}: not found; is {out} a results directory written by an ltrrepro "
+                                f"experiment (python -m experiments.<name> --out {out})?")
+    rebuild = f"re-run `python -m experiments.report {out}` (or the experiment's command) to rebuild it"
     res = StudyResult(out=out, exit_code=exit_code)
-    for csv in sorted((out / "tables").glob("*.csv")):
-        res.tables[csv.stem] = pd.read_csv(csv)
-    if (out / "claims.json").exists():
-        got = json.loads((out / "claims.json").read_text())
+    try:
+        res.manifest = json.loads(manifest.read_text(encoding="utf-8"))
+        if not isinstance(res.manifest, dict):
+            raise ValueError("not a JSON object")
+    except (ValueError, UnicodeDecodeError) as err:
+        raise _damaged(manifest, err, "re-running the experiment's command rebuilds it (finished units are "
+                                      "kept)") from None
+    try:
+        listed = read_report_index(out)
+    except ValueError as err:
+        raise StoreError(f"{err}; {rebuild}") from None
+    if listed is None:           # no record of the last report (written before it was kept): what is there
+        listed = [p.relative_to(out).as_posix() for d in OUTPUT_DIRS for p in sorted((out / d).glob("*"))]
+    for name in sorted(listed):
+        path = out / name
+        if name.startswith("tables/") and path.suffix == ".csv":
+            if not path.is_file():
+                raise FileNotFoundError(f"{path}: listed in {out / 'report.json'} but missing; {rebuild}")
+            try:
+                res.tables[path.stem] = pd.read_csv(path)
+            except pd.errors.EmptyDataError:
+                res.tables[path.stem] = pd.DataFrame()       # a table without columns
+            except (ValueError, UnicodeDecodeError) as err:
+                raise _damaged(path, err, rebuild) from None
+        elif name.startswith("figures/") and path.suffix == ".png":
+            if not path.is_file():
+                raise FileNotFoundError(f"{path}: listed in {out / 'report.json'} but missing; {rebuild}")
+            res.figures.append(path)
+    claims = out / "claims.json"
+    if claims.exists():
+        try:
+            got = json.loads(claims.read_text(encoding="utf-8"))
+            if not isinstance(got, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, UnicodeDecodeError) as err:
+            raise _damaged(claims, err, rebuild) from None
         res.claims, res.deviations = got.get("claims", []), got.get("deviations", [])
-    res.figures = sorted((out / "figures").glob("*.png"))
-    if (out / "manifest.json").exists():
-        res.manifest = json.loads((out / "manifest.json").read_text())
     return res
