@@ -77,7 +77,8 @@ def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_e
     info = prepare_data(cfg, out) if data else DataInfo()
     config = {**cfg.to_dict(), "deviations": cfg.deviations(), "choices": cfg.choices(), "data": info.facts}
     store = ResultStore(out, config)
-    ctx = {"cfg": cfg, "data": info.ref}
+    ctx = {"cfg": cfg, "data": info.ref,
+           "isolated": tuple(k for k, _ in getattr(cfg, "plugins", ()))}   # plug-ins run in their own process
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{cfg.experiment}: {cfg.dataset}{size}, {cfg.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *header_extra,

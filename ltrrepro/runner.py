@@ -40,6 +40,7 @@ from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_n
 from .store import ResultStore
 
 __all__ = ["Unit", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary", "default_jobs_threads",
+           "UnitProcessDied",
            "STREAM_SPLIT", "STREAM_TRANSFORM", "STREAM_MODEL"]
 
 STREAM_SPLIT, STREAM_TRANSFORM, STREAM_MODEL = 0, 1, 2
@@ -214,19 +215,97 @@ def _watch_parent(parent_pid: int, every_s: float = 1.0) -> None:
     _WATCHDOG[0].start()
 
 
+class UnitProcessDied(RuntimeError):
+    """The process running an isolated unit ended without a result (``os._exit``, a crash, the
+    out-of-memory killer): the unit fails with this reason, the run goes on."""
+
+
 def _execute(fn: Callable, unit: Unit, ctx: dict):
-    """Run one unit in a worker; never raises (a failure comes back as a record)."""
+    """Run one unit in a worker; never raises (a failure comes back as a record).
+
+    A unit whose model is in ``ctx["isolated"]`` (plug-in objectives: code the harness does
+    not know) runs in a child process of its own (:func:`_run_isolated`), so that a plug-in
+    that kills its process — ``os._exit``, a segfault, the out-of-memory killer — fails its
+    own unit with the reason, and the worker and the other units go on. ``SystemExit`` raised
+    by a unit (``sys.exit`` in a plug-in) is a failure too, never the end of the run."""
     if ctx.get("_parent_pid"):
         _watch_parent(int(ctx["_parent_pid"]))
     _set_threads(ctx.get("threads", 1))
     t0 = time.perf_counter()
     try:
-        record, arrays = fn(unit, ctx)
+        if unit.model in ctx.get("isolated", ()):
+            record, arrays = _run_isolated(fn, unit, ctx)
+        else:
+            record, arrays = fn(unit, ctx)
         return "ok", unit, record, arrays, time.perf_counter() - t0, os.getpid()
-    except Exception as err:  # noqa: BLE001 - every failure is recorded, the run goes on
-        tb = traceback.format_exc()
-        return "failed", unit, {"error": f"{type(err).__name__}: {err}", "traceback": tb}, None, \
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - every failure is recorded, the run goes on
+        tb = getattr(err, "child_traceback", None) or traceback.format_exc()
+        text = f"{type(err).__name__}: {err}" if not isinstance(err, SystemExit) else \
+            f"SystemExit: the unit called sys.exit({err.code!r}); a unit must return or raise"
+        return "failed", unit, {"error": getattr(err, "child_error", None) or text, "traceback": tb}, None, \
             time.perf_counter() - t0, os.getpid()
+
+
+def _child_main(conn, fn, unit, ctx, parent_pid) -> None:
+    """In the isolated unit's process: run it and send ``("ok", (record, arrays))`` or
+    ``("failed", (error, traceback))`` back."""
+    _watch_parent(parent_pid)
+    _set_threads(ctx.get("threads", 1))
+    try:
+        msg = ("ok", fn(unit, ctx))
+    except SystemExit as err:
+        msg = ("failed", (f"SystemExit: the unit called sys.exit({err.code!r}); a unit must return or raise",
+                          traceback.format_exc()))
+    except BaseException as err:  # noqa: BLE001 - sent to the parent, which records it
+        msg = ("failed", (f"{type(err).__name__}: {err}", traceback.format_exc()))
+    conn.send(msg)
+    conn.close()
+
+
+def _run_isolated(fn: Callable, unit: Unit, ctx: dict):
+    """``fn(unit, ctx)`` in a fresh (spawned) child process; its result, its exception (as a
+    failure carrying the child's traceback), or :class:`UnitProcessDied` naming how the
+    child ended. Costs a process start (about a second of imports; numba kernels come from
+    their on-disk cache). Where the caller may not have children (a daemonic dask worker),
+    the unit runs in the caller, unisolated."""
+    import multiprocessing as mp
+    import signal
+
+    if mp.current_process().daemon:
+        return fn(unit, ctx)
+    from joblib.externals.loky.backend import get_context
+
+    mpc = get_context("loky")          # a fresh interpreter, as "spawn", also from inside a loky worker
+    recv, send = mpc.Pipe(duplex=False)
+    child = mpc.Process(target=_child_main, args=(send, fn, unit, ctx, os.getpid()), daemon=True,
+                        name=f"ltrrepro-unit-{unit.trial}-{unit.model}")
+    child.start()
+    send.close()
+    try:
+        msg = recv.recv()
+    except EOFError:
+        msg = None
+    finally:
+        recv.close()
+        child.join()
+    if msg is None:
+        code = child.exitcode
+        if code is not None and code < 0:
+            try:
+                why = f"killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                why = f"killed by signal {-code}"
+            if -code == signal.SIGKILL:
+                why += " (the out-of-memory killer?)"
+        else:
+            why = f"exited with code {code} (os._exit?)"
+        raise UnitProcessDied(f"the process of unit {unit.key} ({unit.model}) ended without a result: {why}")
+    status, payload = msg
+    if status == "ok":
+        return payload
+    err = RuntimeError(payload[0])
+    err.child_error, err.child_traceback = payload
+    raise err
 
 
 @dataclass

@@ -59,3 +59,37 @@ class ShortOnBigLists(Squared):
 
 class NotAnObjective:
     pass
+
+
+class CrashOnData(Squared):
+    """Kills its process on real data (from the second iteration): ``how`` is ``segfault``,
+    ``exit`` (``os._exit(3)``) or ``sysexit`` (``sys.exit(0)``)."""
+
+    name = "crash"
+
+    def __init__(self, how: str = "segfault"):
+        super().__init__()
+        self.how = how
+
+    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
+        if iteration >= 1 and len(scores) > 10:
+            import os
+            import sys
+            if self.how == "segfault":
+                import ctypes
+                ctypes.string_at(0)
+            elif self.how == "exit":
+                os._exit(3)
+            else:
+                sys.exit(0)
+        return super().grad_hess(scores, labels, offsets, iteration, rng)
+
+
+class GlobalRandom(Squared):
+    """Draws from numpy's global state instead of its rng: not repeatable."""
+
+    name = "global-random"
+
+    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
+        g, h = super().grad_hess(scores, labels, offsets, iteration, None)
+        return g + np.random.normal(0.0, 1e-3, g.shape), h

@@ -3,6 +3,7 @@ both libraries, appears in tables and claims, is recorded in the manifest, and a
 is a clear error (before any work when it cannot be loaded; its own units only when it breaks
 on the data, while the built-in models finish)."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ from experiments import quality, robustness
 from ltrrepro.fit import SYSTEMS, Boosting, PluginError, load_plugin, plugin_key
 from ltrrepro.fit.plugins import parse_spec, split_models
 
+ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--queries", "60", "--trials", "2", "--preset", "tiny", "--jobs", "1", "--quiet"]
 SQ = "plugin_losses:Squared(scale=0.5)"
 SQ_KEY = "plugin_losses.Squared@scale=0.5"
@@ -147,3 +149,51 @@ def test_a_manifest_naming_any_other_callable_is_refused_before_it_is_called(tmp
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: ") and "nothing was called" in err[-1]
     assert not (tmp_path / "again" / "units").exists()
+
+
+@pytest.mark.parametrize("how,why", [("segfault", "killed by signal SIGSEGV"), ("exit", "exited with code 3"),
+                                     ("sysexit", "called sys.exit(0)")])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_plugin_that_kills_its_process_fails_its_units_only(tmp_path, capsys, how, why, jobs):
+    out = tmp_path / "o"
+    spec = f"plugin_losses:CrashOnData(how='{how}')"
+    argv = TINY + ["--models", f"lambdamart,{spec}", "--out", str(out)]
+    argv[argv.index("--jobs") + 1] = jobs
+    assert quality.main(argv) == 1
+    err = capsys.readouterr().err
+    assert why in err and "Traceback" not in err
+    recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
+    assert {r["unit"]["model"] for r in recs} == {"lambdamart"} and len(recs) == 2   # the built-in finished
+    fails = [json.loads(p.read_text()) for p in (out / "failures").glob("*.json")]
+    assert len(fails) == 2 and all(why in f["error"] for f in fails)
+    assert json.loads((out / "manifest.json").read_text())["status"] == "failed"
+
+
+def test_a_plugin_drawing_from_global_random_state_is_refused(tmp_path, capsys):
+    with pytest.raises(PluginError, match="two calls with the generator in the same state"):
+        load_plugin("plugin_losses:GlobalRandom")
+    assert quality.main(TINY + ["--models", "lambdamart,plugin_losses:GlobalRandom", "--out", str(tmp_path / "o")]) == 2
+    assert "draw every random number from the rng argument" in capsys.readouterr().err
+
+
+def test_editing_a_plugins_source_recomputes_its_units(tmp_path, capsys, monkeypatch):
+    import importlib
+    import sys
+    pkg = tmp_path / "src"
+    pkg.mkdir()
+    src = (ROOT / "tests" / "plugin_losses.py").read_text()
+    (pkg / "edited_losses.py").write_text(src)
+    monkeypatch.syspath_prepend(str(pkg))
+    out = tmp_path / "o"
+    argv = TINY + ["--models", "lambdamart,edited_losses:Squared(scale=0.5)", "--out", str(out)]
+    assert quality.main(argv) == 0
+    stamp = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.json")}
+    assert quality.main(argv) == 0                                      # unchanged source: every unit resumed
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.json")} == stamp
+    (pkg / "edited_losses.py").write_text(src + "\n# a user's edit\n")
+    load_plugin.cache_clear()
+    sys.modules.pop("edited_losses", None)
+    importlib.invalidate_caches()
+    assert quality.main(argv) == 0
+    after = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.json")}
+    assert all(after[k] != v for k, v in stamp.items())                 # recomputed under the new source

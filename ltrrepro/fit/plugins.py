@@ -168,26 +168,53 @@ def resolve_factory(spec: str, module, name: str):
 
 
 def _smoke(spec: str, objective: Objective) -> None:
-    """Two lists (3 and 2 documents): finite gradients, non-negative Hessians, right length."""
+    """Two lists (3 and 2 documents): finite gradients, non-negative Hessians, right length;
+    and the same numbers from a second call with a generator in the same state — a plug-in
+    that draws from anything but its ``rng`` (``np.random``'s global state, ``random``, the
+    clock) would give other tables on every run and at every ``--jobs``."""
     scores = np.array([0.3, -0.1, 0.0, 0.5, 0.2])
     labels = np.array([2, 0, 1, 0, 1])
     offsets = np.array([0, 3, 5])
+    outs = []
+    for iteration in (0, 0):
+        try:
+            out = objective.grad_hess(scores.copy(), labels.copy(), offsets.copy(), iteration=iteration,
+                                      rng=np.random.default_rng(20261124))
+            grad, hess = (np.array(a, dtype=np.float64) for a in out)
+        except Exception as err:  # noqa: BLE001
+            raise PluginError(f"plug-in {spec!r}: grad_hess on a two-list example raised {type(err).__name__}: "
+                              f"{err}") from None
+        if grad.shape != scores.shape or hess.shape != scores.shape:
+            raise PluginError(f"plug-in {spec!r}: grad_hess returned shapes {grad.shape} and {hess.shape} for "
+                              f"{scores.shape[0]} documents (one gradient and one Hessian per document)")
+        try:
+            check_grad_hess(grad, hess, f"plug-in {spec!r}", 0)
+        except FloatingPointError as err:
+            raise PluginError(str(err)) from None
+        outs.append((grad, hess))
+    for a, b in (outs,):
+        if not (np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])):
+            raise PluginError(f"plug-in {spec!r}: two calls with the generator in the same state gave different "
+                              f"gradients; draw every random number from the rng argument (not np.random's global "
+                              f"state, random or the clock), or the run cannot be repeated")
+
+
+def _source_digest(module) -> str | None:
+    """SHA-256 of the plug-in module's source file (an edit is a new configuration)."""
+    import hashlib
+    from pathlib import Path
+
+    path = getattr(module, "__file__", None)
     try:
-        out = objective.grad_hess(scores, labels, offsets, iteration=0, rng=np.random.default_rng(0))
-        grad, hess = (np.asarray(a, dtype=np.float64) for a in out)
-    except Exception as err:  # noqa: BLE001
-        raise PluginError(f"plug-in {spec!r}: grad_hess on a two-list example raised {type(err).__name__}: {err}") \
-            from None
-    if grad.shape != scores.shape or hess.shape != scores.shape:
-        raise PluginError(f"plug-in {spec!r}: grad_hess returned shapes {grad.shape} and {hess.shape} for "
-                          f"{scores.shape[0]} documents (one gradient and one Hessian per document)")
-    try:
-        check_grad_hess(grad, hess, f"plug-in {spec!r}", 0)
-    except FloatingPointError as err:
-        raise PluginError(str(err)) from None
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if path else None
+    except OSError:
+        return None
 
 
 def describe(spec: str) -> dict:
-    """What the manifest records of a plug-in: its spec, unit name, file and version."""
+    """What the manifest records of a plug-in: its spec, unit name, file, version and the
+    digest of its source file — part of the configuration, so editing the plug-in's source
+    recomputes its units (and only a new version did before)."""
     system = load_plugin(spec)
-    return {"spec": spec, "key": system.name, "source": system.paper}
+    module = importlib.import_module(parse_spec(spec)[0])
+    return {"spec": spec, "key": system.name, "source": system.paper, "source_sha256": _source_digest(module)}
