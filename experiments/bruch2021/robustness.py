@@ -47,6 +47,8 @@ def check_levels(levels_text: str, noise_text: str) -> tuple[tuple, tuple]:
     bad = [n for n in noises if n not in NOISES]
     if bad or not noises:
         raise UsageError(f"--noise takes documents and/or labels, got {bad or noise_text!r}")
+    if len(set(noises)) != len(noises):
+        raise UsageError(f"--noise repeats a type: {noise_text!r}")
     if any(lv < 0 for lv in levels):
         raise UsageError("--levels are percentages >= 0")
     if any(lv > 100 for lv in levels) and "labels" in noises:
