@@ -20,6 +20,10 @@ from ltrrepro.store import ResultStore, StoreError
 __all__ = ["DataInfo", "prepare_data", "execute", "run_and_report", "config_or_manifest"]
 
 
+#: the fewest queries a dataset may have: the synthetic sizes' rule, applied to every dataset
+MIN_QUERIES = 10
+
+
 @dataclass(frozen=True)
 class DataInfo:
     """The pooled dataset as the workers read it (``ref``: path and name) and its facts."""
@@ -33,6 +37,10 @@ def prepare_data(cfg, out: Path) -> DataInfo:
     """Load the configuration's dataset once and store it for the workers (content-addressed)."""
     t0 = time.perf_counter()
     ds = load_dataset(cfg.dataset, data_dir=cfg.data_dir, n_queries=cfg.queries, seed=cfg.seed)
+    if ds.n_queries < MIN_QUERIES:
+        where = cfg.data_dir if cfg.dataset == "svmlight" else cfg.dataset
+        raise UsageError(f"{where}: {ds.n_queries} quer{'y' if ds.n_queries == 1 else 'ies'}; the protocol's random "
+                         f"query splits need at least {MIN_QUERIES} (training, validation and test parts)")
     ref = materialize(ds, fallback_dir=out / ".cache")
     facts = {"n_queries": ds.n_queries, "n_docs": ds.n_docs, "n_features": ds.n_features,
              "data_hash": Path(ref.path).name}

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,3 +161,18 @@ def test_a_record_copied_over_another_units_file_is_recomputed(tmp_path, capsys)
     assert quality.main(argv) == 0
     assert "holds the record of another unit" in capsys.readouterr().err
     assert json.loads(b.read_text())["key"] == b.stem.replace("__", "/")
+
+
+@pytest.mark.parametrize("n_queries", [1, 3])
+def test_a_dataset_too_small_to_split_is_one_line_before_training(tmp_path, capsys, n_queries):
+    from experiments import quality
+    from ltrrepro import make_synthetic
+    from ltrrepro.svmlight import write_svmlight
+    ds = make_synthetic("web30k", n_queries=20, seed=1)
+    path = tmp_path / "small.txt"
+    write_svmlight(ds.subset(np.arange(n_queries)), path)
+    assert quality.main(["--dataset", str(path), "--trials", "2", "--preset", "tiny", "--jobs", "1", "--quiet",
+                         "--out", str(tmp_path / "o")]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and f"{path}: {n_queries} quer" in err[0] and "at least 10" in err[0], err
+    assert not (tmp_path / "o" / "units").exists()
