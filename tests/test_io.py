@@ -285,13 +285,11 @@ def test_inferred_width_when_the_largest_index_comes_late(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("suffix", [".txt", ".txt.gz"])
-def test_line_count_over_map_windows_and_chunks(tmp_path, monkeypatch, rng, suffix):
+def test_line_count_over_read_windows_and_chunks(tmp_path, monkeypatch, rng, suffix):
     """The physical line count (the row allocation of a declared-width read) is exact across
-    memory-map windows and chunks, with and without a final newline."""
+    read windows and chunks, with and without a final newline."""
     import gzip
-    import mmap
     import ltrrepro.svmlight.source as io
-    monkeypatch.setattr(io, "MAP_WINDOW", mmap.ALLOCATIONGRANULARITY)
     monkeypatch.setattr(io, "CHUNK_BYTES", 1000)
     for rep in range(4):
         text = b"".join(b"x" * int(rng.integers(0, 300)) + b"\n"

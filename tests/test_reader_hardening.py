@@ -3,6 +3,7 @@ demand gigabytes, and names the file and line of every problem."""
 import bz2
 import gzip
 import json
+import re
 import tracemalloc
 
 import numpy as np
@@ -162,3 +163,78 @@ def test_truncated_or_corrupt_compressed_files_name_the_file(tmp_path, kind):
     bad.write_bytes(bytes(raw))
     with pytest.raises(SVMLightFormatError, match=rf"bad\.txt\.{kind}: the {kind} stream is damaged"):
         read_svmlight(bad, use_cache=False)
+
+
+# --- issue #31 -------------------------------------------------------------------------------
+
+def test_a_file_truncated_while_its_lines_are_counted_is_an_error_not_sigbus(tmp_path):
+    """Counting used memory maps: a file truncated while mapped killed the process with SIGBUS.
+    Run in a subprocess, so that a SIGBUS fails this test instead of the whole run."""
+    import subprocess
+    import sys
+    import textwrap
+    path = tmp_path / "shrinking.txt"
+    path.write_text(_lines(400, d=40))
+    script = textwrap.dedent(f"""
+        import os, sys
+        import ltrrepro.svmlight.source as src
+        import ltrrepro.svmlight.reader as io
+        from ltrrepro.svmlight import SVMLightFormatError, read_svmlight
+        src.CHUNK_BYTES = 1 << 16                       # several windows: the cut falls inside the count
+        real = src._count_newlines
+        calls = []
+
+        def count_then_cut(buf, n_parts):               # the file shrinks while it is being counted
+            calls.append(1)
+            if len(calls) == 1:
+                os.truncate({str(path)!r}, 100)
+            return real(buf, n_parts)
+
+        src._count_newlines = count_then_cut
+        try:
+            read_svmlight({str(path)!r}, n_features=40, use_cache=False)
+        except SVMLightFormatError as err:
+            print(err)
+            sys.exit(0)
+        sys.exit("no error")
+    """)
+    got = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, f"exit {got.returncode} (-7 is SIGBUS): {got.stderr[-2000:]}"
+    assert "shrinking.txt: the file changed while it was read" in got.stdout
+
+
+@pytest.mark.parametrize("declared", [None, 6])
+@pytest.mark.parametrize("mid_line", [False, True])
+def test_a_file_truncated_between_counting_and_parsing_is_an_error(tmp_path, monkeypatch, declared, mid_line):
+    """Fewer lines, or a last line cut in the middle (which would read as a malformed line):
+    either way the message says the file changed."""
+    path = tmp_path / "cut.txt"
+    path.write_text(_lines(40))
+    count = io._count_physical_lines
+
+    def count_then_cut(p):
+        n = count(p)
+        with open(p, "r+") as fh:
+            fh.truncate(len(_lines(10)) - (7 if mid_line else 0))    # _lines(10) is _lines(40)'s start
+        return n
+
+    monkeypatch.setattr(io, "_count_physical_lines", count_then_cut)
+    with pytest.raises(SVMLightFormatError, match=r"cut\.txt: the file changed while it was read.*truncated"):
+        read_svmlight(path, n_features=declared, use_cache=False)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "loop"])
+def test_a_data_path_that_is_not_a_regular_file_says_so(tmp_path, kind):
+    import os
+    path = tmp_path / "data.txt"
+    if kind == "fifo":
+        os.mkfifo(path)                    # read today as "the file is empty"
+        err, what = SVMLightFormatError, "not a regular file (a FIFO"
+    elif kind == "directory":
+        path.mkdir()
+        err, what = IsADirectoryError, "is a directory"
+    else:
+        os.symlink(path, path)
+        err, what = SVMLightFormatError, "cannot be opened (Too many levels of symbolic links"
+    with pytest.raises(err, match=r"data\.txt: " + re.escape(what)):
+        read_svmlight(path, use_cache=False)

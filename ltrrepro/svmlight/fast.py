@@ -143,7 +143,10 @@ def _parse_lines(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_b
 @numba.njit(cache=True, nogil=True)
 def _parse_slow(buf, lo, hi, d_limit, X, y, qid, linenos, doc_lo, doc_hi, doc_base, seen, row0, line0,
                 max_label, qid_optional):
-    """:func:`_parse_chunk` on ``buf[lo:hi]`` with :func:`_parse_lines`'s conventions."""
+    """:func:`_parse_chunk` on ``buf[lo:hi]`` with :func:`_parse_lines`'s conventions (a line
+    without ``qid:`` in LightGBM's layout gets :data:`.strict.NO_QID`). Editing this file also
+    renews numba's on-disk cache of these kernels, which is keyed by each file's own stamp: a
+    change to :mod:`.strict` alone would leave the compiled copy here stale."""
     dl = doc_lo[row0 - doc_base:]
     dh = doc_hi[row0 - doc_base:]
     r, code, eline, pos = _parse_chunk(buf[lo:hi], d_limit, X, y, qid, linenos, dl, dh, seen,

@@ -12,7 +12,8 @@ from .strict import _is_space
 @numba.njit(cache=True, nogil=True)
 def _scan_part(buf, lo, hi):
     """Data rows and largest feature index in buf[lo:hi], without parsing values (the
-    filling pass validates everything). Token by token: label, qid, then index:value."""
+    filling pass validates everything). Token by token: label, ``qid:`` (case as the strict
+    parser reads it) if present, then index:value."""
     rows = 0
     max_idx = 0
     i = lo
@@ -26,8 +27,14 @@ def _scan_part(buf, lo, hi):
             i = k + 1
             continue
         rows += 1
-        # label and qid tokens
-        for _ in range(2):
+        # the label token, then the 'qid:' token when there is one (LightGBM's layout has
+        # none: its first feature follows the label and counts toward the width)
+        while k < hi and buf[k] != 10 and not _is_space(buf[k]):
+            k += 1
+        while k < hi and _is_space(buf[k]):
+            k += 1
+        if (k + 4 <= hi and (buf[k] | 32) == 113 and (buf[k + 1] | 32) == 105
+                and (buf[k + 2] | 32) == 100 and buf[k + 3] == 58):
             while k < hi and buf[k] != 10 and not _is_space(buf[k]):
                 k += 1
             while k < hi and _is_space(buf[k]):

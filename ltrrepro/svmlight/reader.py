@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 import numba
@@ -15,7 +17,7 @@ from ..data import QueryOrderError, RankingDataset, load_npy_dir, npy_dir_ok, of
 from ..fileio import atomic_write_text, default_cache_dir
 from .parallel import _line_cuts, _parse_parallel, _scan_light
 from .source import _chunks, _count_physical_lines, _file_signature, _line_text, _open
-from .strict import E_DIM, E_GROWN, E_LABELMAX, MAX_LABEL, MESSAGES, SVMLightFormatError, _RowsExceeded
+from .strict import E_DIM, E_GROWN, E_LABELMAX, MAX_LABEL, MESSAGES, NO_QID, SVMLightFormatError, _RowsExceeded
 
 #: the widest dataset inferred from its largest feature index (LETOR/MSLR: 46-136, Yahoo 700,
 #: Istella 220); a wider one is refused unless ``n_features`` is declared
@@ -70,7 +72,8 @@ def scan_svmlight(path, cache_dir=None, use_cache: bool = True) -> dict:
 
 def _scan_file(sig: dict, cache_dir) -> Path:
     cdir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    return cdir / f"scan-{_cache_key(sig, {'kind': 'scan'})}.json"
+    # v2: first passes before it skipped the first feature of lines without 'qid:'
+    return cdir / f"scan-{_cache_key(sig, {'kind': 'scan', 'v': 2})}.json"
 
 
 def _cached_scan(sig: dict, cache_dir):
@@ -100,11 +103,36 @@ def _first_chunk_max_index(path: Path) -> int:
     return 0
 
 
-def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
-    if path.stat().st_size == 0:
-        raise SVMLightFormatError(f"{path}: the file is empty; check the path or regenerate the file")
+def _check_file(path: Path, what: str = "file") -> None:
+    """A data file must be a regular file (through symbolic links) and not empty: it is read
+    twice (count, then parse), which a FIFO, socket or device cannot give. Missing is a
+    :class:`FileNotFoundError`, a directory an :class:`IsADirectoryError`, anything else
+    (a FIFO, a device, a symbolic-link loop) or an empty file an :class:`SVMLightFormatError`."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        broken = " (a symbolic link to a missing file)" if path.is_symlink() else ""
+        raise FileNotFoundError(f"{path}: no such {what}{broken}") from None
+    except OSError as err:               # ELOOP, ENAMETOOLONG, EACCES on a parent...
+        raise SVMLightFormatError(f"{path}: cannot be opened ({err.strerror or err}); "
+                                  f"give the path of a regular {what}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(f"{path}: is a directory, not a data {what}; give the path of a regular {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise SVMLightFormatError(f"{path}: not a regular file ({_file_kind(st.st_mode)}); it is read twice "
+                                  f"(count, then parse), so save the data to a regular {what} and give that")
+    if st.st_size == 0:
+        raise SVMLightFormatError(f"{path}: the {what} is empty; check the path or regenerate the file")
+
+
+def _file_kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO / named pipe"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def _allocate(path: Path, n_rows: int, d: int, missing: str) -> np.ndarray:
@@ -257,9 +285,9 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
             if _file_signature(path) != {k: v for k, v in sig.items() if k != "groups"}:
                 break
             # same file, more rows than a cached count said: the count was stale; count again
-    raise SVMLightFormatError(f"{path}: the file changed while it was read (it holds more lines than when "
-                              f"it was counted: a download or decompression still running?); read it again "
-                              f"once it is complete")
+    raise SVMLightFormatError(f"{path}: the file changed while it was read (its size, time or lines differ from "
+                              f"when it was counted: grown, truncated or rewritten, e.g. by a download or "
+                              f"decompression still running); read it again once it is complete")
 
 
 def source_signature(path, groups="auto") -> dict:
@@ -277,41 +305,54 @@ def _sidecar(path: Path, groups) -> Path | None:
         return None
     if groups != "auto":
         side = Path(groups)
-        if not side.is_file():
-            raise FileNotFoundError(f"{side}: no such group-size file (given as groups= for {path})")
+        _check_file(side, "group-size file")
         return side
     stems = [path.name] + [path.name[: -len(ext)] for ext in (".gz", ".bz2") if path.name.endswith(ext)]
     for stem in stems:
         for ext in (".query", ".group"):
             side = path.with_name(stem + ext)
-            if side.is_file():
+            if os.path.lexists(side):      # there, so it must be readable: never skipped silently
+                _check_file(side, "group-size file")
                 return side
     return None
 
 
-def _group_sizes(side: Path) -> np.ndarray:
-    """Positive integers, one per line (blank lines ignored); an error names the line."""
-    sizes = []
-    for lineno, text in enumerate(side.read_text(encoding="latin-1").splitlines(), 1):
-        t = text.strip()
-        if not t:
-            continue
-        if not t.isdigit() or int(t) == 0:
-            raise SVMLightFormatError(f"{side}, line {lineno}: a query size must be a positive integer, got {t!r}")
-        sizes.append(int(t))
-    if not sizes:
+def _group_sizes(side: Path, n_rows: int) -> np.ndarray:
+    """The query sizes of a sidecar: one positive integer per line, ASCII digits only (at
+    most 18, each no larger than ``n_rows``, the data file's rows), blank lines ignored; any
+    other line is an error naming the sidecar and the line."""
+    lines = side.read_bytes().splitlines()          # \n, \r\n or \r: the line numbers an editor shows
+    if not lines:
         raise SVMLightFormatError(f"{side}: the group-size file is empty")
-    return np.asarray(sizes, dtype=np.int64)
+    text = np.char.strip(np.array(lines, dtype=bytes))
+    blank = np.char.str_len(text) == 0
+    ok = blank | (np.char.isdigit(text) & (np.char.str_len(text) <= 18))   # bytes: ASCII digits only
+    sizes = np.zeros(text.shape[0], np.int64)
+    sizes[ok & ~blank] = text[ok & ~blank].astype(np.int64)
+    ok &= blank | ((sizes > 0) & (sizes <= n_rows))
+    if not ok.all():
+        k = int(np.flatnonzero(~ok)[0])
+        got = lines[k].decode("utf-8", "replace").strip()[:40]
+        raise SVMLightFormatError(f"{side}, line {k + 1}: a query size must be a positive integer (ASCII digits, "
+                                  f"at most the data file's {n_rows:,} lines), got {got!r}; write one query size "
+                                  f"per line")
+    sizes = sizes[~blank]
+    if not sizes.size:
+        raise SVMLightFormatError(f"{side}: the group-size file is empty")
+    return sizes
 
 
 def _apply_groups(path: Path, side: Path, qid: np.ndarray, linenos: np.ndarray) -> np.ndarray:
-    """Query ids from the sidecar's sizes (lines without ``qid:`` read as −1)."""
-    sizes = _group_sizes(side)
+    """Query ids from the sidecar's sizes: lines without ``qid:`` (read as :data:`NO_QID`)
+    are numbered 0, 1, … by query; lines with one keep it as written (negative ids too) and
+    must agree with the sizes."""
     n = qid.shape[0]
-    if int(sizes.sum()) != n:
-        raise SVMLightFormatError(f"{side}: the query sizes add up to {int(sizes.sum()):,} documents but {path} "
+    sizes = _group_sizes(side, n)
+    total = int(sizes.sum())                     # each size <= n rows: no int64 wrap
+    if total != n:
+        raise SVMLightFormatError(f"{side}: the query sizes add up to {total:,} documents but {path} "
                                   f"holds {n:,} data lines; the two files do not belong together")
-    given = qid >= 0
+    given = qid != NO_QID
     numbered = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
     if not given.any():
         return numbered
@@ -320,8 +361,14 @@ def _apply_groups(path: Path, side: Path, qid: np.ndarray, linenos: np.ndarray) 
         raise SVMLightFormatError(f"{path}, line {int(linenos[first])}: some lines have 'qid:' and some do not; "
                                   f"with the group-size file {side.name} write none (or all, agreeing with it)")
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    if np.any(qid[starts[1:]] == qid[starts[1:] - 1]) or np.any(qid != np.repeat(qid[starts], sizes)):
-        raise SVMLightFormatError(f"{path}: its qid: values do not match the query sizes in {side.name}")
+    bad = qid != np.repeat(qid[starts], sizes)                  # a query's lines disagree
+    bad[starts[1:]] |= qid[starts[1:]] == qid[starts[1:] - 1]   # or two queries share a qid
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise SVMLightFormatError(f"{path}, line {int(linenos[r])}: the qid: values do not match the query sizes "
+                                  f"in {side.name} (qid:{int(qid[r])} here, in its query "
+                                  f"{int(np.searchsorted(starts, r, 'right'))}); give each query its own qid, or "
+                                  f"leave qid: out and let {side.name} group the lines")
     return qid
 
 
@@ -347,28 +394,34 @@ def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache:
                     return _load_entry(entry, meta, label)
             except (OSError, ValueError, KeyError):
                 pass
-    if n_alloc is None:
-        n_alloc = _count_physical_lines(path)
-    got = None
-    if d is None:
-        # guess the width from the first chunk and parse; an index beyond the guess sends
-        # the file through the full first pass and a second parse (sparse files only), so
-        # the width is always the file's largest index
-        guess = _first_chunk_max_index(path)
-        _check_width(path, guess)
-        got = _parse_file(path, n_alloc, guess, missing, dim_retry=True, max_label=max_label,
-                          qid_optional=sidecar is not None)
-        if got is not None:
-            d = guess
-            if use_cache:
-                _store_scan(sig, cache_dir, {"n_rows": int(got[0].shape[0]), "max_index": d})
-        else:
-            d = scan_svmlight(path, cache_dir=cache_dir, use_cache=use_cache and trust_scan)["max_index"]
-    if n_features is None:
-        _check_width(path, d)
-    if got is None:
-        got = _parse_file(path, n_alloc, d, missing, max_label=max_label, qid_optional=sidecar is not None)
-    if _file_signature(path) != {k: v for k, v in sig.items() if k != "groups"}:
+    file_sig = {k: v for k, v in sig.items() if k != "groups"}
+    try:
+        if n_alloc is None:
+            n_alloc = _count_physical_lines(path)
+        got = None
+        if d is None:
+            # guess the width from the first chunk and parse; an index beyond the guess sends
+            # the file through the full first pass and a second parse (sparse files only), so
+            # the width is always the file's largest index
+            guess = _first_chunk_max_index(path)
+            _check_width(path, guess)
+            got = _parse_file(path, n_alloc, guess, missing, dim_retry=True, max_label=max_label,
+                              qid_optional=sidecar is not None)
+            if got is not None:
+                d = guess
+                if use_cache:
+                    _store_scan(sig, cache_dir, {"n_rows": int(got[0].shape[0]), "max_index": d})
+            else:
+                d = scan_svmlight(path, cache_dir=cache_dir, use_cache=use_cache and trust_scan)["max_index"]
+        if n_features is None:
+            _check_width(path, d)
+        if got is None:
+            got = _parse_file(path, n_alloc, d, missing, max_label=max_label, qid_optional=sidecar is not None)
+    except SVMLightFormatError:
+        if _file_signature(path) != file_sig:   # a line broken by a cut or rewrite mid-read: say so
+            raise _RowsExceeded(n_alloc or 0) from None
+        raise
+    if _file_signature(path) != file_sig:
         raise _RowsExceeded(n_alloc)
     X, y, qid, linenos, docid = got
     entry = cdir / _cache_key(sig, {"d": d, "missing": missing, "max_label": max_label, "v": 2})
@@ -390,9 +443,18 @@ def _read(path: Path, sig: dict, n_features, missing: str, cache_dir, use_cache:
     return ds
 
 
+def check_inferred_width(path, d: int) -> None:
+    """Refuse a width ``d`` inferred from ``path``'s largest feature index (not declared) beyond
+    :data:`MAX_INFERRED_FEATURES`, with an :class:`SVMLightFormatError` naming the line with
+    that index (one index typed wrong would otherwise allocate rows x index floats).
+
+    >>> check_inferred_width("any.txt", MAX_INFERRED_FEATURES)   # at the bound: accepted
+    """
+    _check_width(Path(path), int(d))
+
+
 def _check_width(path: Path, d: int) -> None:
-    """Refuse an inferred width beyond :data:`MAX_INFERRED_FEATURES`, naming the line with the
-    largest index (one index typed wrong would otherwise allocate rows x index floats)."""
+    """:func:`check_inferred_width`."""
     if d <= MAX_INFERRED_FEATURES:
         return
     pattern = re.compile(rb"(?:^|\s)0*%d:" % d)

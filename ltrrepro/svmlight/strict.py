@@ -14,6 +14,11 @@ import numpy as np
 #: goes to 31): a larger one is an error unless ``max_label`` is raised
 MAX_LABEL = 31
 
+#: the query id of a line without 'qid:' (LightGBM's layout): int64's minimum, which no
+#: 'qid:' can spell (more than 18 digits is an error), so every written qid, negative ones
+#: included, is read as it is
+NO_QID = np.int64(-2**63)
+
 # error codes returned by the kernel
 (OK, E_LABEL, E_QID, E_QIDVAL, E_TOKEN, E_INDEX0, E_VALUE, E_NONFINITE, E_DUP, E_DIM, E_BIGINT,
  E_LABELMAX, E_GROWN) = range(13)
@@ -207,7 +212,7 @@ def _parse_chunk(buf, d_limit, X, y, qid, linenos, doc_lo, doc_hi, seen, row0, l
                 and (buf[k + 2] | 32) == 100 and buf[k + 3] == 58):
             if not qid_optional:
                 return row - row0, 2, line, k
-            q = np.int64(-1)                  # LightGBM's layout: the groups come from a sidecar file
+            q = NO_QID                        # LightGBM's layout: the groups come from a sidecar file
         else:
             tok = k
             k += 4
