@@ -260,7 +260,11 @@ def read_svmlight(path, n_features: int | None = None, missing: str = "zero",
         line, in a sidecar file. ``"auto"`` (default) uses ``FILE.query`` or ``FILE.group``
         when one is beside the file (for ``x.txt.gz`` also ``x.txt.query``); a path names it;
         ``None`` ignores sidecars. With a sidecar, lines may omit ``qid:`` (queries are
-        numbered 0, 1, … in file order); lines that have one must agree with the sizes.
+        numbered 0, 1, … in file order); lines that have one must agree with the sizes and
+        keep their ids as written, negative ones included (a line without ``qid:`` is told
+        apart by a marker no ``qid:`` can spell, never by a sign). A sidecar line is one
+        query size in ASCII digits; anything else is an error naming the sidecar and line.
+        A sidecar name that exists but is not a regular file is an error, never skipped.
 
     Rows keep the file order; queries must be contiguous. Integers of more than 18 digits
     are errors (never read modulo 2^64); without ``n_features`` a width beyond
