@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,7 @@ import numpy as np
 from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_npy_dir
 from .fileio import atomic_write_text, default_cache_dir
 from .svmlight import file_signature, read_svmlight, scan_svmlight, source_signature
+from .svmlight.reader import check_inferred_width
 from .synthetic import PROFILES, make_synthetic
 
 __all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold", "user_files",
@@ -158,24 +160,55 @@ _USER_PARTS = {"train": ("train", "training"), "valid": ("vali", "valid", "valid
 _USER_EXTS = ("", ".txt", ".svm", ".svmlight", ".libsvm", ".dat")
 
 
+def _not_readable(p: Path) -> str | None:
+    """Why ``p`` (known to exist, perhaps as a dangling link) is not a regular readable file,
+    or None when it is one."""
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        return "is a symbolic link to a missing file"
+    except OSError as err:
+        return f"cannot be opened ({err.strerror or err})"
+    if stat.S_ISDIR(st.st_mode):
+        return "is a directory"
+    if not stat.S_ISREG(st.st_mode):
+        return ("is a FIFO / named pipe" if stat.S_ISFIFO(st.st_mode) else "is a socket" if stat.S_ISSOCK(st.st_mode)
+                else "is a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "is a special file")
+    if not os.access(p, os.R_OK):
+        return "is not readable (permissions)"
+    return None
+
+
 def user_files(where) -> list[Path]:
     """The data files of a user's SVMlight/LETOR (or LightGBM-layout) dataset at ``where``:
     the file itself, or a directory's ``train``/``vali``/``test`` files (any of the usual
     extensions, plain, ``.gz`` or ``.bz2``; those present, in that order), or its only data
-    file. Anything else is a :class:`DatasetNotFoundError` saying what was expected."""
+    file. Every candidate name that exists must be a regular readable file (through links): a
+    directory, FIFO, socket, device, dangling link or link loop under such a name is an error
+    naming it, never skipped (skipping ``train.txt`` would run on vali and test alone).
+    Anything else is a :class:`DatasetNotFoundError` saying what was expected."""
     where = Path(where)
-    if where.is_file():
-        return [where]
+    if os.path.lexists(where) and not where.is_dir():
+        why = _not_readable(where)
+        if why is None:
+            return [where]
+        raise DatasetNotFoundError(f"{where}: {why}, not a regular readable file; ltrrepro reads a data file twice "
+                                   f"(count, then parse): give a regular file or a directory of them")
     if not where.is_dir():
         raise DatasetNotFoundError(f"{where}: no such file or directory (your SVMlight/LETOR data)")
     found = []
     for names in _USER_PARTS.values():
-        for n in names:
-            hit = next((where / (n + e + c) for e in _USER_EXTS for c in ("", ".gz", ".bz2")
-                        if (where / (n + e + c)).is_file()), None)
-            if hit is not None:
-                found.append(hit)
-                break
+        cands = [where / (n + e + c) for n in names for e in _USER_EXTS for c in ("", ".gz", ".bz2")]
+        there = [p for p in cands if os.path.lexists(p)]
+        for p in there:
+            why = _not_readable(p)
+            if why is not None:
+                raise DatasetNotFoundError(
+                    f"{p}: {why}, not a regular readable file, under a {p.name.split('.')[0]} data file's name "
+                    f"(it is never skipped); make it one, move it away, or pass the files themselves "
+                    f"(--dataset FILE, paths=...)")
+        if there:
+            found.append(there[0])
     if found:
         return found
     data = [f for f in sorted(where.iterdir()) if f.is_file() and not f.name.startswith(".")
@@ -199,7 +232,11 @@ def _pooled(name: str, data_dir, missing: str, cache_dir, paths=None, n_features
         paths = [Path(p) for p in paths]
         title = f"the files {', '.join(map(str, paths))}"
         if n_features is None:      # one width for all parts: the largest index over the files
-            n_features = max(scan_svmlight(p, cache_dir=cache_dir)["max_index"] for p in paths)
+            widths = [scan_svmlight(p, cache_dir=cache_dir)["max_index"] for p in paths]
+            n_features = max(widths)
+            # inferred, not declared: the reader's bound applies (one mistyped index would
+            # otherwise allocate rows x index floats and cache them), naming the line
+            check_inferred_width(paths[int(np.argmax(widths))], n_features)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     sigs = [source_signature(p) for p in paths]           # a sidecar's edits count as the file's
     key = hashlib.sha1(json.dumps({"signatures": sigs, "n_features": n_features, "missing": missing, "v": 2},
