@@ -188,18 +188,32 @@ class RankingDataset:
 
     @classmethod
     def from_frame(cls, df, qid: str = "qid", label: str = "label", features=None, docid: str | None = None,
-                   name: str = "frame") -> "RankingDataset":
+                   name: str = "frame", max_label: int | None = None) -> "RankingDataset":
         """A dataset from a pandas DataFrame (Parquet, CSV, … through pandas): one row per
         document, in the frame's order; ``features`` the feature columns in order (default:
         every other numeric column, in frame order). Queries must be contiguous, as in a file
         (:class:`QueryOrderError` names the first offender otherwise); nothing is reordered.
+
+        Nothing is converted silently; a :class:`ValueError` names the column and the first
+        offending row. Labels are integers in ``0..max_label`` (default the reader's
+        :data:`~ltrrepro.svmlight.MAX_LABEL`, 31; integer-valued floats such as ``2.0`` are
+        fine; never wrapped to int32). Query ids are integers (integer-valued finite floats
+        within ±2^53 too, e.g. ``7.0``; never rounded, so ``1.2`` and ``1.7`` are not merged);
+        a missing value (NaN/NA) in either is an error.
 
         >>> import pandas as pd
         >>> ds = RankingDataset.from_frame(pd.DataFrame({"qid": [7, 7, 9], "label": [1, 0, 2],
         ...                                              "f1": [0.5, 0.1, 0.3], "f2": [1, 2, 3]}))
         >>> ds.n_queries, ds.n_features, ds.X[2].tolist()
         (2, 2, [0.30000001192092896, 3.0])
+        >>> RankingDataset.from_frame(pd.DataFrame({"qid": [1.2, 1.7], "label": [0, 1], "f": [0, 1]}))
+        Traceback (most recent call last):
+        ...
+        ValueError: from_frame: column 'qid', row 0 (index 0): 1.2 is not an integer query id; ...
         """
+        from .svmlight.strict import MAX_LABEL     # here: the reader's package imports this module
+
+        max_label = MAX_LABEL if max_label is None else int(max_label)
         for col in (qid, label, *([docid] if docid else [])):
             if col not in df.columns:
                 raise KeyError(f"from_frame: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
@@ -209,13 +223,13 @@ class RankingDataset:
         missing = [c for c in features if c not in df.columns]
         if missing or not len(features):
             raise KeyError(f"from_frame: feature column(s) {missing or '(none)'} not in the frame")
-        y = df[label].to_numpy()
-        if not np.issubdtype(y.dtype, np.integer):
-            if not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
-                raise ValueError(f"from_frame: {label!r} must hold integer grades")
-            y = y.astype(np.int64)
-        return cls(X=df[list(features)].to_numpy(dtype=np.float32), y=y.astype(np.int32),
-                   qid=df[qid].to_numpy().astype(np.int64),
+        y = _frame_integers(df, label, 0, max_label, "label",
+                            f"labels are relevance grades 0..{max_label}: check the column, or pass "
+                            f"max_label=N if the labels are meant")
+        q = _frame_integers(df, qid, -2**63, 2**63 - 1, "query id",
+                            "query ids must be integers: map other ids to integers, e.g. "
+                            "df[qid] = pd.factorize(df[qid])[0] (keeps the order)")
+        return cls(X=df[list(features)].to_numpy(dtype=np.float32), y=y.astype(np.int32), qid=q,
                    docid=None if docid is None else df[docid].astype(str).str.encode("latin-1").to_numpy(dtype="S"),
                    name=name)
 
@@ -259,6 +273,52 @@ class RankingDataset:
     def queries_without_relevant(self) -> np.ndarray:
         """Boolean mask over queries: True where every label is 0."""
         return np.maximum.reduceat(self.y, self.offsets[:-1]) == 0 if self.n_docs else np.zeros(0, bool)
+
+
+_FLOAT_EXACT = 2.0 ** 53      # floats beyond this are not distinct integers
+
+
+def _frame_integers(df, col, lo: int, hi: int, what: str, hint: str) -> np.ndarray:
+    """Column ``col`` of ``df`` as int64 if every value is an integer in ``lo..hi`` (integer
+    dtypes, bool, or integer-valued finite floats within ±2^53), else a :class:`ValueError`
+    naming the column and the first offending row (position and index label)."""
+    s = df[col]
+
+    def fail(bad: np.ndarray, why: str):
+        r = int(np.flatnonzero(bad)[0])
+        val, at = s.iloc[r], df.index[r]
+        val, at = (x.item() if isinstance(x, np.generic) else x for x in (val, at))
+        raise ValueError(f"from_frame: column {col!r}, row {r} (index {at!r}): {val!r} {why}; {hint}")
+
+    na = np.asarray(s.isna(), dtype=bool)
+    if na.any():
+        fail(na, f"is missing (NaN/NA): every row needs a {what}")
+    kind = getattr(s.dtype, "kind", "O")
+    if kind == "b":
+        v = s.to_numpy(dtype=np.int64)
+    elif kind in "iu":
+        v = s.to_numpy(dtype=np.uint64 if kind == "u" else np.int64)
+        out = (v > np.uint64(hi)) if kind == "u" else (v < lo) | (v > hi)
+        if out.any():
+            fail(out, f"is outside {lo}..{hi}")
+        v = v.astype(np.int64)
+    elif kind == "f":
+        f = s.to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(f)
+        if bad.any():
+            fail(bad, f"is not a finite {what}")
+        bad = f != np.floor(f)
+        if bad.any():
+            fail(bad, f"is not an integer {what}")
+        out = (f < max(lo, -_FLOAT_EXACT)) | (f > min(hi, _FLOAT_EXACT))
+        if out.any():
+            fail(out, f"is outside {max(lo, -_FLOAT_EXACT):g}..{min(hi, _FLOAT_EXACT):g}"
+                      + (" (beyond 2^53 floats are not distinct integers: store the column as int64)"
+                         if hi > _FLOAT_EXACT else ""))
+        v = f.astype(np.int64)
+    else:
+        raise ValueError(f"from_frame: column {col!r} holds {s.dtype} values, not numbers; {hint}")
+    return v
 
 
 def content_hash(ds: RankingDataset) -> str:
