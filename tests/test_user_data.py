@@ -2,6 +2,7 @@
 qid, group sizes in a .query/.group sidecar), a pandas DataFrame — all load identically and
 run through the experiments that make random splits."""
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -195,3 +196,159 @@ def test_a_cached_array_edited_in_place_is_seen(tmp_path, data):
     np.save(entry / "y.npy", y[::-1].copy())
     ref = materialize(data, cache_dir=tmp_path / "c")                           # the runner's entry too
     np.testing.assert_array_equal(np.load(f"{ref.path}/y.npy"), data.y)
+
+
+# --- issue #31 -------------------------------------------------------------------------------
+
+def _with_qid(ds, path):
+    write_svmlight(ds, path, comment_docid=False)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_a_lightgbm_layout_file_with_one_or_two_features_reads_like_letor(tmp_path, data, d):
+    """The width scan skipped the first token after the label as if it were 'qid:', so the one
+    feature of a LightGBM line went unseen ("declared number of features (0)")."""
+    small = RankingDataset(X=np.asarray(data.X[:, :d]) + 0.5, y=data.y, qid=data.qid)   # no zero left out
+    _with_qid(small, tmp_path / "letor.txt")
+    _lightgbm_layout(small, tmp_path / "train.txt")
+    a = read_svmlight(tmp_path / "letor.txt", use_cache=False)
+    b = read_svmlight(tmp_path / "train.txt", use_cache=False)
+    c = load_dataset(str(tmp_path / "train.txt"), cache_dir=tmp_path / "c")     # the pooled path's scan too
+    for got in (b, c):
+        assert got.n_features == d
+        np.testing.assert_array_equal(got.X, a.X)
+        np.testing.assert_array_equal(got.y, a.y)
+        np.testing.assert_array_equal(got.offsets, a.offsets)
+
+
+def test_an_inferred_width_beyond_the_bound_is_refused_for_a_user_path(tmp_path):
+    """load_dataset(PATH) inferred the width with scan_svmlight and passed it on as if declared:
+    a 10 kB file with index 3,000,000 allocated rows x 3M floats and cached them."""
+    import tracemalloc
+    from ltrrepro.svmlight import MAX_INFERRED_FEATURES
+    f = tmp_path / "wide.txt"
+    f.write_text("1 qid:1 1:0.5 2:1\n0 qid:1 1:0.25 3000000:1\n2 qid:2 1:1\n0 qid:2 2:3\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(SVMLightFormatError, match=r"wide\.txt, line 2: .*feature index 3,000,000.*"
+                                                      + f"{MAX_INFERRED_FEATURES:,}.*n_features"):
+            load_dataset(str(f), cache_dir=tmp_path / "c")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20                                  # nothing of rows x 3M floats
+    assert not (tmp_path / "c" / "datasets").exists()
+    assert load_dataset(str(f), cache_dir=tmp_path / "c", n_features=3_000_000).n_features == 3_000_000
+
+
+@pytest.mark.parametrize("kind", ["directory", "loop", "fifo", "dangling"])
+def test_a_train_file_that_is_not_a_regular_file_is_named_not_skipped(tmp_path, data, kind):
+    import os
+    d = tmp_path / "mine"
+    d.mkdir()
+    q = np.arange(data.n_queries)
+    write_svmlight(data.subset(q[36:48]), d / "vali.txt")
+    write_svmlight(data.subset(q[48:]), d / "test.txt")
+    bad = d / "train.txt"
+    {"directory": bad.mkdir, "fifo": lambda: os.mkfifo(bad), "loop": lambda: os.symlink(bad, bad),
+     "dangling": lambda: os.symlink(d / "gone.txt", bad)}[kind]()
+    why = {"directory": "is a directory", "fifo": "is a FIFO", "loop": "cannot be opened",
+           "dangling": "is a symbolic link to a missing file"}[kind]
+    from ltrrepro.datasets import DatasetNotFoundError
+    with pytest.raises(DatasetNotFoundError, match=r"mine/train\.txt: " + why + r".*not a regular readable file"):
+        user_files(d)
+    with pytest.raises(DatasetNotFoundError, match=r"train\.txt"):                # not 24 of 60 queries
+        load_dataset("svmlight", data_dir=d, cache_dir=tmp_path / "c")
+
+
+def test_a_fifo_given_as_the_data_file_is_not_a_regular_file(tmp_path):
+    import os
+    from ltrrepro.datasets import DatasetNotFoundError
+    f = tmp_path / "pipe.txt"
+    os.mkfifo(f)
+    with pytest.raises(DatasetNotFoundError, match=r"pipe\.txt: is a FIFO / named pipe, not a regular readable file"):
+        load_dataset(str(f), cache_dir=tmp_path / "c")
+    with pytest.raises(SVMLightFormatError, match=r"pipe\.txt: not a regular file \(a FIFO"):
+        read_svmlight(f, use_cache=False)
+
+
+@pytest.mark.parametrize("size", ["\u00b2", "12345678901234567890123", "-3", "3 4", "0"])
+def test_a_bad_query_size_is_one_error_naming_the_sidecar_and_line(tmp_path, data, size):
+    f = tmp_path / "train.txt"
+    _lightgbm_layout(data, f)
+    sizes = [str(s) for s in data.query_sizes]
+    sizes[2] = size
+    f.with_name("train.txt.query").write_text("\n".join(sizes) + "\n", encoding="utf-8")
+    with pytest.raises(SVMLightFormatError, match=r"train\.txt\.query, line 3: a query size must be a positive "
+                                                  r"integer.*got " + re.escape(repr(size))):
+        read_svmlight(f, use_cache=False)
+
+
+def test_negative_qids_beside_a_sidecar_are_read_as_written(tmp_path, data):
+    """-1 was the reader's 'no qid:' marker: qid:-1 on every line was renumbered 0, 1, ...
+    silently. Written qids are kept, negative ones too, and must agree with the sizes."""
+    f = tmp_path / "train.txt"
+    neg = RankingDataset(X=data.X, y=data.y, qid=-np.repeat(np.arange(1, data.n_queries + 1), data.query_sizes))
+    write_svmlight(neg, f, comment_docid=False)
+    f.with_name("train.txt.query").write_text("\n".join(map(str, data.query_sizes)) + "\n")
+    np.testing.assert_array_equal(read_svmlight(f, use_cache=False).qid, neg.qid)
+    every = RankingDataset(X=data.X, y=data.y, qid=np.full(data.n_docs, -1))
+    write_svmlight(every, f, comment_docid=False)
+    with pytest.raises(SVMLightFormatError, match=rf"train\.txt, line {data.query_sizes[0] + 1}: the qid: values "
+                                                  r"do not match the query sizes .*qid:-1"):
+        read_svmlight(f, use_cache=False)
+
+
+@pytest.mark.parametrize("column,values,what", [
+    ("label", [2**32 + 1, 0, 1, 0], r"column 'label', row 0 \(index 0\): 4294967297 is outside 0..31"),
+    ("label", [1, 0, 2.5, 0], r"column 'label', row 2 \(index 2\): 2.5 is not an integer"),
+    ("label", [1, 0, np.nan, 0], r"column 'label', row 2 \(index 2\): nan is missing"),
+    ("label", [1, -1, 0, 0], r"column 'label', row 1 \(index 1\): -1 is outside 0..31"),
+    ("qid", [1.2, 1.2, 1.7, 1.7], r"column 'qid', row 0 \(index 0\): 1.2 is not an integer query id"),
+    ("qid", [1.0, 1.0, np.nan, np.nan], r"column 'qid', row 2 \(index 2\): nan is missing"),
+    ("qid", [1.0, 1.0, np.inf, np.inf], r"column 'qid', row 2 \(index 2\): inf is missing|not a finite"),
+    ("qid", np.array([1, 1, 2**64 - 1, 2**64 - 1], np.uint64), r"column 'qid', row 2 .*is outside"),
+    ("qid", ["a", "a", "b", "b"], r"column 'qid' holds .* not numbers.*factorize"),
+])
+def test_from_frame_refuses_what_it_would_convert_silently(column, values, what):
+    df = pd.DataFrame({"qid": [7, 7, 9, 9], "label": [1, 0, 2, 0], "f": [0.5, 0.1, 0.3, 0.2]})
+    df[column] = values
+    with pytest.raises(ValueError, match=r"from_frame: " + what):
+        RankingDataset.from_frame(df)
+
+
+def test_from_frame_keeps_integer_valued_floats_and_follows_max_label():
+    df = pd.DataFrame({"qid": [7.0, 7.0, 9.0], "label": [1.0, 0.0, 40.0], "f": [0.5, 0.1, 0.3]})
+    with pytest.raises(ValueError, match=r"column 'label', row 2 \(index 2\): 40.0 is outside 0..31.*max_label"):
+        RankingDataset.from_frame(df)
+    ds = RankingDataset.from_frame(df, max_label=40)
+    assert ds.qid.tolist() == [7, 7, 9] and ds.y.tolist() == [1, 0, 40] and ds.n_queries == 2
+
+
+def test_a_label_31_trains_lightgbm_lambdarank_and_smaller_labels_are_unchanged(tmp_path, data):
+    """The reader accepts labels up to 31; LightGBM's default label_gain stops at 30."""
+    from ltrrepro.fit import SYSTEMS, Boosting
+    f = tmp_path / "train.txt"
+    y = data.y.copy()
+    y[np.argmax(y)] = 31
+    write_svmlight(data.with_labels(y), f)
+    top = read_svmlight(f, use_cache=False)
+    assert top.y.max() == 31
+    idx = np.arange(top.n_queries)
+    b = Boosting(learning_rate=0.2, num_leaves=4, min_data_in_leaf=5, max_bin=15, rounds=3, early_stopping=2)
+
+    def fit(ds, **extra):
+        tr = SYSTEMS["lambdamart"].trainer(b, library="lightgbm", seed=np.random.SeedSequence(1), threads=1)
+        tr.params.update(extra)
+        tr.add_train(ds.subset(idx[:40]))
+        tr.add_valid(ds.subset(idx[40:]))
+        return tr, tr.fit()
+
+    tr, fitted = fit(top)
+    assert len(tr.params["label_gain"]) == 32 and tr.params["label_gain"][31] == 2.0 ** 31 - 1
+    assert np.isfinite(fitted.scores(top.X)).all()
+    # labels <= 30: no label_gain passed (parameters as before), and LightGBM's default is 2^y - 1
+    tr, plain = fit(data)
+    assert "label_gain" not in tr.params
+    _, explicit = fit(data, label_gain=[2.0 ** i - 1 for i in range(31)])
+    np.testing.assert_array_equal(plain.scores(data.X), explicit.scores(data.X))

@@ -82,11 +82,31 @@ class RankingTrainer(Trainer):
     def _size(self, part, ds):
         self.sizes.update({f"n_{part}_docs": int(ds.n_docs), f"n_{part}_queries": int(ds.n_queries)})
 
+    def _label_gain(self, ds: RankingDataset) -> None:
+        """Labels beyond the libraries' defaults. LightGBM's ``lambdarank`` has a default
+        ``label_gain`` of 31 entries, 2^y − 1 for labels 0..30, and refuses label 31 (which
+        the reader accepts, :data:`ltrrepro.svmlight.MAX_LABEL`) deep inside; for training
+        labels above 30 it gets an explicit ``label_gain`` of 2^y − 1 up to the largest label
+        (equal to the default where both have entries; with labels <= 30 nothing is passed, so
+        parameters and results are unchanged). ``rank_xendcg`` needs none (its gain is 2^y
+        internally). Labels beyond 1023 (2^y − 1 overflows float64) and, for XGBoost's
+        ``rank:ndcg`` (exponential gain), beyond 31 are refused here in one line."""
+        top = int(ds.y.max(initial=0))
+        if self.builtin == "lambdarank" and top > 30:
+            if top > 1023:
+                raise ValueError(f"{ds.name}: labels reach {top}; LightGBM lambdarank's gain 2^y − 1 overflows "
+                                 f"float64 beyond label 1023: relabel the grades (0, 1, 2, ...)")
+            self.params["label_gain"] = [2.0 ** i - 1 for i in range(top + 1)]
+        if self.builtin == "rank:ndcg" and top > 31:
+            raise ValueError(f"{ds.name}: labels reach {top}; XGBoost's rank:ndcg (exponential gain) takes labels "
+                             f"0..31: relabel the grades or use LightGBM")
+
     def add_train(self, ds: RankingDataset, **side) -> None:
         self._size("train", ds)
+        self._label_gain(ds)
         if self.library == "lightgbm":
             import lightgbm as lgb
-            dparams = {k: v for k, v in self.params.items() if k != "objective"}
+            dparams = {k: v for k, v in self.params.items() if k not in ("objective", "label_gain")}
             self.dtrain = lgb.Dataset(ds.X, ds.y, group=ds.query_sizes, params=dparams).construct()
         else:
             import xgboost as xgb
@@ -100,7 +120,7 @@ class RankingTrainer(Trainer):
         self._size("valid", ds)
         if self.library == "lightgbm":
             import lightgbm as lgb
-            dparams = {k: v for k, v in self.params.items() if k != "objective"}
+            dparams = {k: v for k, v in self.params.items() if k not in ("objective", "label_gain")}
             self.dvalid = lgb.Dataset(ds.X, ds.y, group=ds.query_sizes, reference=self.dtrain,
                                       params=dparams).construct()
         else:
