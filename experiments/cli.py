@@ -26,6 +26,7 @@ from ltrrepro.device import DEVICES, DeviceError
 from ltrrepro.fileio import WriteError
 from ltrrepro.fit.plugins import PluginError
 from ltrrepro.presets import PRESETS
+from ltrrepro.runner import ClusterError
 from ltrrepro.store import StoreError
 from ltrrepro.svmlight import SVMLightFormatError
 
@@ -37,7 +38,7 @@ class UsageError(Exception):
 
 
 #: what a user can cause and fix: reported as one line, never a traceback (unless --debug)
-USER_ERRORS = (UsageError, WriteError, DeviceError, PluginError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
+USER_ERRORS = (UsageError, WriteError, ClusterError, DeviceError, PluginError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
                FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
 
 
@@ -172,7 +173,8 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--backend", choices=("loky", "dask"), default="loky")
     ap.add_argument("--scheduler", default=None, help="dask.distributed scheduler address (with --backend dask)")
     ap.add_argument("--scheduler-timeout", type=positive_int, default=30,
-                    help="seconds to wait for the dask scheduler to answer (default 30)")
+                    help="seconds to wait for the dask scheduler to answer, and for a cluster that lost every "
+                         "worker or its scheduler mid-run before the run ends (finished units kept; default 30)")
     ap.add_argument("--force", action="store_true", help="recompute units already stored")
     ap.add_argument("--quiet", action="store_true", help="no progress bar and no per-unit log lines")
     ap.add_argument("--no-report", action="store_true", help="run the units only")

@@ -24,6 +24,7 @@ Workers read the data by path: :func:`materialize` writes a dataset once as ``.n
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -40,7 +41,7 @@ from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_n
 from .store import ResultStore
 
 __all__ = ["Unit", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary", "default_jobs_threads",
-           "UnitProcessDied",
+           "UnitProcessDied", "ClusterError",
            "STREAM_SPLIT", "STREAM_TRANSFORM", "STREAM_MODEL"]
 
 STREAM_SPLIT, STREAM_TRANSFORM, STREAM_MODEL = 0, 1, 2
@@ -215,6 +216,60 @@ def _watch_parent(parent_pid: int, every_s: float = 1.0) -> None:
     _WATCHDOG[0].start()
 
 
+class ClusterError(RuntimeError):
+    """The dask cluster went away mid-run (every worker lost, or the scheduler): the run ends
+    with this message after ``scheduler_timeout`` seconds; finished units are kept."""
+
+
+def _watch_cluster(client, address, timeout: float, stop, lost: list, every_s: float = 1.0) -> None:
+    """In a thread beside a dask run: when the cluster had workers and then has none, or the
+    scheduler stops answering, for ``timeout`` seconds, say why in ``lost`` and close the
+    client — which ends the run's wait for results (it would otherwise wait for ever)."""
+    seen, since = False, None
+    while not stop.wait(every_s):
+        try:
+            n = len(client.scheduler_info()["workers"])
+            why = "every worker was lost" if (n == 0 and seen) else None
+            seen = seen or n > 0
+        except Exception as err:  # noqa: BLE001 - a scheduler that does not answer, however it fails
+            why = f"the scheduler stopped answering ({type(err).__name__})"
+        if why is None:
+            since = None
+            continue
+        since = since or time.monotonic()
+        if time.monotonic() - since >= timeout:
+            lost.append(f"the dask cluster at {address}: {why} for {timeout:g} s (--scheduler-timeout); finished "
+                        f"units are kept: restart the cluster and run the same command again to resume")
+            try:
+                client.close(timeout=5)
+            except Exception:  # noqa: BLE001 - closing is what ends the wait; errors do not matter
+                pass
+            return
+
+
+def _quiet_dask_logs() -> dict:
+    """dask's client logs a lost scheduler as ERROR records with tracebacks on stderr; the run
+    says it once, as :class:`ClusterError` — so during a run those loggers keep CRITICAL only.
+    Returns the levels to restore."""
+    names = ("distributed.client", "distributed.core", "distributed.comm", "distributed.batched",
+             "distributed.utils")
+    old = {n: logging.getLogger(n).level for n in names}
+    for n in names:
+        logging.getLogger(n).setLevel(logging.CRITICAL)
+    return old
+
+
+def _cluster_failure(err: BaseException) -> bool:
+    """An error that comes from the cluster, not from a unit (units never raise out of
+    :func:`_execute`): a future cancelled because the scheduler connection was lost, a
+    closed comm."""
+    import asyncio
+    import concurrent.futures
+
+    return (isinstance(err, (concurrent.futures.CancelledError, asyncio.CancelledError))
+            or type(err).__module__.split(".")[0] == "distributed")
+
+
 class UnitProcessDied(RuntimeError):
     """The process running an isolated unit ended without a result (``os._exit``, a crash, the
     out-of-memory killer): the unit fails with this reason, the run goes on."""
@@ -373,7 +428,15 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
     else:
         raise ValueError(f"unknown backend {backend!r}: loky or dask")
     bar = tqdm(total=len(pending), disable=quiet, unit="unit", dynamic_ncols=True, file=sys.stderr)
-    results = None
+    results, lost, stop = None, [], None
+    quieted = _quiet_dask_logs() if client is not None else {}
+    if client is not None:
+        import threading
+        stop = threading.Event()
+        threading.Thread(target=_watch_cluster, args=(client, scheduler if isinstance(scheduler, str) else
+                                                      getattr(client, "scheduler", None) and client.scheduler.address,
+                                                      scheduler_timeout, stop, lost),
+                         name="ltrrepro-cluster-watch", daemon=True).start()
     try:
         with cfg:
             results = joblib.Parallel(return_as="generator_unordered")(
@@ -396,16 +459,32 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
                 if not quiet:
                     bar.write(line, file=sys.stderr)
                 bar.update(1)
-    except BaseException:
+    except BaseException as err:
         if results is not None:              # interrupted or failed: abort what is queued
             _close_quietly(results)
         if backend == "loky" and jobs > 1:   # no worker outlives the run
             _shutdown_loky_workers()
+        if lost and not isinstance(err, KeyboardInterrupt):
+            raise ClusterError(lost[0]) from None
+        if client is not None and _cluster_failure(err):
+            text = str(err).strip()
+            why = ("the connection to the scheduler was lost" if "connection" in text.lower()
+                   else f"{type(err).__name__}: {text.splitlines()[0] if text else ''}")
+            raise ClusterError(f"the dask cluster at {scheduler if isinstance(scheduler, str) else 'the scheduler'}: "
+                               f"{why}; finished units are kept: restart the cluster and run the same command "
+                               f"again to resume") from None
         raise
     finally:
+        if stop is not None:
+            stop.set()
         bar.close()
         if client is not None and not isinstance(scheduler, Client):
-            client.close()
+            try:
+                client.close()
+            except Exception:  # noqa: BLE001 - a cluster already gone: the run's own error is the one to say
+                pass
+        for name, level in quieted.items():
+            logging.getLogger(name).setLevel(level)
     summary.wall_s = time.perf_counter() - t0
     if summary.failed:
         log(f"{len(summary.failed)} of {len(pending)} unit(s) failed; tracebacks in {store.failures_dir}:")

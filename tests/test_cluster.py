@@ -117,3 +117,31 @@ def _children(procs) -> set:
         except (OSError, subprocess.SubprocessError):
             pass
     return out
+
+
+@pytest.mark.parametrize("victims", ["workers", "scheduler"])
+def test_a_cluster_lost_mid_run_ends_the_run_in_one_line(tmp_path, cluster, victims):
+    """Every worker killed (or the scheduler) mid-run: the run ends after --scheduler-timeout
+    with one line, the finished units kept and the manifest closed, instead of waiting for ever."""
+    address, procs = cluster
+    env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
+    out = tmp_path / "dask"
+    run = subprocess.Popen([sys.executable, "-m", "experiments.robustness", *ARGS, "--out", str(out), "--backend",
+                            "dask", "--scheduler", address, "--threads", "1", "--scheduler-timeout", "5"], cwd=ROOT,
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / "units").glob("*.json"))) < 2:
+        time.sleep(0.05)
+    for p in (procs[1:] if victims == "workers" else procs[:1]):
+        os.killpg(p.pid, signal.SIGKILL)
+    t0 = time.time()
+    _, err = run.communicate(timeout=120)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert run.returncode == 2 and lines[-1].startswith(f"error: the dask cluster at {address}: "), err[-3000:]
+    assert (["every worker was lost"] if victims == "workers" else
+            ["the scheduler stopped answering", "the connection to the scheduler was lost"]).count(
+        lines[-1].split(": ", 2)[2].split(" for ")[0].split(";")[0]) == 1, lines[-1]
+    assert "Traceback" not in err and time.time() - t0 < 60
+    kept = len(list((out / "units").glob("*.json")))
+    assert 2 <= kept < 12
+    assert json.loads((out / "manifest.json").read_text())["status"] == "error"
