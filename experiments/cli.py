@@ -14,6 +14,7 @@ by :func:`cli`.
 from __future__ import annotations
 
 import argparse
+import contextvars
 import functools
 import subprocess
 import sys
@@ -91,7 +92,15 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):
+        rename = PARSER_ERRORS_RAISE.get()
+        if rename is not None:                  # the Python API: raise, never exit
+            raise UsageError(rename(message))
         self.exit(2, f"error: {message} (see --help)\n")
+
+
+#: set (to a function rewording the message) by the Python API so that a parser's error
+#: raises :class:`UsageError` instead of exiting; a context variable, so threads do not mix
+PARSER_ERRORS_RAISE: contextvars.ContextVar = contextvars.ContextVar("parser_errors_raise", default=None)
 
 
 def positive_int(text: str) -> int:

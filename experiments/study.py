@@ -41,6 +41,8 @@ def prepare_data(cfg, out: Path) -> DataInfo:
         where = cfg.data_dir if cfg.dataset == "svmlight" else cfg.dataset
         raise UsageError(f"{where}: {ds.n_queries} quer{'y' if ds.n_queries == 1 else 'ies'}; the protocol's random "
                          f"query splits need at least {MIN_QUERIES} (training, validation and test parts)")
+    if hasattr(cfg, "check_data"):            # what the protocol needs of the data (Zheng: multi-grade queries)
+        cfg.check_data(ds)
     ref = materialize(ds, fallback_dir=out / ".cache")
     facts = {"n_queries": ds.n_queries, "n_docs": ds.n_docs, "n_features": ds.n_features,
              "data_hash": Path(ref.path).name}

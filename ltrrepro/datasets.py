@@ -32,7 +32,7 @@ import numpy as np
 
 from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_npy_dir
 from .fileio import atomic_write_text, default_cache_dir
-from .svmlight import file_signature, read_svmlight, scan_svmlight, source_signature
+from .svmlight import SVMLightFormatError, file_signature, read_svmlight, scan_svmlight, source_signature
 from .svmlight.reader import check_inferred_width
 from .synthetic import PROFILES, make_synthetic
 
@@ -257,7 +257,7 @@ def _pooled(name: str, data_dir, missing: str, cache_dir, paths=None, n_features
     try:
         ds = parts[0] if len(parts) == 1 else RankingDataset.concat(parts, name=name)
     except ValueError as err:
-        raise ValueError(f"{title}: cannot pool them: {err}") from err
+        raise SVMLightFormatError(f"{title}: cannot pool them: {err}") from None
     del parts
     if keyed:
         ds.meta["qid_keying"] = keyed
@@ -296,11 +296,11 @@ def _key_parts(parts: list, paths: list) -> str | None:
         return None
     low = int(allq.min())
     if low < 0:
-        raise ValueError(f"{', '.join(map(str, paths))}: the parts reuse query ids and some are negative "
+        raise SVMLightFormatError(f"{', '.join(map(str, paths))}: the parts reuse query ids and some are negative "
                          f"(qid {low}); give every query a distinct non-negative qid:")
     base = 10 ** len(str(int(allq.max())))
     if base * len(parts) > 2**62:
-        raise ValueError(f"{', '.join(map(str, paths))}: the parts reuse query ids too large to key by part; "
+        raise SVMLightFormatError(f"{', '.join(map(str, paths))}: the parts reuse query ids too large to key by part; "
                          f"renumber the queries")
     for k, p in enumerate(parts):
         p.qid = p.qid + np.int64(k) * base

@@ -93,18 +93,17 @@ def _parser_errors_raise(experiment: str):
     """The command's parser reports a bad flag by exiting (``SystemExit(2)``, after printing
     ``error: …``); inside :func:`run` it raises :class:`~experiments.cli.UsageError` instead,
     naming the keyword as the caller wrote it."""
-    from experiments.cli import ArgumentParser, UsageError
+    from experiments.cli import PARSER_ERRORS_RAISE
 
-    def error(self, message):
+    def rename(message):
         message = re.sub(r"--([\w-]+)", lambda m: f"{m.group(1).replace('-', '_')} ({m.group(0)})", message)
-        raise UsageError(f"study.run({experiment!r}): {message}")
+        return f"study.run({experiment!r}): {message}"
 
-    saved = ArgumentParser.error
-    ArgumentParser.error = error
+    token = PARSER_ERRORS_RAISE.set(rename)
     try:
         yield
     finally:
-        ArgumentParser.error = saved
+        PARSER_ERRORS_RAISE.reset(token)
 
 
 def _damaged(path: Path, err: Exception, fix: str):

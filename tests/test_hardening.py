@@ -176,3 +176,17 @@ def test_a_dataset_too_small_to_split_is_one_line_before_training(tmp_path, caps
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert len(err) == 1 and f"{path}: {n_queries} quer" in err[0] and "at least 10" in err[0], err
     assert not (tmp_path / "o" / "units").exists()
+
+
+def test_zheng_on_data_without_multi_grade_queries_is_one_line_before_training(tmp_path, capsys):
+    from experiments import qbrank
+    from ltrrepro import make_synthetic
+    from ltrrepro.data import RankingDataset
+    from ltrrepro.svmlight import write_svmlight
+    ds = make_synthetic("web30k", n_queries=30, seed=1)
+    path = tmp_path / "zeros.txt"
+    write_svmlight(RankingDataset(X=ds.X, y=np.zeros_like(ds.y), qid=ds.qid), path)
+    assert qbrank.main(["--dataset", str(path), "--trials", "1", "--quiet", "--jobs", "1",
+                        "--out", str(tmp_path / "o")]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "0 of 30 queries have more than one grade" in err[0], err

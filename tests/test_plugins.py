@@ -197,3 +197,10 @@ def test_editing_a_plugins_source_recomputes_its_units(tmp_path, capsys, monkeyp
     assert quality.main(argv) == 0
     after = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.json")}
     assert all(after[k] != v for k, v in stamp.items())                 # recomputed under the new source
+
+
+def test_a_plugin_as_the_baseline_is_never_compared_with_itself(tmp_path):
+    out = tmp_path / "o"
+    assert quality.main(TINY + ["--models", f"lambdamart,{SQ}", "--baseline", SQ_KEY, "--out", str(out)]) == 0
+    claims = [c["claim"] for c in json.loads((out / "claims.json").read_text())["claims"]]
+    assert not any(c.count("Squared(scale=0.5)") > 1 for c in claims), claims

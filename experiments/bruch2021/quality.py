@@ -63,7 +63,8 @@ def analyse(df: pd.DataFrame, dataset: str, store=None, cfg: dict | None = None)
     table = pd.DataFrame(rows)
     comps = []
     base = (cfg or {}).get("baseline", "lambdamart")
-    plug = [(base, key) for key, _ in (cfg or {}).get("plugins", []) if key in set(df.model) and base in set(df.model)]
+    plug = [(base, key) for key, _ in (cfg or {}).get("plugins", [])
+            if key != base and key in set(df.model) and base in set(df.model)]        # never a plug-in against itself
     for k in (NDCG5, NDCG10):
         # (earlier, later) of the paper's ordering, then (baseline, plug-in): the later minus the earlier
         for x, y in [*combinations([m for m in PAPER_MODELS if m in set(df.model)], 2), *plug]:
@@ -94,7 +95,7 @@ def claims(comp: pd.DataFrame, cfg: dict | None = None) -> list[dict]:
     base = cfg.get("baseline", "lambdamart")
     ref = paper_reference(cfg.get("dataset", ""))
     pairs = [("xendcg", "listnet"), ("lambdamart", "listnet"), ("xendcg", "lambdamart"),
-             *((k, base) for k, _ in cfg.get("plugins", []))]
+             *((k, base) for k, _ in cfg.get("plugins", []) if k != base)]
     for i, k in enumerate(("NDCG@5", "NDCG@10")):
         for a, b in pairs:
             r = comp[(comp.metric == k) & (comp.a == a) & (comp.b == b)] if len(comp) else comp

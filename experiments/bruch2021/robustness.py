@@ -189,7 +189,7 @@ def pairs_of(cfg: dict, models) -> list[tuple[str, str, str]]:
     out = [(*PAPER_PAIR, "")] if set(PAPER_PAIR) <= set(models) else []
     base = cfg.get("baseline", "lambdamart")
     for key, _ in cfg.get("plugins", []):
-        if key in models and base in models:
+        if key != base and key in models and base in models:       # never a plug-in against itself
             out.append((key, base, "_" + file_stem(key)))      # file names: no dots, one per plug-in
     return out
 

@@ -79,6 +79,15 @@ class ZhengConfig(RunConfig):
         if not self.grid or any(not 0 < eta <= 1 or leaves < 2 for eta, leaves in self.grid):
             raise UsageError(f"--gbt-grid needs 0 < eta <= 1 and leaves >= 2; got {self.grid}")
 
+    def check_data(self, ds: RankingDataset) -> None:
+        """Before any training: enough queries with more than one grade for the random L2 /
+        validation / L3 parts (single-grade queries are L1)."""
+        n = int((~single_grade(ds)).sum())
+        if n < 10:
+            raise UsageError(f"{self.data_dir if self.dataset == 'svmlight' else self.dataset}: {n} of "
+                             f"{ds.n_queries} queries have more than one grade; Zheng's L2, validation and L3 parts "
+                             f"are drawn from those and need at least 10")
+
     def deviations(self) -> list[str]:
         out = super().deviations()
         if self.rounds != 300:
