@@ -190,3 +190,24 @@ def test_zheng_on_data_without_multi_grade_queries_is_one_line_before_training(t
                         "--out", str(tmp_path / "o")]) == 2
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert len(err) == 1 and "0 of 30 queries have more than one grade" in err[0], err
+
+
+def test_sigterm_under_two_jobs_ends_in_one_line_without_pool_noise(tmp_path):
+    """SIGTERM mid-run (a cluster's job killer): 'interrupted', exit 130, the finished units kept,
+    the manifest closed, and no traceback or 'cannot schedule new futures' from the pool."""
+    import signal
+    out = tmp_path / "run"
+    env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
+    run = subprocess.Popen([sys.executable, "-m", "experiments.quality", "--queries", "100", "--trials", "20",
+                            "--preset", "tiny", "--quiet", "--jobs", "2", "--threads", "1", "--out", str(out)],
+                           cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / "units").glob("*.json"))) < 4:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=60)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert run.returncode == 130 and lines == ["interrupted (signal 15): finished units are kept; the same command "
+                                               "resumes"], err
+    assert len(list((out / "units").glob("*.json"))) >= 4
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
