@@ -79,7 +79,7 @@ def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_e
     their own), then run and report (with ``--estimate``: calibrate and print the cost
     instead, see :func:`estimate`; ``size_of(unit, ctx)``, the unit's training size, scales
     the calibration to units of other sizes). Returns the exit code."""
-    out = check_outputs(Path(args.out or f"runs/{cfg.experiment}-{cfg.dataset}"))
+    out = check_outputs(Path(args.out or f"runs/{cfg.experiment}-{cfg.unit_dataset}"))   # a path: user-<stem>
     check_same_experiment(out, cfg.experiment)
     check_execution(args)
     if hasattr(cfg, "check_device"):

@@ -1,8 +1,10 @@
 """Query splits: randomized pooled splits (Bruch) and official folds (Xia).
 
-Trial ``i`` of an experiment draws its split from child ``i`` of one
-``np.random.SeedSequence(seed)``, so trial ``i`` gets the same split whatever the number
-of trials, and every model of a trial shares it (paired design).
+Trial ``i`` of an experiment draws its split from the stream with spawn key ``(i, 0)`` of
+``np.random.SeedSequence(seed)`` — the split stream ``STREAM_SPLIT`` of
+:mod:`ltrrepro.runner`, never used for anything else (noise is ``(i, 1, …)``, a model's own
+randomness ``(i, 2, …)``) — so trial ``i`` gets the same split whatever the number of trials,
+and every model of a trial shares it (paired design).
 """
 from __future__ import annotations
 
@@ -46,7 +48,13 @@ def random_query_split(n_queries: int, rng: np.random.Generator,
 
 
 def trial_split(n_queries: int, seed: int, trial: int, fractions=(0.6, 0.2, 0.2)) -> QuerySplit:
-    """The split of trial ``trial``: drawn from ``SeedSequence(seed).spawn(trial+1)[trial]``.
+    """The split of trial ``trial``: drawn from ``SeedSequence(seed, spawn_key=(trial, 0))``,
+    built as ``SeedSequence(seed).spawn(trial + 1)[trial].spawn(1)[0]`` (the same sequence).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(np.random.SeedSequence(3, spawn_key=(2, 0)))
+    >>> bool(np.array_equal(np.sort(rng.permutation(10)[:6]), trial_split(10, seed=3, trial=2).train))
+    True
 
     The generator is used for nothing else, so adding trials never changes earlier ones.
     """

@@ -116,3 +116,17 @@ def test_bruch_noise_and_click_probabilities_are_the_docs_numbers():
     clicks = re.search(r"the probability of its label, \(([.\d, ]+)\)", text).group(1)
     assert BRUCH_NOISE_PROBS == tuple(float(x) for x in noise.rstrip(". ").split(","))
     assert BRUCH_CLICK_PROBS == tuple(float(x) for x in clicks.split(","))
+
+
+def test_every_python_m_command_in_readme_and_docs_answers_help():
+    """Each ``python -m experiments.X`` a user is told to run exists and answers ``--help``
+    (the README once named ``experiments.demo``, long gone)."""
+    import subprocess
+    import sys
+    texts = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    mods = sorted({m.group(1) for p in texts for m in re.finditer(r"python -m (experiments\.\w+)",
+                                                                   p.read_text())})
+    assert "experiments.robustness" in mods and len(mods) >= 8
+    for mod in mods:
+        r = subprocess.run([sys.executable, "-m", mod, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0 and "usage" in r.stdout.lower(), f"python -m {mod} --help: {r.stderr[-500:]}"

@@ -92,3 +92,47 @@ def test_a_device_the_machine_lacks_is_a_clear_error(monkeypatch):
     device.check_device("cpu", "lightgbm")                               # the CPU always works
     monkeypatch.setattr(device, "_probe", lambda library: True)
     device.check_device("cuda", "xgboost")
+
+
+def test_train_s_is_the_training_itself_not_what_the_unit_did_before(parts):
+    """``train_s`` times the boosting only; the unit's transform and the binning before it
+    are ``info["setup_s"]`` (the timings table calls train_s the training time)."""
+    import time
+    train, valid, _ = parts
+    b = Boosting(learning_rate=0.2, num_leaves=4, min_data_in_leaf=5, max_bin=15, rounds=4, early_stopping=2)
+    trainer = SYSTEMS["lambdamart"].trainer(b, library="lightgbm", seed=np.random.SeedSequence(1), threads=1)
+    time.sleep(0.5)                                      # a unit's noise or click transform
+    trainer.add_train(train)
+    trainer.add_valid(valid)
+    fitted = trainer.fit()
+    assert fitted.train_s < 0.5 <= fitted.info["setup_s"]
+
+
+@pytest.mark.parametrize("name,lib", [(n, lib) for n in sorted(SYSTEMS) for lib in SYSTEMS[n].libraries])
+def test_every_prediction_takes_the_trainers_thread_count(parts, name, lib, monkeypatch):
+    """No library call of a trainer or its predictor runs on the library's default thread
+    count (all cores): LightGBM's predict gets ``num_threads``, XGBoost's DMatrix ``nthread``."""
+    import lightgbm as lgb
+    import xgboost as xgb
+    calls = []
+    real_predict, real_dmatrix = lgb.Booster.predict, xgb.DMatrix.__init__
+
+    def predict(self, *a, **k):
+        calls.append(("lightgbm.predict", k.get("num_threads")))
+        return real_predict(self, *a, **k)
+
+    def dmatrix(self, *a, **k):
+        calls.append(("xgboost.DMatrix", k.get("nthread")))
+        return real_dmatrix(self, *a, **k)
+
+    monkeypatch.setattr(lgb.Booster, "predict", predict)
+    monkeypatch.setattr(xgb.DMatrix, "__init__", dmatrix)
+    train, valid, test = parts
+    system = SYSTEMS[name]
+    options = {k: v for k, v in SMALL["zheng"].items() if k in dict(system.options)}
+    b = Boosting(learning_rate=0.2, num_leaves=4, min_data_in_leaf=5, max_bin=15, rounds=3, early_stopping=2)
+    trainer = system.trainer(b, library=lib, seed=np.random.SeedSequence(1), threads=1, **options)
+    trainer.add_train(train)
+    trainer.add_valid(valid)
+    trainer.fit().scores(test.X)
+    assert all(t == 1 for _, t in calls), [c for c in calls if c[1] != 1]

@@ -352,3 +352,11 @@ def test_a_label_31_trains_lightgbm_lambdarank_and_smaller_labels_are_unchanged(
     assert "label_gain" not in tr.params
     _, explicit = fit(data, label_gain=[2.0 ** i - 1 for i in range(31)])
     np.testing.assert_array_equal(plain.scores(data.X), explicit.scores(data.X))
+
+
+def test_the_default_out_of_a_dataset_path_is_one_directory_named_after_the_file(tmp_path, data, monkeypatch):
+    f = tmp_path / "my data.txt"
+    write_svmlight(data, f)
+    monkeypatch.chdir(tmp_path)
+    assert quality.main(TINY + ["--dataset", str(f), "--models", "lambdamart"]) == 0
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["quality-user-my_data"]

@@ -146,8 +146,9 @@ def report(store) -> dict:
                         rename={k: an.label(k) for k in METRICS})
     files += write_table(table[["model", "trials", "train_s"]], root / "tables" / "timings",
                          caption="Mean training time per model (s)", digits=2,
-                         legend="Wall-clock seconds per model and trial on this machine: not reproducible byte for "
-                                "byte, so kept out of the result tables.")
+                         legend="Wall-clock seconds per model and trial on this machine (boosting with early "
+                                "stopping; the training data's transform and binning not counted): not reproducible "
+                                "byte for byte, so kept out of the result tables.")
     if len(comp):
         files += write_table(comp, root / "tables" / "table1_tests", caption="Paired t-tests (a − b)",
                              legend="diff: mean of a − b with its 95% CI; p_holm: Holm across all listed comparisons; "

@@ -37,7 +37,8 @@ class LeafRescaleCallback:
     def __call__(self, env) -> None:
         booster = env.model
         it = booster.num_trees() - 1
-        g = booster.predict(self.X, start_iteration=it, num_iteration=1, raw_score=True)
+        g = booster.predict(self.X, start_iteration=it, num_iteration=1, raw_score=True,
+                            num_threads=int(env.params.get("num_threads", 0)))
         h = self.adapter.scores
         step = float(self.step_fn(h, g))
         factor = self.shrinkage * step
@@ -101,7 +102,8 @@ class NewtonLeafCallback:
         G, H = self.adapter.objective.last
         G = G.reshape(G.shape[0], -1)
         H = H.reshape(H.shape[0], -1)
-        leaves = booster.predict(self.X, pred_leaf=True, start_iteration=it, num_iteration=1)
+        leaves = booster.predict(self.X, pred_leaf=True, start_iteration=it, num_iteration=1,
+                                 num_threads=int(env.params.get("num_threads", 0)))
         leaves = np.asarray(leaves, dtype=np.int64).reshape(self.X.shape[0], -1)
         scores = self.adapter.scores.reshape(self.X.shape[0], -1)
         for k in range(self.K):

@@ -108,8 +108,10 @@ class LightGBMMcRankTrainer(Trainer):
                   "verbose": -1}
         # McRank raises on a label >= N_CLASSES
         bst = lgb.train(params, lgb.Dataset(tr.X, tr.y.astype(float)), b.rounds, callbacks=callbacks)
-        loss = float(obj.loss(bst.predict(tr.X, raw_score=True), tr.y))
-        raw = lambda X, a, k: bst.predict(X, raw_score=True, start_iteration=a, num_iteration=k - a)  # noqa: E731
+        threads = self.threads
+        loss = float(obj.loss(bst.predict(tr.X, raw_score=True, num_threads=threads), tr.y))
+        raw = lambda X, a, k: bst.predict(X, raw_score=True, start_iteration=a, num_iteration=k - a,  # noqa: E731
+                                          num_threads=threads)
         used = {k: v for k, v in params.items() if k != "objective"}
         return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=used, to_rank=mcrank_scores,
                       info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries)})

@@ -90,12 +90,12 @@ class GBTTrainer(_KeepParts):
             p = lightgbm_params("regression", num_leaves=leaves, learning_rate=eta, num_threads=threads, seed=seed,
                                 min_sum_hessian_in_leaf=1e-3)
             bst = lgb.train(p, lgb.Dataset(tr.X, tr.y.astype(float)), rounds)
-            return p, (lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a))
+            return p, (lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a, num_threads=threads))
         import xgboost as xgb
         p = xgboost_params(max_leaves=leaves, eta=eta, nthread=threads, seed=seed, objective="reg:squarederror",
                            base_score=float(tr.y.mean()))
-        bst = xgb.train(p, xgb.DMatrix(tr.X, tr.y), rounds)
-        return p, (lambda X, a, k: bst.predict(xgb.DMatrix(X), iteration_range=(a, k)))
+        bst = xgb.train(p, xgb.DMatrix(tr.X, tr.y, nthread=threads), rounds)
+        return p, (lambda X, a, k: bst.predict(xgb.DMatrix(X, nthread=threads), iteration_range=(a, k)))
 
     def _fit(self) -> Fitted:
         best = None
@@ -146,15 +146,17 @@ class QBRankTrainer(_KeepParts):
             steps = np.asarray(cb.steps)
             info = {"line_search_steps": {"mean": float(steps.mean()), "min": float(steps.min()),
                                           "max": float(steps.max())}, **tuned}
-            raw = lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a)  # noqa: E731
+            raw = lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a,  # noqa: E731
+                                              num_threads=threads)
             return Fitted(raw, b.rounds, b.rounds, info=info, ranges_add=False)
         import xgboost as xgb
         p = xgboost_params(max_leaves=b.num_leaves, eta=b.learning_rate, nthread=threads, seed=seed,
                            disable_default_eval_metric=1)
-        d = xgb.DMatrix(tr.X, tr.y)
+        d = xgb.DMatrix(tr.X, tr.y, nthread=threads)
         d.set_group(tr.query_sizes)
         bst = xgb.train(p, d, b.rounds, obj=XGBoostObjective(obj))
-        raw = lambda X, a, k: bst.predict(xgb.DMatrix(X), iteration_range=(a, k), output_margin=True)  # noqa: E731
+        raw = lambda X, a, k: bst.predict(xgb.DMatrix(X, nthread=threads), iteration_range=(a, k),  # noqa: E731
+                                          output_margin=True)
         return Fitted(raw, b.rounds, b.rounds, info={"line_search": "none (XGBoost: η only)", **tuned},
                       ranges_add=False)
 
