@@ -60,7 +60,7 @@ def cli(main):
         except KeyboardInterrupt as err:
             if "--debug" in argv:
                 raise
-            print(f"interrupted ({err or 'Ctrl-C'}): finished units are kept; the same command resumes",
+            print(f"interrupted ({str(err) or 'Ctrl-C'}): finished units are kept; the same command resumes",
                   file=sys.stderr)
             return 130
     return wrapper

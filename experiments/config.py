@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.cli import DATASETS, UsageError
+from ltrrepro.fit.plugins import PluginError
 
 __all__ = ["RunConfig", "is_synthetic", "load_manifest_config"]
 
@@ -105,6 +106,10 @@ class RunConfig:
         (a string seed or a float trial count is one :class:`UsageError` naming the field,
         never a traceback); then ``__post_init__`` makes every check the flags get."""
         hints = typing.get_type_hints(cls)
+        unknown = sorted(set(d) - {f.name for f in fields(cls)} - STORED_EXTRAS)
+        if unknown:
+            raise UsageError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))} (a {cls.__name__} has "
+                             f"{', '.join(f.name for f in fields(cls))})")
         out = {}
         for f in fields(cls):
             if f.name in d:
@@ -119,9 +124,13 @@ class RunConfig:
                              f"python -m experiments.report or the matching experiment")
         try:
             return cls.from_dict(cfg, where=f"--config {path}")
-        except UsageError as err:
+        except (UsageError, PluginError) as err:
             text = str(err)
             raise UsageError(text if text.startswith("--config") else f"--config {path}: {text}") from None
+
+
+#: what a manifest's configuration holds beside the fields: derived, written for readers
+STORED_EXTRAS = frozenset({"type", "plugin_sources", "deviations", "choices", "data"})
 
 
 def _typed(name: str, value, hint, where: str):

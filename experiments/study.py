@@ -49,6 +49,24 @@ def prepare_data(cfg, out: Path) -> DataInfo:
     return DataInfo({"path": ref.path, "name": ref.name}, facts, time.perf_counter() - t0)
 
 
+def check_units(units) -> None:
+    """The run has units, and each unit's record can be stored under its name: checked
+    before any data is loaded (an empty model list from a manifest ran nothing and exited 0;
+    a plug-in name too long for a file name failed only after its units had trained)."""
+    from ltrrepro.store import safe_key
+
+    if not units:
+        raise UsageError("the configuration runs no unit: give at least one model (--models) and one level")
+    for u in units:
+        try:
+            name = safe_key(u.key)
+        except ValueError as err:
+            raise UsageError(f"model {u.model!r}: {err}") from None
+        if len((name + ".json").encode()) > 255:
+            raise UsageError(f"model {u.model!r}: its unit name makes a file name of {len(name.encode()) + 5} bytes "
+                             f"(the limit is 255); give the plug-in a shorter module, class or argument text")
+
+
 def check_same_experiment(out: Path, experiment: str) -> None:
     """``out`` holds no run of another experiment (its records and reports would be mixed
     with this one's); checked before any data is loaded. A damaged manifest is left to the
@@ -79,6 +97,7 @@ def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_e
     their own), then run and report (with ``--estimate``: calibrate and print the cost
     instead, see :func:`estimate`; ``size_of(unit, ctx)``, the unit's training size, scales
     the calibration to units of other sizes). Returns the exit code."""
+    check_units(units)
     out = check_outputs(Path(args.out or f"runs/{cfg.experiment}-{cfg.unit_dataset}"))   # a path: user-<stem>
     check_same_experiment(out, cfg.experiment)
     check_execution(args)

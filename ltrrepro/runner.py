@@ -301,66 +301,49 @@ def _execute(fn: Callable, unit: Unit, ctx: dict):
             time.perf_counter() - t0, os.getpid()
 
 
-def _child_main(conn, fn, unit, ctx, parent_pid) -> None:
-    """In the isolated unit's process: run it and send ``("ok", (record, arrays))`` or
-    ``("failed", (error, traceback))`` back."""
-    _watch_parent(parent_pid)
-    _set_threads(ctx.get("threads", 1))
-    try:
-        msg = ("ok", fn(unit, ctx))
-    except SystemExit as err:
-        msg = ("failed", (f"SystemExit: the unit called sys.exit({err.code!r}); a unit must return or raise",
-                          traceback.format_exc()))
-    except BaseException as err:  # noqa: BLE001 - sent to the parent, which records it
-        msg = ("failed", (f"{type(err).__name__}: {err}", traceback.format_exc()))
-    conn.send(msg)
-    conn.close()
-
-
 def _run_isolated(fn: Callable, unit: Unit, ctx: dict):
-    """``fn(unit, ctx)`` in a fresh (spawned) child process; its result, its exception (as a
-    failure carrying the child's traceback), or :class:`UnitProcessDied` naming how the
-    child ended. Costs a process start (about a second of imports; numba kernels come from
-    their on-disk cache). Where the caller may not have children (a daemonic dask worker),
-    the unit runs in the caller, unisolated."""
-    import multiprocessing as mp
+    """``fn(unit, ctx)`` in a fresh Python process (``python -m ltrrepro.isolated``); its
+    result, its exception (as a failure carrying the child's traceback), or
+    :class:`UnitProcessDied` naming how the child ended. A plain subprocess, not
+    ``multiprocessing``: it works from a loky worker and from a daemonic dask worker alike.
+    Costs a process start (about a second of imports; numba kernels come from their on-disk
+    cache). The child gets this process's ``sys.path`` and watches it: it exits when this
+    process is gone."""
+    import pickle
+    import shutil
     import signal
+    import subprocess
+    import tempfile
 
-    if mp.current_process().daemon:
-        return fn(unit, ctx)
-    from joblib.externals.loky.backend import get_context
-
-    mpc = get_context("loky")          # a fresh interpreter, as "spawn", also from inside a loky worker
-    recv, send = mpc.Pipe(duplex=False)
-    child = mpc.Process(target=_child_main, args=(send, fn, unit, ctx, os.getpid()), daemon=True,
-                        name=f"ltrrepro-unit-{unit.trial}-{unit.model}")
-    child.start()
-    send.close()
+    tmp = tempfile.mkdtemp(prefix="ltrrepro-unit-")
     try:
-        msg = recv.recv()
-    except EOFError:
-        msg = None
+        result = os.path.join(tmp, "result.pickle")
+        with open(os.path.join(tmp, "job.pickle"), "wb") as fh:          # the path first: see ltrrepro.isolated
+            pickle.dump(list(sys.path), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump({"parent_pid": os.getpid(), "fn": fn, "unit": unit, "ctx": ctx, "result": result}, fh,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+        code = subprocess.run([sys.executable, "-m", "ltrrepro.isolated", os.path.join(tmp, "job.pickle")],
+                              stdin=subprocess.DEVNULL).returncode
+        if os.path.exists(result):
+            with open(result, "rb") as fh:
+                status, value = pickle.load(fh)
+            if status == "ok":
+                return value
+            err = RuntimeError(value[0])
+            err.child_error, err.child_traceback = value
+            raise err
     finally:
-        recv.close()
-        child.join()
-    if msg is None:
-        code = child.exitcode
-        if code is not None and code < 0:
-            try:
-                why = f"killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                why = f"killed by signal {-code}"
-            if -code == signal.SIGKILL:
-                why += " (the out-of-memory killer?)"
-        else:
-            why = f"exited with code {code} (os._exit?)"
-        raise UnitProcessDied(f"the process of unit {unit.key} ({unit.model}) ended without a result: {why}")
-    status, payload = msg
-    if status == "ok":
-        return payload
-    err = RuntimeError(payload[0])
-    err.child_error, err.child_traceback = payload
-    raise err
+        shutil.rmtree(tmp, ignore_errors=True)
+    if code < 0:
+        try:
+            why = f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            why = f"killed by signal {-code}"
+        if -code == signal.SIGKILL:
+            why += " (the out-of-memory killer?)"
+    else:
+        why = f"exited with code {code} (os._exit?)"
+    raise UnitProcessDied(f"the process of unit {unit.key} ({unit.model}) ended without a result: {why}")
 
 
 @dataclass

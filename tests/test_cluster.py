@@ -29,7 +29,9 @@ def _free_port() -> int:
 
 def _start(cmd, cwd: Path, log: Path):
     cwd.mkdir(parents=True, exist_ok=True)
-    return subprocess.Popen(cmd, cwd=cwd, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen(cmd, cwd=cwd, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True,
+                            env=env)                    # the workers find the tests' plug-in module
 
 
 def _wait_for_workers(address: str, n: int, timeout: float = 90) -> None:
@@ -145,3 +147,20 @@ def test_a_cluster_lost_mid_run_ends_the_run_in_one_line(tmp_path, cluster, vict
     kept = len(list((out / "units").glob("*.json")))
     assert 2 <= kept < 12
     assert json.loads((out / "manifest.json").read_text())["status"] == "error"
+
+
+def test_a_plugin_that_kills_its_process_on_a_dask_worker_fails_its_units_only(tmp_path, cluster):
+    """dask workers are daemonic processes: the plug-in's unit still runs in a process of its
+    own, so a segfault fails that unit (it used to kill the worker again and again, and the
+    run waited for ever)."""
+    address, _ = cluster
+    env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
+    out = tmp_path / "dask"
+    r = subprocess.run([sys.executable, "-m", "experiments.quality", "--queries", "60", "--trials", "2", "--preset",
+                        "tiny", "--quiet", "--models", "lambdamart,plugin_losses:CrashOnData(how='segfault')",
+                        "--backend", "dask", "--scheduler", address, "--threads", "1", "--scheduler-timeout", "5",
+                        "--out", str(out)], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT / "tests")},
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 1 and "killed by signal SIGSEGV" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert {json.loads(p.read_text())["unit"]["model"] for p in (out / "units").glob("*.json")} == {"lambdamart"}
+    assert len(list((out / "failures").glob("*.json"))) == 2

@@ -192,9 +192,10 @@ def test_zheng_on_data_without_multi_grade_queries_is_one_line_before_training(t
     assert len(err) == 1 and "0 of 30 queries have more than one grade" in err[0], err
 
 
-def test_sigterm_under_two_jobs_ends_in_one_line_without_pool_noise(tmp_path):
-    """SIGTERM mid-run (a cluster's job killer): 'interrupted', exit 130, the finished units kept,
-    the manifest closed, and no traceback or 'cannot schedule new futures' from the pool."""
+@pytest.mark.parametrize("signame,said", [("SIGTERM", "signal 15"), ("SIGINT", "Ctrl-C")])
+def test_sigterm_under_two_jobs_ends_in_one_line_without_pool_noise(tmp_path, signame, said):
+    """SIGTERM mid-run (a cluster's job killer) or Ctrl-C: 'interrupted', exit 130, the finished
+    units kept, the manifest closed, and no traceback or 'cannot schedule new futures' from the pool."""
     import signal
     out = tmp_path / "run"
     env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
@@ -204,10 +205,60 @@ def test_sigterm_under_two_jobs_ends_in_one_line_without_pool_noise(tmp_path):
     deadline = time.time() + 120
     while time.time() < deadline and len(list((out / "units").glob("*.json"))) < 4:
         time.sleep(0.05)
-    run.send_signal(signal.SIGTERM)
+    run.send_signal(getattr(signal, signame))
     _, err = run.communicate(timeout=60)
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert run.returncode == 130 and lines == ["interrupted (signal 15): finished units are kept; the same command "
+    assert run.returncode == 130 and lines == [f"interrupted ({said}): finished units are kept; the same command "
                                                "resumes"], err
     assert len(list((out / "units").glob("*.json"))) >= 4
     assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (lambda c: c.update(models=[]), "runs no unit"),
+    (lambda c: c.pop("models"), "runs no unit"),
+    (lambda c: c.update(trails=100), "unknown field(s) 'trails'"),
+    (lambda c: c.update(plugins=[["os.system@command=id", "os:system(command='id')"]],
+                        models=["lambdamart", "os.system@command=id"]), "nothing was called"),
+])
+def test_a_manifest_that_runs_nothing_or_names_an_unknown_field_is_refused(tmp_path, capsys, stored_robustness,
+                                                                          edit, needle):
+    from experiments import robustness
+    man = json.loads(json.dumps(stored_robustness))
+    edit(man["config"])
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(man))
+    assert robustness.main(["--config", str(path), "--out", str(tmp_path / "again"), "--quiet"]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and err[0].startswith("error: ") and needle in err[0], err
+    if "field" in needle or "called" in needle:
+        assert err[0].startswith(f"error: --config {path}: ")
+
+
+def test_a_plugin_name_too_long_for_a_file_is_refused_before_any_data(tmp_path, capsys):
+    from experiments import quality
+    spec = f"plugin_losses:CrashOnData(how='{'a' * 300}')"
+    assert quality.main(TINY + ["--jobs", "1", "--models", f"lambdamart,{spec}", "--out", str(tmp_path / "o")]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "the limit is 255" in err[0] and "shorter" in err[0], err
+    assert not (tmp_path / "o" / "units").exists()
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--models", ""], "--models is empty"),
+    (["--models", ","], "--models is empty"),
+])
+def test_an_empty_model_list_is_refused(tmp_path, capsys, argv, needle):
+    from experiments import quality
+    assert quality.main(argv + ["--out", str(tmp_path / "o")]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and needle in err[0], err
+
+
+def test_the_baseline_may_be_given_as_the_plugins_spec(tmp_path):
+    from experiments import quality
+    spec = "plugin_losses:Squared(scale=0.5)"
+    out = tmp_path / "o"
+    assert quality.main(TINY + ["--jobs", "1", "--models", f"lambdamart,xendcg,{spec}", "--baseline", spec,
+                                "--out", str(out)]) == 0
+    assert json.loads((out / "manifest.json").read_text())["config"]["baseline"] == "plugin_losses.Squared@scale=0.5"

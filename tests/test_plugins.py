@@ -204,3 +204,26 @@ def test_a_plugin_as_the_baseline_is_never_compared_with_itself(tmp_path):
     assert quality.main(TINY + ["--models", f"lambdamart,{SQ}", "--baseline", SQ_KEY, "--out", str(out)]) == 0
     claims = [c["claim"] for c in json.loads((out / "claims.json").read_text())["claims"]]
     assert not any(c.count("Squared(scale=0.5)") > 1 for c in claims), claims
+
+
+def test_editing_the_module_a_plugin_inherits_from_recomputes_its_units(tmp_path, monkeypatch):
+    import importlib
+    import sys
+    pkg = tmp_path / "src"
+    pkg.mkdir()
+    (pkg / "base_losses.py").write_text((ROOT / "tests" / "plugin_losses.py").read_text())
+    (pkg / "child_losses.py").write_text("from base_losses import Squared\n\n\nclass Child(Squared):\n"
+                                         "    name = 'child'\n")
+    monkeypatch.syspath_prepend(str(pkg))
+    out = tmp_path / "o"
+    argv = TINY + ["--models", "lambdamart,child_losses:Child(scale=0.5)", "--out", str(out)]
+    assert quality.main(argv) == 0
+    child = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*child_losses*.json")}
+    assert len(child) == 2
+    (pkg / "base_losses.py").write_text((pkg / "base_losses.py").read_text() + "\n# the parent edited\n")
+    load_plugin.cache_clear()
+    for m in ("child_losses", "base_losses"):
+        sys.modules.pop(m, None)
+    importlib.invalidate_caches()
+    assert quality.main(argv) == 0
+    assert all((out / "units" / k).stat().st_mtime_ns != v for k, v in child.items())

@@ -278,7 +278,10 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
 
     synthetic = args.dataset.startswith("synthetic")
     trials = args.trials or (synthetic_trials if synthetic else real_trials or PAPER_TRIALS.get(experiment, 100))
-    names = split_models(getattr(args, "models", None) or "") or list(default_models)
+    given = getattr(args, "models", None)
+    if given is not None and not split_models(given):
+        raise UsageError(f"--models is empty ({given!r}): name at least one model")
+    names = split_models(given or "") or list(default_models)
     plugins = tuple((plugin_key(n), n) for n in names if is_plugin_spec(n))
     builtin = [n for n in names if not is_plugin_spec(n)]
     if builtin:
@@ -290,5 +293,5 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
                        queries=(args.queries or synthetic_queries) if synthetic else args.queries,
                        trials=trials, seed=args.seed, library=getattr(args, "library", "lightgbm"),
                        preset=args.preset or "", rounds=args.rounds, models=models, plugins=plugins,
-                       baseline=getattr(args, "baseline", "lambdamart"), device=getattr(args, "device", "cpu"),
-                       **fields)
+                       baseline=plugin_key(b) if is_plugin_spec(b := getattr(args, "baseline", "lambdamart")) else b,
+                       device=getattr(args, "device", "cpu"), **fields)

@@ -22,6 +22,7 @@ import functools
 import importlib
 import importlib.metadata
 import re
+import sys
 
 import numpy as np
 
@@ -199,16 +200,33 @@ def _smoke(spec: str, objective: Objective) -> None:
                               f"state, random or the clock), or the run cannot be repeated")
 
 
-def _source_digest(module) -> str | None:
-    """SHA-256 of the plug-in module's source file (an edit is a new configuration)."""
+def source_files(module, obj) -> list[str]:
+    """The source files a plug-in's numbers depend on, as far as they can be known without
+    running it: its module's, and those of every class ``obj`` inherits from (a plug-in that
+    subclasses another user's loss inherits its ``grad_hess``), ltrrepro's own excepted."""
+    import inspect
+
+    files = [getattr(module, "__file__", None)]
+    for cls in (inspect.getmro(obj) if inspect.isclass(obj) else ()):
+        mod = sys.modules.get(cls.__module__)
+        if mod is None or cls.__module__.split(".")[0] in ("ltrrepro", "builtins"):
+            continue
+        files.append(getattr(mod, "__file__", None))
+    return sorted({str(f) for f in files if f})
+
+
+def _source_digest(module, obj) -> str | None:
+    """SHA-256 over :func:`source_files` (an edit of any is a new configuration)."""
     import hashlib
     from pathlib import Path
 
-    path = getattr(module, "__file__", None)
+    h = hashlib.sha256()
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if path else None
+        for f in source_files(module, obj):
+            h.update(f.encode() + b"\0" + Path(f).read_bytes())
     except OSError:
         return None
+    return h.hexdigest()[:16]
 
 
 def describe(spec: str) -> dict:
@@ -216,5 +234,8 @@ def describe(spec: str) -> dict:
     digest of its source file — part of the configuration, so editing the plug-in's source
     recomputes its units (and only a new version did before)."""
     system = load_plugin(spec)
-    module = importlib.import_module(parse_spec(spec)[0])
-    return {"spec": spec, "key": system.name, "source": system.paper, "source_sha256": _source_digest(module)}
+    module_name, name, _ = parse_spec(spec)
+    module = importlib.import_module(module_name)
+    return {"spec": spec, "key": system.name, "source": system.paper,
+            "source_files": source_files(module, getattr(module, name)),
+            "source_sha256": _source_digest(module, getattr(module, name))}

@@ -470,8 +470,8 @@ def _check_width(path: Path, d: int) -> None:
                 break
     raise SVMLightFormatError(
         f"{path}{where}: feature index {d:,} would make the inferred width {d:,} columns ({d * 4:,} bytes per row); "
-        f"more than {MAX_INFERRED_FEATURES:,} features is refused unless declared: pass n_features=... if the "
-        f"index is meant, else fix the line")
+        f"more than {MAX_INFERRED_FEATURES:,} features is refused unless declared: fix the line, or, if the index "
+        f"is meant, load the data from Python with n_features=... (load_dataset, read_svmlight)")
 
 
 def _write_entry(entry: Path, ds: RankingDataset, sig: dict, d: int, missing: str) -> None:
