@@ -88,12 +88,17 @@ def machine_info() -> dict:
 class ResultStore:
     """Records of one run directory (see module docstring)."""
 
+    #: configuration entries written to the manifest for readers but left out of the hash: the
+    #: deviations and choices are prose computed from the fields, so re-wording a sentence
+    #: recomputes nothing
+    UNHASHED = ("deviations", "choices")
+
     def __init__(self, run_dir, config: dict | None = None, log=None):
         self.root = Path(run_dir)
         self.units_dir = self.root / "units"
         self.failures_dir = self.root / "failures"
         self.config = to_jsonable(config or {})
-        self.config_hash = config_hash(self.config)
+        self.config_hash = config_hash({k: v for k, v in self.config.items() if k not in self.UNHASHED})
         self.selected: set[str] | None = None
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self.code = {"ltrrepro": library_versions().get("ltrrepro"), "git_commit": git_commit()}
@@ -307,5 +312,6 @@ class ResultStore:
         st = cls(root)
         man = st.read_manifest()
         st.config = man.get("config", {})
-        st.config_hash = man.get("config_hash", config_hash(st.config))
+        st.config_hash = man.get("config_hash") or config_hash(
+            {k: v for k, v in st.config.items() if k not in cls.UNHASHED})
         return st

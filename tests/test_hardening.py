@@ -262,3 +262,19 @@ def test_the_baseline_may_be_given_as_the_plugins_spec(tmp_path):
     assert quality.main(TINY + ["--jobs", "1", "--models", f"lambdamart,xendcg,{spec}", "--baseline", spec,
                                 "--out", str(out)]) == 0
     assert json.loads((out / "manifest.json").read_text())["config"]["baseline"] == "plugin_losses.Squared@scale=0.5"
+
+
+def test_rewording_a_choice_or_deviation_recomputes_nothing(tmp_path, monkeypatch):
+    """The store hashes the configuration's fields and data, not the prose computed from them."""
+    from experiments import quality
+    from experiments.bruch2021.protocol import BruchConfig
+    out = tmp_path / "o"
+    argv = TINY + ["--jobs", "1", "--models", "lambdamart", "--out", str(out)]
+    assert quality.main(argv) == 0
+    stamp = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.json")}
+    monkeypatch.setattr(BruchConfig, "choices", lambda self: ["a choice, worded anew"])
+    monkeypatch.setattr(BruchConfig, "deviations", lambda self: ["a deviation, worded anew"])
+    assert quality.main(argv) == 0
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.json")} == stamp
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["config"]["choices"] == ["a choice, worded anew"]          # written beside the hash
