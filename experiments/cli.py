@@ -103,24 +103,21 @@ class ArgumentParser(argparse.ArgumentParser):
 PARSER_ERRORS_RAISE: contextvars.ContextVar = contextvars.ContextVar("parser_errors_raise", default=None)
 
 
-def positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return v
+def _int_at_least(low: int, words: str):
+    """An argparse type: an integer ``>= low`` (``words`` says the rule in the error)."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if v < low:
+            raise argparse.ArgumentTypeError(f"{text!r} must be {words}")
+        return v
+    return parse
 
 
-def seed_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative integer")
-    return v
+positive_int = _int_at_least(1, "at least 1")
+seed_int = _int_at_least(0, "a non-negative integer")
 
 
 def _flag_specs() -> dict:
