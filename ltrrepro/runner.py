@@ -125,6 +125,8 @@ def materialize(ds: RankingDataset, cache_dir=None, fallback_dir=None) -> DataRe
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     name = content_hash(ds)
     entry = root / "datasets" / name
+    if ds.meta.get("cache") == str(entry) and npy_dir_ok(entry):
+        return DataRef(str(entry), ds.name)      # ds maps this entry: its hash was just computed from its bytes
     if npy_dir_ok(entry, verify=True):           # bytes changed in place are rewritten
         return DataRef(str(entry), ds.name)
     try:
