@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import types
 import typing
 from dataclasses import dataclass, fields
@@ -47,6 +48,9 @@ class RunConfig:
 
     def __post_init__(self):
         if self.dataset not in (*DATASETS, "svmlight", "simulated"):
+            if not Path(self.dataset).exists() and os.path.lexists(self.dataset):
+                raise UsageError(f"--dataset {self.dataset!r}: a symbolic link that leads nowhere (a loop or a missing "
+                                 f"target); point it at your data file or directory")
             if not Path(self.dataset).exists():
                 raise UsageError(f"--dataset {self.dataset!r}: neither a known dataset ({', '.join(DATASETS)}, "
                                  f"svmlight) nor an existing file or directory")

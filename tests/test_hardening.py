@@ -278,3 +278,13 @@ def test_rewording_a_choice_or_deviation_recomputes_nothing(tmp_path, monkeypatc
     assert {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.json")} == stamp
     man = json.loads((out / "manifest.json").read_text())
     assert man["config"]["choices"] == ["a choice, worded anew"]          # written beside the hash
+
+
+@pytest.mark.parametrize("target", ["loop", "missing"])
+def test_a_dataset_path_that_is_a_broken_link_says_so(tmp_path, capsys, target):
+    from experiments import quality
+    link = tmp_path / "train.txt"
+    link.symlink_to(link if target == "loop" else tmp_path / "nowhere.txt")
+    assert quality.main(["--dataset", str(link), "--out", str(tmp_path / "o")]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "a symbolic link that leads nowhere" in err[0], err
