@@ -229,7 +229,14 @@ class RankingDataset:
         q = _frame_integers(df, qid, -2**63, 2**63 - 1, "query id",
                             "query ids must be integers: map other ids to integers, e.g. "
                             "df[qid] = pd.factorize(df[qid])[0] (keeps the order)")
-        return cls(X=df[list(features)].to_numpy(dtype=np.float32), y=y.astype(np.int32), qid=q,
+        with np.errstate(over="ignore"):         # beyond float32 becomes inf, refused below by name
+            X = df[list(features)].to_numpy(dtype=np.float32)
+        inf = np.isinf(X)
+        if inf.any():                             # the reader refuses them too; NaN stays "missing"
+            r, c = (int(v[0]) for v in np.nonzero(inf))
+            raise ValueError(f"from_frame: column {features[c]!r}, row {r}: {float(X[r, c])} is infinite (or beyond "
+                             f"float32); features must be finite numbers or NaN for missing")
+        return cls(X=X, y=y.astype(np.int32), qid=q,
                    docid=None if docid is None else df[docid].astype(str).str.encode("latin-1").to_numpy(dtype="S"),
                    name=name)
 

@@ -360,3 +360,12 @@ def test_the_default_out_of_a_dataset_path_is_one_directory_named_after_the_file
     monkeypatch.chdir(tmp_path)
     assert quality.main(TINY + ["--dataset", str(f), "--models", "lambdamart"]) == 0
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["quality-user-my_data"]
+
+
+def test_from_frame_refuses_an_infinite_feature_naming_it():
+    df = pd.DataFrame({"qid": [1, 1, 2], "label": [0, 1, 2], "f1": [0.5, np.inf, 0.1], "f2": [1.0, 2.0, 1e40]})
+    with pytest.raises(ValueError, match=r"column 'f1', row 1: inf is infinite"):
+        RankingDataset.from_frame(df)
+    df.loc[1, "f1"] = 0.0
+    with pytest.raises(ValueError, match=r"column 'f2', row 2: inf is infinite \(or beyond float32\)"):
+        RankingDataset.from_frame(df)
