@@ -250,11 +250,12 @@ def _watch_cluster(client, address, timeout: float, stop, lost: list, every_s: f
 
 
 def _quiet_dask_logs() -> dict:
-    """dask's client logs a lost scheduler as ERROR records with tracebacks on stderr; the run
-    says it once, as :class:`ClusterError` — so during a run those loggers keep CRITICAL only.
-    Returns the levels to restore."""
+    """dask's client logs a lost scheduler as ERROR records with tracebacks on stderr (and
+    asyncio its never-retrieved futures); the run says it once, as :class:`ClusterError` — so
+    during a run those loggers keep CRITICAL only, and after a lost cluster until the process
+    ends. Returns the levels to restore."""
     names = ("distributed.client", "distributed.core", "distributed.comm", "distributed.batched",
-             "distributed.utils")
+             "distributed.utils", "asyncio", "tornado.application")
     old = {n: logging.getLogger(n).level for n in names}
     for n in names:
         logging.getLogger(n).setLevel(logging.CRITICAL)
@@ -468,8 +469,9 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
                 client.close()
             except Exception:  # noqa: BLE001 - a cluster already gone: the run's own error is the one to say
                 pass
-        for name, level in quieted.items():
-            logging.getLogger(name).setLevel(level)
+        if not (lost or (client is not None and sys.exc_info()[0] is ClusterError)):
+            for name, level in quieted.items():      # after a lost cluster they stay quiet: its futures and
+                logging.getLogger(name).setLevel(level)  # comms are still collected (and logged) up to exit
     summary.wall_s = time.perf_counter() - t0
     if summary.failed:
         log(f"{len(summary.failed)} of {len(pending)} unit(s) failed; tracebacks in {store.failures_dir}:")
