@@ -290,18 +290,17 @@ def _key_parts(parts: list, paths: list) -> str | None:
     Returns the sentence that says so (None when the ids are already distinct)."""
     if len(parts) < 2:
         return None
-    ids = [p.query_ids for p in parts]
-    allq = np.concatenate(ids)
+    allq = np.concatenate([p.query_ids for p in parts])
     if np.unique(allq).size == allq.size:
         return None
     low = int(allq.min())
     if low < 0:
-        raise SVMLightFormatError(f"{', '.join(map(str, paths))}: the parts reuse query ids and some are negative "
-                         f"(qid {low}); give every query a distinct non-negative qid:")
+        raise SVMLightFormatError(f"{', '.join(map(str, paths))}: the parts reuse query ids and some are "
+                                  f"negative (qid {low}); give every query a distinct non-negative qid")
     base = 10 ** len(str(int(allq.max())))
     if base * len(parts) > 2**62:
-        raise SVMLightFormatError(f"{', '.join(map(str, paths))}: the parts reuse query ids too large to key by part; "
-                         f"renumber the queries")
+        raise SVMLightFormatError(f"{', '.join(map(str, paths))}: the parts reuse query ids too large to key by "
+                                  f"part; renumber the queries")
     for k, p in enumerate(parts):
         p.qid = p.qid + np.int64(k) * base
     names = ", ".join(f"{Path(q).name} {k}" for k, q in enumerate(paths))

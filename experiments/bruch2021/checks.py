@@ -17,9 +17,12 @@ def check_settings(cfg) -> None:
     if cfg.experiment not in ("robustness", "clicks"):
         return
     allowed = ("documents", "labels") if cfg.experiment == "robustness" else ("clicks",)
+    rule = f"--noise takes {' and/or '.join(allowed)}, each once"
     bad = [n for n in cfg.noise if n not in allowed]
-    if bad or not cfg.noise or len(set(cfg.noise)) != len(cfg.noise):
-        raise UsageError(f"--noise takes {' and/or '.join(allowed)}, each once; got {','.join(map(str, cfg.noise))!r}")
+    if bad or not cfg.noise:
+        raise UsageError(f"{rule}; got {','.join(map(str, cfg.noise))!r}")
+    if len(set(cfg.noise)) != len(cfg.noise):
+        raise UsageError(f"--noise repeats a type: {','.join(cfg.noise)!r} ({rule[8:]})")
     levels = cfg.levels
     if not levels:
         raise UsageError("--levels is empty")

@@ -47,9 +47,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     def build(a):
-        levels = parse_levels(a.levels)
-        if any(not 0 <= c <= 1 for c in levels):
-            raise UsageError("--levels are click probabilities in [0, 1]")
+        levels = parse_levels(a.levels)              # in [0, 1]: checked by the configuration
         if a.eta is not None and a.click_model != "pbm":
             raise UsageError("--eta is the position-based model's parameter: use it with --click-model pbm")
         eta = 1.0 if a.eta is None else a.eta

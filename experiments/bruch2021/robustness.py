@@ -27,7 +27,7 @@ from scipy import stats as st
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5, BruchConfig, config_from_args, model_label, train_size, unit_fn
-from experiments.cli import UsageError, cli, make_parser, parse_levels
+from experiments.cli import cli, make_parser, parse_levels
 from experiments.study import config_or_manifest, execute
 from ltrrepro.report import (band, claims_text, file_stem, protocol_notes, report_outputs, save_figure, write_claims,
                              write_json, write_table)
@@ -41,19 +41,9 @@ ALPHA = 0.01
 
 
 def check_levels(levels_text: str, noise_text: str) -> tuple[tuple, tuple]:
-    """(levels, noise types) of the command line, or a UsageError."""
-    levels = parse_levels(levels_text)
-    noises = [n.strip() for n in noise_text.split(",") if n.strip()]
-    bad = [n for n in noises if n not in NOISES]
-    if bad or not noises:
-        raise UsageError(f"--noise takes documents and/or labels, got {bad or noise_text!r}")
-    if len(set(noises)) != len(noises):
-        raise UsageError(f"--noise repeats a type: {noise_text!r}")
-    if any(lv < 0 for lv in levels):
-        raise UsageError("--levels are percentages >= 0")
-    if any(lv > 100 for lv in levels) and "labels" in noises:
-        raise UsageError("label-noise levels are percentages in [0, 100]")
-    return tuple(levels), tuple(noises)
+    """(levels, noise types) of the command line; their validity is checked by the
+    configuration (:func:`experiments.bruch2021.checks.check_settings`), as for a manifest."""
+    return tuple(parse_levels(levels_text)), tuple(n.strip() for n in noise_text.split(",") if n.strip())
 
 
 def build_units(cfg: BruchConfig) -> list[Unit]:
