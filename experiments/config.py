@@ -121,6 +121,24 @@ class RunConfig:
         return cls(**out)
 
     @classmethod
+    def from_stored(cls, d: dict):
+        """The configuration a stored run was made with, for reading its results (reports,
+        analysis): the fields as stored (lists as tuples, missing ones at their defaults), with
+        none of the checks that touch the world — the data path need not exist here, and a
+        plug-in is not imported — so a run is reported on any machine. Not for running: use
+        :meth:`from_dict` (or :meth:`from_manifest`), which checks everything."""
+        obj = object.__new__(cls)
+        for f in fields(cls):
+            if f.name in d:
+                value = _tuple(d[f.name])
+            elif f.default is not dataclasses.MISSING:
+                value = f.default
+            else:
+                value = f.default_factory()                      # type: ignore[misc]
+            object.__setattr__(obj, f.name, value)
+        return obj
+
+    @classmethod
     def from_manifest(cls, path, experiment: str):
         cfg = load_manifest_config(path)
         if cfg.get("type") != cls.__name__ or cfg.get("experiment") != experiment:
