@@ -1,14 +1,58 @@
-"""One package per paper (:mod:`.bruch2021`, :mod:`.zheng2007`, :mod:`.xia`), the shared
-command line (:mod:`.cli`), configurations (:mod:`.config`), running (:mod:`.study`) and
-analysis (:mod:`.analysis`); ``python -m experiments.<name>`` entry modules."""
+"""The studies of three papers, run from typed configurations.
 
-#: experiment name (as a manifest records it) -> the module with its ``report(store)``
-REPORTS = {
-    "quality": "experiments.bruch2021.quality",
-    "convergence": "experiments.bruch2021.convergence",
-    "robustness": "experiments.bruch2021.robustness",
-    "clicks": "experiments.bruch2021.clicks",
-    "jensen_gap": "experiments.bruch2021.jensen_gap",
-    "qbrank": "experiments.zheng2007.report",
-    "split_principles": "experiments.xia.report",
-}
+One package per paper (:mod:`.bruch2021`, :mod:`.zheng2007`, :mod:`.xia`), each with
+``paper.py`` (the paper's numbers), ``protocol.py`` (configuration and unit), its report, and
+``studies.py`` (its :class:`~experiments.registry.Experiment` records). Below them: the
+user errors (:mod:`.errors`), configurations (:mod:`.config`), the execution
+(:mod:`.execution`), the registry (:mod:`.registry`) and running (:mod:`.study`); on top, the
+command line (:mod:`.cli`; ``python -m experiments.<name>``) and this Python API::
+
+    >>> import experiments
+    >>> from experiments.execution import Execution
+    >>> cfg = experiments.configure("robustness", queries=200, trials=3, levels=[0, 50])   # doctest: +SKIP
+    >>> res = experiments.run(cfg, Execution(out="runs/mine", quiet=True))                # doctest: +SKIP
+    >>> res = experiments.run("robustness", out="runs/mine", queries=200, trials=3)      # doctest: +SKIP
+    >>> res.tables["robustness"], res.claims, res.figures                                 # doctest: +SKIP
+"""
+from __future__ import annotations
+
+__all__ = ["run", "configure", "load"]
+
+
+def run(config, execution=None, **keywords):
+    """Run (or resume) a study and return what it wrote (:class:`experiments.results.StudyResult`).
+
+    ``config``: a configuration object (:class:`experiments.config.RunConfig`, e.g. from
+    :func:`configure` or ``BruchConfig(...)``) with ``execution`` an
+    :class:`~experiments.execution.Execution` (default: one); or, as a convenience, a study's
+    name with keywords — the command's flags (``data_dir`` for ``--data-dir``, lists for
+    comma-separated values, ``True`` for a bare flag) — split into the configuration and the
+    execution as the command line does. A user error raises (:class:`experiments.errors.UsageError`
+    and the other ``USER_ERRORS``); nothing exits."""
+    from experiments.api import run_keywords
+    from experiments.execution import Execution
+    from experiments.study import run as run_config
+
+    if isinstance(config, str):
+        if execution is not None:
+            raise TypeError("experiments.run(name, ...): give the execution as keywords (out=, jobs=, ...)")
+        config, execution = run_keywords(config, keywords)
+    elif keywords:
+        raise TypeError(f"experiments.run(config, execution): unexpected keywords {sorted(keywords)}; "
+                        f"execution options go into Execution(...)")
+    return run_config(config, execution or Execution())
+
+
+def configure(name: str, **flags):
+    """The configuration of study ``name`` from the command's flags as keywords, with the
+    command's defaults and checks (``configure("quality", trials=3)``)."""
+    from experiments.api import configure as _configure
+
+    return _configure(name, flags)
+
+
+def load(out):
+    """The results of a run directory, without running anything (:func:`experiments.results.load`)."""
+    from experiments.results import load as _load
+
+    return _load(out)

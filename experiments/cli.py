@@ -16,31 +16,15 @@ from __future__ import annotations
 import argparse
 import contextvars
 import functools
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
-from ltrrepro.data import QueryOrderError
-from ltrrepro.datasets import REGISTRY, DatasetNotFoundError
-from ltrrepro.device import DEVICES, DeviceError
-from ltrrepro.fileio import WriteError
-from ltrrepro.fit.plugins import PluginError
+from experiments.config import DATASETS, parse_levels, parse_names
+from experiments.errors import USER_ERRORS, UsageError
+from ltrrepro.device import DEVICES
 from ltrrepro.presets import PRESETS
-from ltrrepro.runner import ClusterError
-from ltrrepro.store import StoreError
-from ltrrepro.svmlight import SVMLightFormatError
 
-DATASETS = (*REGISTRY, "synthetic-web30k", "synthetic-yahoo")
-
-
-class UsageError(Exception):
-    """A user error: reported as one ``error: …`` line with exit code 2."""
-
-
-#: what a user can cause and fix: reported as one line, never a traceback (unless --debug)
-USER_ERRORS = (UsageError, WriteError, ClusterError, DeviceError, PluginError, SVMLightFormatError, DatasetNotFoundError, QueryOrderError, StoreError, MemoryError,
-               FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)
+__all__ = ["UsageError", "USER_ERRORS", "cli", "entry_point", "parse_command", "make_parser", "ArgumentParser",
+           "parse_names", "parse_levels", "positive_int", "EXECUTION"]
 
 
 def cli(main):
@@ -172,13 +156,17 @@ def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
 
 
 def execution_flags(ap: argparse.ArgumentParser) -> None:
-    """The flags every experiment honours: execution, output, randomness, re-running."""
-    ap.add_argument("--out", default=None, help="results directory (default runs/EXPERIMENT-DATASET)")
-    ap.add_argument("--jobs", type=positive_int, default=None, help="parallel jobs (default: cores / threads)")
-    ap.add_argument("--threads", type=positive_int, default=None, help="threads per job (default: cores / jobs)")
-    ap.add_argument("--backend", choices=("loky", "dask"), default="loky")
-    ap.add_argument("--scheduler", default=None, help="dask.distributed scheduler address (with --backend dask)")
-    ap.add_argument("--scheduler-timeout", type=positive_int, default=30,
+    """The flags every experiment honours: execution (:class:`~experiments.execution.Execution`,
+    whose defaults they take), output, randomness, re-running."""
+    from experiments.execution import BACKENDS, Execution
+
+    d = Execution()
+    ap.add_argument("--out", default=d.out, help="results directory (default runs/EXPERIMENT-DATASET)")
+    ap.add_argument("--jobs", type=positive_int, default=d.jobs, help="parallel jobs (default: cores / threads)")
+    ap.add_argument("--threads", type=positive_int, default=d.threads, help="threads per job (default: cores / jobs)")
+    ap.add_argument("--backend", choices=BACKENDS, default=d.backend)
+    ap.add_argument("--scheduler", default=d.scheduler, help="dask.distributed scheduler address (with --backend dask)")
+    ap.add_argument("--scheduler-timeout", type=positive_int, default=d.scheduler_timeout,
                     help="seconds to wait for the dask scheduler to answer, and for a cluster that lost every "
                          "worker or its scheduler mid-run before the run ends (finished units kept; default 30)")
     ap.add_argument("--force", action="store_true", help="recompute units already stored")
@@ -207,77 +195,47 @@ def given_experiment_flags(argv) -> list[str]:
     return [f for f in flags if f[2:] not in EXECUTION]
 
 
-def check_outputs(out: Path) -> Path:
-    """``out`` is (or can be made) a writable directory; checked before any data is loaded."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file, not a directory: choose another path")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
-            pass
-    except OSError as err:
-        raise UsageError(f"--out {out} is not writable ({err.strerror or err}): choose another path") from None
-    return out
+def parser_for(exp) -> argparse.ArgumentParser:
+    """The parser of a study (:class:`~experiments.registry.Experiment`): the shared flags it
+    honours, its own, and the execution flags."""
+    ap = make_parser(exp.doc, *exp.flags, **exp.defaults)
+    if exp.own_flags is not None:
+        exp.own_flags(ap)
+    return ap
 
 
-def check_execution(args) -> None:
-    """--backend/--scheduler agree, and the scheduler answers within --scheduler-timeout."""
-    if args.backend != "dask":
-        if args.scheduler:
-            raise UsageError("--scheduler is only used with --backend dask")
-        return
-    if not args.scheduler:
-        raise UsageError("--backend dask needs --scheduler ADDRESS (a running dask.distributed scheduler)")
-    if args.jobs is not None:
-        raise UsageError("--jobs sets local worker processes; with --backend dask the cluster's workers run the "
-                         "units: drop --jobs (size the cluster instead)")
-    import importlib.util
-    if importlib.util.find_spec("distributed") is None:
-        raise UsageError("--backend dask needs dask.distributed: pip install 'ltrrepro[dask]'")
-    # probed in a child process: a scheduler that accepts the connection but never answers
-    # makes dask's Client wait forever whatever its timeout; the child is killed at the bound
-    probe = ("import sys; from dask.distributed import Client; "
-             "Client(sys.argv[1], timeout=sys.argv[2] + 's').close()")
-    try:
-        res = subprocess.run([sys.executable, "-c", probe, args.scheduler, str(args.scheduler_timeout)],
-                             capture_output=True, text=True, timeout=args.scheduler_timeout + 15)
-        why = (res.stderr.strip().splitlines() or ["?"])[-1] if res.returncode else ""
-    except subprocess.TimeoutExpired:
-        why = "no answer"
-    if why:
-        raise UsageError(f"--scheduler {args.scheduler} did not answer within {args.scheduler_timeout} s "
-                         f"({why}); start it, or check the address")
+def parse_command(name: str, argv):
+    """``(config, execution)`` of a study's command line: the configuration built from the
+    flags, or the one stored in ``--config MANIFEST`` (beside which only execution flags may
+    be given), and the execution flags as an :class:`~experiments.execution.Execution`."""
+    from experiments import registry
+    from experiments.execution import Execution
 
-def _number(x: str):
-    v = float(x)
-    return int(v) if v.is_integer() else v
+    exp = registry.get(name)
+    args = parser_for(exp).parse_args(argv)
+    if args.config:
+        extra = given_experiment_flags(argv)
+        if extra:
+            raise UsageError(f"--config re-runs a stored configuration: drop {' '.join(extra)} (only execution "
+                             f"flags go beside it)")
+        config = exp.config_cls.from_manifest(args.config, exp.name)
+    else:
+        config = exp.from_args(args)
+    return config, Execution.from_args(args)
 
 
-def parse_names(text: str, known, flag: str, what: str = "model") -> list[str]:
-    """``"a,b"`` -> ``["a", "b"]``: each a known name, at least one, none twice."""
-    names = [n.strip() for n in str(text).split(",") if n.strip()]
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        raise UsageError(f"{flag}: unknown {what}(s) {unknown or text!r}; known: {', '.join(known)}")
-    if len(set(names)) != len(names):
-        raise UsageError(f"{flag} repeats a {what}: {text!r}")
-    return names
+def entry_point(module: str):
+    """The ``main(argv) -> int`` of ``python -m experiments.<name>``: the study named after
+    the module (``experiments.quality`` -> ``quality``), parsed and run by
+    :func:`experiments.run`; user errors are one line (:func:`cli`)."""
+    name = module.rsplit(".", 1)[-1]
 
+    @cli
+    def main(argv=None) -> int:
+        from experiments.study import run
 
-def parse_levels(text: str, cast=_number, flag: str = "--levels") -> list:
-    """``"0,20,2.5"`` -> ``[0, 20, 2.5]`` (integral values as ints, so unit keys read ``level=20``);
-    empty lists and repeated values are errors."""
-    import math
+        config, execution = parse_command(name, argv)
+        return run(config, execution).exit_code
 
-    try:
-        out = [cast(x) for x in str(text).split(",") if x.strip() != ""]
-    except ValueError:
-        raise UsageError(f"{flag} must be comma-separated numbers, got {text!r}") from None
-    if not all(math.isfinite(v) for v in out):
-        raise UsageError(f"{flag} must be finite numbers, got {text!r}")
-    if not out:
-        raise UsageError(f"{flag} is empty")
-    if len(set(out)) != len(out):
-        raise UsageError(f"{flag} repeats a value: {text!r}")
-    return out
+    main.__name__ = main.__qualname__ = f"main_{name}"
+    return main

@@ -1,7 +1,9 @@
-"""``python -m experiments.clicks``: Bruch Figure 4 (:mod:`experiments.bruch2021.clicks`)."""
+"""``python -m experiments.clicks``: Bruch Figure 4 (its record: :mod:`experiments.registry`)."""
 import sys
 
-from experiments.bruch2021.clicks import main
+from experiments.cli import entry_point
+
+main = entry_point(__spec__.name)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,10 +17,14 @@ import typing
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from experiments.cli import DATASETS, UsageError
+from experiments.errors import UsageError
+from ltrrepro.datasets import REGISTRY
 from ltrrepro.fit.plugins import PluginError
 
-__all__ = ["RunConfig", "is_synthetic", "load_manifest_config"]
+__all__ = ["RunConfig", "DATASETS", "is_synthetic", "load_manifest_config", "parse_names", "parse_levels"]
+
+#: the datasets known by name: the registered real ones and the synthetic profiles
+DATASETS = (*REGISTRY, "synthetic-web30k", "synthetic-yahoo")
 
 
 def is_synthetic(name: str) -> bool:
@@ -83,6 +87,14 @@ class RunConfig:
             return self.dataset
         stem = Path(self.dataset).name.split(".")[0] or "data"
         return "user-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in stem)
+
+    @property
+    def default_out(self) -> str:
+        """The results directory when none is given: ``runs/<experiment>-<dataset>``
+        (``runs/<experiment>`` for a simulation that reads no dataset)."""
+        if self.dataset == "simulated":
+            return f"runs/{self.experiment}"
+        return f"runs/{self.experiment}-{self.unit_dataset}"
 
     def deviations(self) -> list[str]:
         """What differs from the paper's protocol, computed from the fields."""
@@ -193,3 +205,38 @@ def load_manifest_config(path) -> dict:
     if not isinstance(cfg, dict) or "type" not in cfg:
         raise UsageError(f"--config {path}: holds no typed configuration (written by an older version?)")
     return cfg
+
+
+# ------------------------------------------------------------------ values of the flags and manifests
+def _number(x: str):
+    v = float(x)
+    return int(v) if v.is_integer() else v
+
+
+def parse_names(text: str, known, flag: str, what: str = "model") -> list[str]:
+    """``"a,b"`` -> ``["a", "b"]``: each a known name, at least one, none twice."""
+    names = [n.strip() for n in str(text).split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise UsageError(f"{flag}: unknown {what}(s) {unknown or text!r}; known: {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise UsageError(f"{flag} repeats a {what}: {text!r}")
+    return names
+
+
+def parse_levels(text: str, cast=_number, flag: str = "--levels") -> list:
+    """``"0,20,2.5"`` -> ``[0, 20, 2.5]`` (integral values as ints, so unit keys read ``level=20``);
+    empty lists and repeated values are errors."""
+    import math
+
+    try:
+        out = [cast(x) for x in str(text).split(",") if x.strip() != ""]
+    except ValueError:
+        raise UsageError(f"{flag} must be comma-separated numbers, got {text!r}") from None
+    if not all(math.isfinite(v) for v in out):
+        raise UsageError(f"{flag} must be finite numbers, got {text!r}")
+    if not out:
+        raise UsageError(f"{flag} is empty")
+    if len(set(out)) != len(out):
+        raise UsageError(f"{flag} repeats a value: {text!r}")
+    return out

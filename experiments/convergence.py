@@ -1,7 +1,9 @@
-"""``python -m experiments.convergence``: Bruch Figure 2 (:mod:`experiments.bruch2021.convergence`)."""
+"""``python -m experiments.convergence``: Bruch Figure 2 (its record: :mod:`experiments.registry`)."""
 import sys
 
-from experiments.bruch2021.convergence import main
+from experiments.cli import entry_point
+
+main = entry_point(__spec__.name)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,9 @@
-"""``python -m experiments.qbrank``: Zheng et al. Table 1 and Figure 1 (:mod:`experiments.zheng2007.cli`)."""
+"""``python -m experiments.qbrank``: Zheng et al. 2007, Table 1 and Figure 1 (its record: :mod:`experiments.registry`)."""
 import sys
 
-from experiments.zheng2007.cli import main
+from experiments.cli import entry_point
+
+main = entry_point(__spec__.name)
 
 if __name__ == "__main__":
     sys.exit(main())

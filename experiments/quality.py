@@ -1,7 +1,9 @@
-"""``python -m experiments.quality``: Bruch Table 1 (:mod:`experiments.bruch2021.quality`)."""
+"""``python -m experiments.quality``: Bruch Table 1 (its record: :mod:`experiments.registry`)."""
 import sys
 
-from experiments.bruch2021.quality import main
+from experiments.cli import entry_point
+
+main = entry_point(__spec__.name)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -2,34 +2,35 @@
 
     python -m experiments.report RESULTS_DIR [RESULTS_DIR ...]
 
-Reads the directory's ``manifest.json`` to find the experiment, then calls that
-experiment's ``report`` on the stored unit records.
+Reads the directory's ``manifest.json`` for the study and its stored configuration, then
+runs it with nothing to compute (:func:`experiments.run` with ``Execution(report_only=True)``):
+the study's report on the stored unit records of that configuration.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
-from experiments import REPORTS
-from experiments.cli import ArgumentParser, UsageError, cli
+from experiments import registry
+from experiments.cli import ArgumentParser, cli
+from experiments.errors import UsageError
+from experiments.execution import Execution
 from ltrrepro.store import ResultStore
 
 
-def rebuild(run_dir, quiet: bool = False) -> dict:
-    store = ResultStore.open(run_dir)
-    name = store.read_manifest().get("experiment")
-    if name not in REPORTS:
-        raise UsageError(f"{store.manifest_path}: names experiment {name!r}, which has no report; known: "
-                         f"{', '.join(REPORTS)}")
-    mod = importlib.import_module(REPORTS[name])
-    if not store.records():
-        raise UsageError(f"{run_dir}: no finished unit to report on")
-    info = mod.report(store)
-    if not quiet:
-        print(info.get("text", ""))
-        print(f"{len(info.get('files', []))} file(s) written under {store.root}", file=sys.stderr)
-    return info
+def rebuild(run_dir, quiet: bool = False):
+    """Report on ``run_dir``'s stored units; returns what the study's report returned."""
+    import experiments
+
+    man = ResultStore.open(run_dir).read_manifest()
+    name = man.get("experiment")
+    known = registry.experiments()
+    if name not in known:
+        raise UsageError(f"{ResultStore(run_dir).manifest_path}: names experiment {name!r}, which has no report; "
+                         f"known: {', '.join(known)}")
+    exp = known[name]
+    config = exp.config_cls.from_stored(man.get("config") or {})
+    return experiments.run(config, Execution(out=str(run_dir), quiet=quiet, report_only=True)).report
 
 
 @cli

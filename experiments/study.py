@@ -1,9 +1,11 @@
-"""Running a study: prepare the data once, run (or resume) the units, report, close the manifest.
+"""Running a study: :func:`run` ``(config, execution)`` — what the command line, ``python -m
+experiments.report`` and the Python API all call.
 
-An experiment's ``main`` parses its flags into a typed configuration
-(:mod:`experiments.config`), builds its units and calls :func:`execute` with its unit function
-``(unit, ctx) -> (record, arrays)`` and its ``report(store) -> dict``. ``ctx`` carries the
-configuration object and the data reference (``ctx["cfg"]``, ``ctx["data"]``) to the workers.
+The study comes from the configuration (``config.experiment``, looked up in
+:mod:`experiments.registry`); :func:`run` checks the units, the outputs and the execution
+before any data is loaded, prepares the data once, runs (or resumes) the units, reports and
+closes the manifest. ``ctx`` carries the configuration object and the data reference
+(``ctx["cfg"]``, ``ctx["data"]``) to the workers.
 """
 from __future__ import annotations
 
@@ -12,12 +14,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from experiments.cli import UsageError, check_execution, check_outputs, given_experiment_flags
+from experiments import registry
+from experiments.errors import UsageError
+from experiments.execution import Execution, check_outputs
+from experiments.results import StudyResult, load
 from ltrrepro.datasets import load_dataset
 from ltrrepro.runner import materialize, run_units
 from ltrrepro.store import ResultStore, StoreError
 
-__all__ = ["DataInfo", "prepare_data", "execute", "run_and_report", "config_or_manifest"]
+__all__ = ["DataInfo", "prepare_data", "run", "run_and_report", "estimate"]
 
 
 #: the fewest queries a dataset may have: the synthetic sizes' rule, applied to every dataset
@@ -80,44 +85,73 @@ def check_same_experiment(out: Path, experiment: str) -> None:
                          f"reports with it: choose another --out")
 
 
-def config_or_manifest(args, argv, build, cls, experiment: str):
-    """``build(args)`` -> the configuration, or the one stored in ``--config MANIFEST`` (beside
-    which only execution flags may be given)."""
-    if args.config:
-        extra = given_experiment_flags(argv)
-        if extra:
-            raise UsageError(f"--config re-runs a stored configuration: drop {' '.join(extra)} (only execution "
-                             f"flags go beside it)")
-        return cls.from_manifest(args.config, experiment)
-    return build(args)
+def run(config, execution: Execution | None = None) -> StudyResult:
+    """Run (or resume) the study of ``config`` under ``execution`` and return what it wrote.
 
-
-def execute(cfg, args, units, unit_fn, report_fn, *, data: bool = True, header_extra=(), size_of=None) -> int:
-    """Check the outputs and the scheduler, prepare the data (``data=False``: the units read
-    their own), then run and report (with ``--estimate``: calibrate and print the cost
-    instead, see :func:`estimate`; ``size_of(unit, ctx)``, the unit's training size, scales
-    the calibration to units of other sizes). Returns the exit code."""
+    Checked before any data is loaded: the units (at least one, each storable), ``--out``
+    (writable, not another study's), the execution (the scheduler answers), the device and
+    the files the units will read. Then the data is prepared once (content-addressed, for the
+    workers), the units run, the report is written and the manifest closed. With
+    ``execution.estimate`` the cost is printed instead (see :func:`estimate`); with
+    ``execution.report_only`` no unit runs and the stored ones are reported on (the
+    configuration is then the stored one, :meth:`~experiments.config.RunConfig.from_stored`).
+    The exit code is the result's ``exit_code`` (1 when some units failed)."""
+    execution = execution or Execution()
+    exp = registry.get(config.experiment)
+    units = exp.units(config)
+    if execution.report_only:
+        return _report_only(exp, config, execution)
     check_units(units)
-    out = check_outputs(Path(args.out or f"runs/{cfg.experiment}-{cfg.unit_dataset}"))   # a path: user-<stem>
-    check_same_experiment(out, cfg.experiment)
-    check_execution(args)
-    if hasattr(cfg, "check_device"):
-        cfg.check_device()
-    info = prepare_data(cfg, out) if data else DataInfo()
-    config = {**cfg.to_dict(), "deviations": cfg.deviations(), "choices": cfg.choices(), "data": info.facts}
-    store = ResultStore(out, config)
-    ctx = {"cfg": cfg, "data": info.ref,
-           "isolated": tuple(k for k, _ in getattr(cfg, "plugins", ()))}   # plug-ins run in their own process
+    out = check_outputs(execution.out_dir(config))
+    check_same_experiment(out, config.experiment)
+    execution.check()
+    if hasattr(config, "check_device"):
+        config.check_device()
+    if exp.before is not None:
+        exp.before(config)
+    info = prepare_data(config, out) if exp.reads_data(config) else DataInfo()
+    stored = {**config.to_dict(), "deviations": config.deviations(), "choices": config.choices(), "data": info.facts}
+    store = ResultStore(out, stored)
+    ctx = {"cfg": config, "data": info.ref,
+           "isolated": tuple(k for k, _ in getattr(config, "plugins", ()))}   # plug-ins run in their own process
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
-    header = [f"{cfg.experiment}: {cfg.dataset}{size}, {cfg.trials} trial(s), {len(units)} unit(s), "
-              f"results in {store.root}", *header_extra,
-              *(f"  deviation from the paper: {d}" for d in cfg.deviations())]
-    if getattr(args, "estimate", False):
+    header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
+              f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
+    if execution.estimate:
         with store.lock():
-            print("\n".join(estimate(units, unit_fn, ctx, store, args, size_of)))
-        return 0
-    return run_and_report(cfg.experiment, args, store, units, unit_fn, report_fn, ctx, header,
-                          extra={"trials": cfg.trials})
+            lines = estimate(units, exp.unit_fn, ctx, store, execution, exp.size_of)
+        print("\n".join(lines))
+        return StudyResult(out=out, exit_code=0, estimate=lines)
+    code = run_and_report(config.experiment, execution, store, units, exp.unit_fn, exp.report, ctx, header,
+                          extra={"trials": config.trials})
+    return _result(out, code)
+
+
+def _report_only(exp, config, execution: Execution) -> StudyResult:
+    """Report on the stored units of ``config`` in ``execution.out`` — every record of the
+    stored configuration (its hash), as the run that wrote them reported — running none."""
+    store = ResultStore.open(execution.out_dir(config))
+    if not store.records():                   # those of the stored configuration (its hash)
+        raise UsageError(f"{store.root}: no finished unit to report on")
+    info = exp.report(store)
+    text = info.get("text", "") if isinstance(info, dict) else getattr(info, "text", "")
+    if not execution.quiet:
+        print(text)
+        print(f"{len(_get(info, 'files', []))} file(s) written under {store.root}", file=sys.stderr)
+    res = _result(store.root, 0)
+    res.report = info
+    return res
+
+
+def _get(info, name, default=None):
+    return info.get(name, default) if isinstance(info, dict) else getattr(info, name, default)
+
+
+def _result(out, code: int) -> StudyResult:
+    try:
+        return load(out, exit_code=code)
+    except (FileNotFoundError, StoreError, ValueError):      # nothing reported yet (or damaged): the code stands
+        return StudyResult(out=Path(out), exit_code=code)
 
 
 def _fmt_s(seconds: float) -> str:
@@ -128,7 +162,8 @@ def _fmt_s(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def estimate(units, unit_fn, ctx: dict, store: ResultStore, args, size_of=None, workers=(8, 32, 128)) -> list[str]:
+def estimate(units, unit_fn, ctx: dict, store: ResultStore, execution: Execution, size_of=None,
+             workers=(8, 32, 128)) -> list[str]:
     """The cost of running ``units``, from a short calibration on this machine.
 
     Calibration: one wave of the run — as many units as the run has jobs (at least one per
@@ -143,8 +178,8 @@ def estimate(units, unit_fn, ctx: dict, store: ResultStore, args, size_of=None, 
     from ltrrepro.runner import default_jobs_threads
 
     units = list(units)
-    pending = [u for u in units if args.force or not store.is_done(u.key)]
-    jobs, threads = default_jobs_threads(args.jobs, args.threads, len(pending) or 1)
+    pending = [u for u in units if execution.force or not store.is_done(u.key)]
+    jobs, threads = default_jobs_threads(execution.jobs, execution.threads, len(pending) or 1)
     by_model: dict = {}
     for u in pending:
         by_model.setdefault(u.model, []).append(u)
@@ -157,8 +192,8 @@ def estimate(units, unit_fn, ctx: dict, store: ResultStore, args, size_of=None, 
     t0 = time.perf_counter()
     rate: dict = {}
     if calib:
-        summary = run_units(calib, unit_fn, ctx, store, jobs=jobs, threads=threads, force=args.force, quiet=True,
-                            backend=args.backend if args.backend != "dask" else "loky")
+        summary = run_units(calib, unit_fn, ctx, store, jobs=jobs, threads=threads, force=execution.force, quiet=True,
+                            backend="loky")          # calibrated here, on this machine's cores
         if summary.failed:
             raise UsageError(f"--estimate: the calibration unit {summary.failed[0]} failed: "
                              f"{store.failure(summary.failed[0]).get('error', '?')}")
@@ -193,28 +228,28 @@ def _finish_quietly(store: ResultStore, status: str, extra: dict) -> None:
         pass
 
 
-def run_and_report(experiment: str, args, store: ResultStore, units, unit_fn, report_fn, ctx: dict,
+def run_and_report(experiment: str, execution: Execution, store: ResultStore, units, unit_fn, report_fn, ctx: dict,
                    header=(), extra: dict | None = None) -> int:
     """Lock ``store`` for this process, run (or resume) the units, report on exactly these
     units, and close the manifest as ``ok``, ``failed``, ``interrupted`` or ``error`` on every
     path. The first failing unit's message is printed; the rest are in ``failures/``."""
     with store.lock():
-        store.start(experiment, extra={"jobs": args.jobs, "threads": args.threads, "backend": args.backend,
-                                       **(extra or {})})
-        if not args.quiet:
+        store.start(experiment, extra={"jobs": execution.jobs, "threads": execution.threads,
+                                       "backend": execution.backend, **(extra or {})})
+        if not execution.quiet:
             for line in header:
                 print(line, file=sys.stderr)
         store.select([u.key for u in units])
         t0 = time.perf_counter()
         try:
-            summary = run_units(units, unit_fn, ctx, store, jobs=args.jobs, threads=args.threads,
-                                backend=args.backend, scheduler=args.scheduler, force=args.force, quiet=args.quiet,
-                                scheduler_timeout=args.scheduler_timeout)
+            summary = run_units(units, unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
+                                backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
+                                quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout)
             wall = time.perf_counter() - t0
-            if not args.no_report and summary.n_done + summary.n_skipped > 0:
-                info = report_fn(store)
-                if not args.quiet and info.get("text"):
-                    print(info["text"])
+            if not execution.no_report and summary.n_done + summary.n_skipped > 0:
+                text = _get(report_fn(store), "text")
+                if not execution.quiet and text:
+                    print(text)
         except KeyboardInterrupt:
             _finish_quietly(store, "interrupted", {"wall_s": time.perf_counter() - t0})
             raise
@@ -228,7 +263,16 @@ def run_and_report(experiment: str, args, store: ResultStore, units, unit_fn, re
         first = store.failure(summary.failed[0])
         print(f"error: {len(summary.failed)} unit(s) failed; the first, {summary.failed[0]}: "
               f"{first.get('error', '?')} (tracebacks in {store.failures_dir})", file=sys.stderr)
-    if not args.quiet:
+    if not execution.quiet:
         print(f"{experiment}: {summary.n_done} unit(s) run, {summary.n_skipped} resumed, "
               f"{len(summary.failed)} failed; {wall:.1f} s; results in {store.root}", file=sys.stderr)
     return summary.exit_code
+
+
+# ---- transitional: the Bruch study modules' old main() functions import these until they are removed
+def config_or_manifest(*args, **kwargs):  # pragma: no cover
+    raise RuntimeError("superseded by experiments.cli.parse_command")
+
+
+def execute(*args, **kwargs):  # pragma: no cover
+    raise RuntimeError("superseded by experiments.study.run")

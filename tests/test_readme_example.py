@@ -16,7 +16,7 @@ def _blocks():
     section = section[:section.index("\n## ", 5)]
     code = re.search(r"<!-- readme-example: mylosses.py -->\n```python\n(.*?)```", section, re.S).group(1)
     commands = re.search(r"<!-- readme-example: commands -->\n```bash\n(.*?)```", section, re.S).group(1)
-    snippet = re.findall(r"```python\n(from ltrrepro import study.*?)```", section, re.S)[0]
+    snippet = re.findall(r"```python\n(import experiments\n.*?)```", section, re.S)[0]
     return code, [c for c in commands.splitlines() if c.strip()], snippet
 
 
@@ -52,13 +52,22 @@ def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
 def test_the_python_api_raises_user_errors_and_reads_runs_back(tmp_path):
     import pytest
 
-    from experiments.cli import UsageError
-    from ltrrepro import study
+    import experiments
+    from experiments.bruch2021.jensen_gap import JensenConfig
+    from experiments.errors import UsageError
+    from experiments.execution import Execution
     with pytest.raises(UsageError, match="at least 10 queries"):
-        study.run("robustness", out=tmp_path / "o", queries=3)
-    with pytest.raises(ValueError, match="unknown experiment"):
-        study.run("table9", out=tmp_path / "o")
-    res = study.run("jensen_gap", out=tmp_path / "j", lists=2, draws=20, docs=10, jobs=1)
+        experiments.run("robustness", out=tmp_path / "o", queries=3)
+    with pytest.raises(UsageError, match="unknown experiment 'table9'"):
+        experiments.run("table9", out=tmp_path / "o")
+    with pytest.raises(UsageError, match="out belong"):                 # execution is not configuration
+        experiments.configure("quality", out=tmp_path / "o")
+    res = experiments.run("jensen_gap", out=tmp_path / "j", lists=2, draws=20, docs=10, jobs=1)
     assert res.exit_code == 0 and "fig1_jensen_gap" in res.tables and len(res.claims) == 1
-    again = study.load(tmp_path / "j")
+    again = experiments.load(tmp_path / "j")
     assert again.tables["fig1_jensen_gap"].equals(res.tables["fig1_jensen_gap"])
+    # the same study from a configuration object: the same records, nothing recomputed
+    cfg = JensenConfig(experiment="jensen_gap", trials=2, draws=20, docs=10)
+    assert cfg == experiments.configure("jensen_gap", lists=2, draws=20, docs=10)
+    res2 = experiments.run(cfg, Execution(out=str(tmp_path / "j"), quiet=True))
+    assert res2.manifest["n_done"] == 0 and res2.manifest["n_skipped"] == 2

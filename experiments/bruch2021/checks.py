@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 
 __all__ = ["check_settings"]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from experiments.analysis import canonical
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 from experiments.config import RunConfig
 from ltrrepro.datasets import load_fold
 from ltrrepro.fit import SYSTEMS, Boosting

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 from experiments.config import RunConfig
 from ltrrepro.data import RankingDataset
 from ltrrepro.fit import SYSTEMS, Boosting

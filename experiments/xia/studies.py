@@ -1,4 +1,18 @@
-"""Xia, Zhai, Wang: the SE and OLE split principles for McRank and LambdaMART — Tables 2 and 3,
+"""Xia, Zhai and Wang's study of split principles as an :class:`~experiments.registry.Experiment`
+record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn`, the
+report :func:`.report.report`)."""
+from __future__ import annotations
+
+from experiments.cli import parse_levels, parse_names
+from experiments.errors import UsageError
+from experiments.registry import Experiment, register
+from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, LEAVES, MODELS, PAPER_ROUNDS, RATES, XiaConfig,
+                                      build_units, unit_fn)
+from experiments.xia.report import report
+from ltrrepro.datasets import locate_fold
+from ltrrepro.fit.xia import GROWTH, LEAF_RULES
+
+DOC = """Xia, Zhai, Wang: the SE and OLE split principles for McRank and LambdaMART — Tables 2 and 3,
 Figure 2 (docs/protocols/xia.md).
 
     python -m experiments.split_principles [--dataset web10k|yahoo --data-dir DIR] [--rounds N]
@@ -11,19 +25,7 @@ RWSE = the Newton gain, Theorem 1) and ``lambdamart-se``, ``lambdamart-ole``,
 ``--leaf-rule diagonal`` (Eq. 8, the paper's SE baseline) or ``exact`` in every arm.
 ``--rounds`` sets both systems' (default: the paper's 1,000 LambdaMART / 2,500 McRank on real
 data; 60 / 60 on synthetic data, the default run: 300 queries, about 4 minutes on 2 cores).
-Folds: the official five of a fold layout (``--trials`` ≤ 5), else random 60/20/20 splits.
-"""
-from __future__ import annotations
-
-import sys
-
-from ltrrepro.datasets import locate_fold
-from ltrrepro.fit.xia import GROWTH, LEAF_RULES
-from experiments.cli import UsageError, cli, make_parser, parse_levels, parse_names
-from experiments.study import config_or_manifest, execute
-from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, LEAVES, MODELS, PAPER_ROUNDS, RATES, XiaConfig,
-                                      build_units, unit_fn)
-from experiments.xia.report import report
+Folds: the official five of a fold layout (``--trials`` ≤ 5), else random 60/20/20 splits."""
 
 
 def build(a) -> XiaConfig:
@@ -43,10 +45,7 @@ def build(a) -> XiaConfig:
                      leaves=tuple(leaves), rates=tuple(rates), growth=a.growth, leaf_rule=a.leaf_rule)
 
 
-@cli
-def main(argv=None) -> int:
-    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "rounds", "models", "every",
-                     models=",".join(MODELS))
+def own_flags(ap) -> None:
     ap.add_argument("--leaves", default=",".join(map(str, LEAVES)), help="leaf counts of the grid")
     ap.add_argument("--rates", default=",".join(map(str, RATES)), help="learning rates of the grid")
     ap.add_argument("--growth", choices=GROWTH, default="width-first",
@@ -54,13 +53,17 @@ def main(argv=None) -> int:
     ap.add_argument("--leaf-rule", choices=LEAF_RULES, default="diagonal",
                     help="leaf values in every arm: diagonal (Eq. 8, default) or exact (pairs inside a leaf removed "
                          "from its second derivative)")
-    args = ap.parse_args(argv)
-    cfg = config_or_manifest(args, argv, build, XiaConfig, EXPERIMENT)
-    if cfg.fold_layout:                  # the units read the folds: check they are there before any work
+
+
+def check_folds(cfg: XiaConfig) -> None:
+    """A fold layout's units read the official folds: they are there, before any work."""
+    if cfg.fold_layout:
         for fold in range(1, cfg.trials + 1):
             locate_fold(cfg.dataset, cfg.data_dir, fold)
-    return execute(cfg, args, build_units(cfg), unit_fn, report, data=not cfg.fold_layout)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+register(Experiment(
+    name=EXPERIMENT, paper="xia", title="Xia et al.: SE vs OLE split principles for McRank and LambdaMART",
+    doc=DOC, config_cls=XiaConfig, flags=("dataset", "data-dir", "queries", "trials", "rounds", "models", "every"),
+    defaults={"models": ",".join(MODELS)}, own_flags=own_flags, from_args=build, units=build_units,
+    unit_fn=unit_fn, report=report, reads_data=lambda cfg: not cfg.fold_layout, before=check_folds))

@@ -1,4 +1,17 @@
-"""Zheng et al. (2007): QBRank against GBT and RankSVM — Table 1 and Figure 1 (docs/protocols/zheng2007.md).
+"""Zheng et al. (2007)'s study of QBRank as an :class:`~experiments.registry.Experiment`
+record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn`, the
+report :func:`.report.report`)."""
+from __future__ import annotations
+
+from experiments.cli import parse_names, positive_int
+from experiments.errors import UsageError
+from experiments.registry import Experiment, register
+from experiments.zheng2007.protocol import (EXPERIMENT, QBRANK_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
+                                            train_size, unit_fn)
+from experiments.zheng2007.report import report
+from ltrrepro.metrics import TIED_PAIRS
+
+DOC = """Zheng et al. (2007): QBRank against GBT and RankSVM — Table 1 and Figure 1 (docs/protocols/zheng2007.md).
 
     python -m experiments.qbrank [--dataset yahoo --data-dir DIR] [--trials N] [--rounds 300]
 
@@ -11,18 +24,7 @@ deviation) and
 RankSVM(P2) (squared hinge, primal Newton, C tuned over {0.01, 0.1, 1}, at most
 ``--max-pairs`` pairs). ``--models`` picks systems: gbt, qbrank, ranksvm. Precision at K% on
 P3 (a tied pair counts as non-contradicting, the paper's word; ``--tied-pairs contradicting``
-for the strict rule) and DCG-5 on L3, DCG-5 every ``--every`` rounds for the curves.
-"""
-from __future__ import annotations
-
-import sys
-
-from experiments.cli import UsageError, cli, make_parser, parse_names, positive_int
-from experiments.study import config_or_manifest, execute
-from experiments.zheng2007.protocol import (EXPERIMENT, QBRANK_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
-                                            train_size, unit_fn)
-from ltrrepro.metrics import TIED_PAIRS
-from experiments.zheng2007.report import report
+for the strict rule) and DCG-5 on L3, DCG-5 every ``--every`` rounds for the curves."""
 
 
 def _grid(text: str) -> tuple:
@@ -43,21 +45,20 @@ def build(a) -> ZhengConfig:
                        max_pairs=a.max_pairs, qbrank_params=a.qbrank_params, tied_pairs=a.tied_pairs)
 
 
-@cli
-def main(argv=None) -> int:
-    ap = make_parser(__doc__, "dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every",
-                     dataset="synthetic-yahoo", models=",".join(SYSTEM_NAMES), every=10)
-    ap.add_argument("--max-pairs", type=positive_int, default=200_000, help="RankSVM: pairs sampled from P2 at most")
-    ap.add_argument("--gbt-grid", default="0.05:10,0.05:20,0.1:10,0.1:20", help="GBT tuning grid eta:leaves,...")
-    ap.add_argument("--qbrank-params", choices=QBRANK_PARAMS, default="gbt-tuned",
+def own_flags(ap) -> None:
+    ap.add_argument("--max-pairs", type=positive_int, default=ZhengConfig.max_pairs,
+                    help="RankSVM: pairs sampled from P2 at most")
+    ap.add_argument("--gbt-grid", default=",".join(f"{e}:{n}" for e, n in ZhengConfig.grid),
+                    help="GBT tuning grid eta:leaves,...")
+    ap.add_argument("--qbrank-params", choices=QBRANK_PARAMS, default=ZhengConfig.qbrank_params,
                     help="QBRank's eta and leaves: GBT's tuned ones (the paper's, default) or the fixed 0.05 / 20")
-    ap.add_argument("--tied-pairs", choices=TIED_PAIRS, default="non-contradicting",
+    ap.add_argument("--tied-pairs", choices=TIED_PAIRS, default=ZhengConfig.tied_pairs,
                     help="precision at K%%: a pair scored tied counts as non-contradicting (the paper, default) or "
                          "contradicting")
-    args = ap.parse_args(argv)
-    cfg = config_or_manifest(args, argv, build, ZhengConfig, EXPERIMENT)
-    return execute(cfg, args, build_units(cfg), unit_fn, report, size_of=train_size)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+register(Experiment(
+    name=EXPERIMENT, paper="zheng2007", title="Zheng et al.: QBRank against GBT and RankSVM", doc=DOC,
+    config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every"),
+    defaults={"dataset": ZhengConfig.dataset, "models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
+    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, report=report, size_of=train_size))

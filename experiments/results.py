@@ -1,49 +1,21 @@
-"""Run a paper's protocol from Python (a notebook, a script): the experiments' own code path.
-
-    >>> from ltrrepro import study
-    >>> res = study.run("robustness", dataset="synthetic-web30k", queries=200, trials=3,
-    ...                 models=["lambdamart", "xendcg", "mylosses:Focal(gamma=2)"],
-    ...                 levels=[0, 50], out="runs/focal")                          # doctest: +SKIP
-    >>> res.tables["robustness"], res.claims, res.figures                         # doctest: +SKIP
-
-Keyword arguments are the command's flags (``data_dir`` for ``--data-dir``; lists are
-joined with commas; ``True`` for a bare flag such as ``force``); they go through the very
-parser, checks, resumable store and reports that ``python -m experiments.<name>`` uses, so
-a call and a command with the same arguments write the same results, and a second call
-resumes. A user error raises (:class:`experiments.cli.UsageError` and the other
-``USER_ERRORS``) instead of printing a line. The result holds every table as a DataFrame,
-the claims and deviations, the figure paths and the manifest.
-"""
+"""What a run wrote, read back: :class:`StudyResult` and :func:`load` (the Python API's result)."""
 from __future__ import annotations
 
-import importlib
 import json
-import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ltrrepro.store import StoreError
 
-__all__ = ["run", "load", "StudyResult", "EXPERIMENTS"]
-
-#: experiment name -> the module whose ``main(argv)`` runs it
-EXPERIMENTS = {
-    "quality": "experiments.bruch2021.quality",
-    "convergence": "experiments.bruch2021.convergence",
-    "robustness": "experiments.bruch2021.robustness",
-    "clicks": "experiments.bruch2021.clicks",
-    "jensen_gap": "experiments.bruch2021.jensen_gap",
-    "qbrank": "experiments.zheng2007.cli",
-    "split_principles": "experiments.xia.cli",
-}
+__all__ = ["StudyResult", "load"]
 
 
 @dataclass
 class StudyResult:
     """What a run wrote, read back: ``tables`` (name -> DataFrame of ``tables/NAME.csv``),
     ``claims`` and ``deviations`` (``claims.json``), ``figures`` (PNG paths), the
-    ``manifest``, and the command's ``exit_code`` (1 when some units failed)."""
+    ``manifest``, the command's ``exit_code`` (1 when some units failed), and the
+    ``estimate`` lines of an ``--estimate`` run."""
 
     out: Path
     exit_code: int = 0
@@ -52,58 +24,12 @@ class StudyResult:
     deviations: list = field(default_factory=list)
     figures: list = field(default_factory=list)
     manifest: dict = field(default_factory=dict)
+    estimate: list = field(default_factory=list)          # the lines of an --estimate run
+    report: object = None                                 # what the study's report returned (report-only runs)
 
     @property
     def failed(self) -> list:
         return list(self.manifest.get("failed") or [])
-
-
-def _argv(params: dict) -> list[str]:
-    argv = []
-    for key, value in params.items():
-        flag = "--" + key.replace("_", "-")
-        if value is None or value is False:
-            continue
-        if value is True:
-            argv.append(flag)
-        elif isinstance(value, (list, tuple)):
-            argv += [flag, ",".join(str(v) for v in value)]
-        else:
-            argv += [flag, str(value)]
-    return argv
-
-
-def run(experiment: str, out, **params) -> StudyResult:
-    """Run (or resume) ``experiment`` into ``out`` with the command's flags as keywords. A
-    flag the command does not take, or a value it refuses (``trials=0``), raises
-    :class:`experiments.cli.UsageError` — as a user error of the command does — never
-    ``SystemExit``."""
-    if experiment not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {experiment!r}; known: {', '.join(EXPERIMENTS)}")
-    main = importlib.import_module(EXPERIMENTS[experiment]).main
-    main = getattr(main, "__wrapped__", main)        # errors raise, as Python callers expect
-    params.setdefault("quiet", True)
-    with _parser_errors_raise(experiment):
-        code = main(_argv({**params, "out": str(out)}))
-    return load(out, exit_code=code)
-
-
-@contextmanager
-def _parser_errors_raise(experiment: str):
-    """The command's parser reports a bad flag by exiting (``SystemExit(2)``, after printing
-    ``error: …``); inside :func:`run` it raises :class:`~experiments.cli.UsageError` instead,
-    naming the keyword as the caller wrote it."""
-    from experiments.cli import PARSER_ERRORS_RAISE
-
-    def rename(message):
-        message = re.sub(r"--([\w-]+)", lambda m: f"{m.group(1).replace('-', '_')} ({m.group(0)})", message)
-        return f"study.run({experiment!r}): {message}"
-
-    token = PARSER_ERRORS_RAISE.set(rename)
-    try:
-        yield
-    finally:
-        PARSER_ERRORS_RAISE.reset(token)
 
 
 def _damaged(path: Path, err: Exception, fix: str):

@@ -1,0 +1,185 @@
+"""Bruch (2021)'s five studies as :class:`~experiments.registry.Experiment` records: their
+flags, configurations and units (the unit itself is :func:`.protocol.unit_fn`; the reports
+are the study modules' ``report``)."""
+from __future__ import annotations
+
+from experiments.bruch2021 import clicks, convergence, jensen_gap, quality, robustness
+from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
+from experiments.cli import parse_levels, positive_int
+from experiments.errors import UsageError
+from experiments.registry import Experiment, register
+from ltrrepro.runner import Unit
+
+PAPER = "bruch2021"
+#: the shared flags of the studies that train ranking models
+RANKING_FLAGS = ("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device")
+PAPER_MODELS = ("listnet", "lambdamart", "xendcg")
+BASELINES = ("lgb_rank_xendcg", "xgb_rank_ndcg")
+NOISE_MODELS = ("lambdamart", "xendcg")
+
+
+def _units(cfg: BruchConfig, settings, models=None) -> list[Unit]:
+    """Every (trial, setting, model) unit; the models of a trial share its split."""
+    return [Unit(cfg.experiment, cfg.unit_dataset, t, m, s, seed=cfg.seed)
+            for t in range(cfg.trials) for s in settings for m in (models or cfg.models)]
+
+
+# ------------------------------------------------------------------------ Table 1: quality
+register(Experiment(
+    name="quality", paper=PAPER, title="Bruch Table 1: ranking quality of ListNet, λMART and XE_NDCG MART",
+    doc="""Bruch Table 1: ranking quality of ListNet, λMART and XE_NDCG MART, with library baselines.
+
+    python -m experiments.quality [--dataset web30k --data-dir DIR] [--trials 100] [--library lightgbm]
+
+Models (all on the same split of each trial): ListNet and XE_NDCG MART (ltrrepro's
+objectives, Neumann order 2), λMART (the library's LambdaMART: LightGBM ``lambdarank`` with
+σ = 1 and ``lambdarank_norm=false``, or XGBoost ``rank:ndcg``), and the library baselines
+LightGBM ``rank_xendcg`` and XGBoost ``rank:ndcg``. Early stopping on validation NDCG@5
+(queries without a relevant document dropped), 50 rounds, at most 500 trees with the paper's
+presets. Reports mean test NDCG@1/3/5/10 over trials, paired t-tests of every pair of the
+paper's models on NDCG@5 and @10 (α = 0.01, Holm across the comparisons also given), the
+paper's numbers side by side for Web30K and Yahoo, and the claims check
+"XE_NDCG MART > λMART > ListNet on NDCG@5 and @10".""",
+    config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models"),
+    from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
+                                         default_models=(*PAPER_MODELS, *BASELINES)),
+    units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
+    unit_fn=unit_fn, report=quality.report, size_of=train_size))
+
+
+# ------------------------------------------------------------------------ Figure 2: convergence
+register(Experiment(
+    name="convergence", paper=PAPER, title="Bruch Figure 2: validation NDCG@5 against the number of trees",
+    doc="""Bruch Figure 2: validation NDCG@5 against the number of trees, λMART vs XE_NDCG MART.
+
+    python -m experiments.convergence [--dataset web30k --data-dir DIR] [--trials N]
+
+Each model is trained to the preset's maximum number of trees with early stopping switched
+off, so every curve covers the whole range (the curve of a model selected by early
+stopping is the prefix of this one). The figure shows one representative trial (the trial
+whose final difference is the median one) and the mean over trials with a 95% band.
+Claim checked: XE_NDCG's lead is larger when the ensemble is small — the per-trial lead at
+10% of the trees minus the lead at the end, paired t-test.""",
+    config_cls=BruchConfig, flags=RANKING_FLAGS,
+    from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
+                                         real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
+    units=lambda cfg: _units(cfg, [(("noise", "none"),)], NOISE_MODELS),
+    unit_fn=unit_fn, report=convergence.report, size_of=train_size))
+
+
+# ------------------------------------------------------------------------ Figure 3: robustness
+def _robustness_config(a) -> BruchConfig:
+    levels = tuple(parse_levels(a.levels))           # their validity: the configuration's check
+    noises = tuple(n.strip() for n in a.noise.split(",") if n.strip())
+    return config_from_args(a, "robustness", synthetic_trials=6, synthetic_queries=400, default_models=NOISE_MODELS,
+                            noise=noises, levels=levels)
+
+
+def _robustness_units(cfg: BruchConfig) -> list[Unit]:
+    """Level 0 is one setting shared by the noise types; then each noise type's levels."""
+    settings = [(("noise", "none"), ("level", 0))] if 0 in cfg.levels else []
+    for n in cfg.noise:
+        settings += [(("noise", n), ("level", lv)) for lv in cfg.levels if lv != 0]
+    return _units(cfg, settings)
+
+
+register(Experiment(
+    name="robustness", paper=PAPER, title="Bruch Figure 3: robustness of λMART and XE_NDCG MART to noise",
+    doc="""Bruch Figure 3a–d: robustness of λMART and XE_NDCG MART to noise in the training data.
+
+    python -m experiments.robustness [--dataset web30k --data-dir DIR] [--noise documents,labels]
+                                     [--levels 0,20,40,60,80,100] [--trials N] [--jobs J]
+
+``--noise documents``: every training list grows by LEVEL % with documents sampled from
+other training lists, labelled 0. ``--noise labels``: LEVEL % of each training list's labels
+are redrawn with probabilities .5/.2/.15/.1/.05 for 0–4. Validation and test data are
+untouched (Bruch 2021 §5.4; docs/protocols/bruch2021.md §6). Level 0 is one shared setting.
+Both models of a trial see the same split and the same noisy data (paired design); λMART is
+the library's LambdaMART (LightGBM ``lambdarank``, σ = 1, no normalization; XGBoost
+``rank:ndcg`` with ``--library xgboost``) and XE_NDCG MART is ltrrepro's objective.
+
+Writes, under the results directory: ``tables/robustness.{md,tex,csv}`` (mean NDCG@5 per
+model and level, the difference, its 95% CI, paired t-test p, Holm-corrected p over the
+levels of a noise type, wins/ties/losses), ``figures/fig3_<noise>.{png,pdf}`` and the
+claims check ``claims.{md,json}``. With no arguments it runs on the synthetic Web30K
+profile at a size that finishes in about 3–4 minutes on 2 cores (the README's main job).""",
+    config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
+    defaults={"levels": "0,20,40,60,80,100"},
+    own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
+                                         help="documents, labels or both (default both)"),
+    from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn, report=robustness.report,
+    size_of=train_size))
+
+
+# ------------------------------------------------------------------------ Figure 4: clicks
+def _clicks_flags(ap) -> None:
+    ap.add_argument("--impressions", type=positive_int, default=10, help="impressions per list (default 10)")
+    ap.add_argument("--click-model", choices=("cascade", "pbm"), default="cascade",
+                    help="cascade (the paper) or the position-based model (option)")
+    ap.add_argument("--eta", type=float, default=None, help="pbm only: examination probability (1/rank)^eta "
+                                                            "(default 1)")
+
+
+def _clicks_config(a) -> BruchConfig:
+    levels = parse_levels(a.levels)                   # in [0, 1]: checked by the configuration
+    if a.eta is not None and a.click_model != "pbm":
+        raise UsageError("--eta is the position-based model's parameter: use it with --click-model pbm")
+    eta = 1.0 if a.eta is None else a.eta
+    if not eta > 0:
+        raise UsageError(f"--eta must be > 0, got {eta}")
+    return config_from_args(a, "clicks", synthetic_trials=4, synthetic_queries=400, default_models=NOISE_MODELS,
+                            noise=("clicks",), levels=tuple(levels), impressions=a.impressions,
+                            click_model=a.click_model, eta=eta)
+
+
+register(Experiment(
+    name="clicks", paper=PAPER, title="Bruch Figure 4: λMART vs XE_NDCG MART trained on simulated clicks",
+    doc="""Bruch Figure 4 (appendix E): λMART vs XE_NDCG MART trained on simulated cascade clicks.
+
+    python -m experiments.clicks [--dataset web30k --data-dir DIR] [--levels 0.05,0.1,...] [--trials 20]
+
+Per trial: the 60/20/20 split; every training and validation list is turned into 10
+impressions of a persistent cascade user over a random shuffle (click probabilities
+(C, .3, .5, .7, .95) for labels 0–4; a scan without a click gives no impression); models
+are trained and early-stopped on clicks and evaluated on the original test labels. The
+level C is the label-0 click probability, from .05 in steps of .05 (Bruch 2021 appendix E;
+docs/protocols/bruch2021.md §6; 20 trials on real data). Claim checked: XE_NDCG is more
+robust to click noise (the per-trial slope of the NDCG@5 difference against C is positive).""",
+    config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
+    defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
+    units=lambda cfg: _units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
+    unit_fn=unit_fn, report=clicks.report, size_of=train_size))
+
+
+# ------------------------------------------------------------------------ Figure 1: Jensen gap
+def _jensen_flags(ap) -> None:
+    ap.add_argument("--lists", type=positive_int, default=10, help="simulated training examples (default 10)")
+    ap.add_argument("--draws", type=positive_int, default=1000, help="draws of γ per example (default 1000)")
+    ap.add_argument("--docs", type=positive_int, default=100, help="documents per example (default 100)")
+    ap.add_argument("--probs", default="0.5,0.25,0.15,0.07,0.03", help="label probabilities 0..4")
+
+
+def _jensen_config(a):
+    try:
+        probs = tuple(float(x) for x in a.probs.split(","))
+    except ValueError:
+        raise UsageError(f"--probs must be comma-separated numbers, got {a.probs!r}") from None
+    return jensen_gap.JensenConfig(experiment="jensen_gap", trials=a.lists, seed=a.seed, draws=a.draws, docs=a.docs,
+                                   probs=probs)
+
+
+register(Experiment(
+    name="jensen_gap", paper=PAPER, title="Bruch Figure 1: the effect of γ on the Jensen gap of XE_NDCG's bound",
+    doc="""Bruch Figure 1: the effect of γ on the Jensen gap of XE_NDCG's bound.
+
+    python -m experiments.jensen_gap [--lists 10] [--draws 1000] [--docs 100] [--probs .5,.25,.15,.07,.03]
+
+Each simulated training example has m documents with scores drawn from U[0, 1] and labels
+0–4 drawn with decreasing probabilities (the paper gives none: ``--probs``, recorded). For
+each example, ``--draws`` vectors γ ~ U[0,1]^m define φ_r = (2^{y_r} − γ_r)/Σ_j(2^{y_j} − γ_j);
+with ρ = softmax(f) the Jensen gap is  log Σ_r φ_r ρ_r − Σ_r φ_r log ρ_r  (≥ 0 by Jensen).
+One cloud per example; the gap at γ = 0 is marked. Each example is one unit (its own
+seeded generator), so the figure can be rebuilt from stored results.""",
+    config_cls=jensen_gap.JensenConfig, own_flags=_jensen_flags, from_args=_jensen_config,
+    units=lambda cfg: [Unit("jensen_gap", "simulated", i, "list", seed=cfg.seed) for i in range(cfg.trials)],
+    unit_fn=jensen_gap.unit_fn, report=jensen_gap.report, reads_data=lambda cfg: False))

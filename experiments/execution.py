@@ -1,0 +1,110 @@
+"""How a run is executed, apart from what it computes: one frozen :class:`Execution`.
+
+A configuration (:mod:`experiments.config`) decides a run's numbers; an ``Execution`` decides
+only where the results go and how the units are run (local processes or a dask cluster,
+jobs × threads, recomputing, printing, reporting, estimating). It is built once — from the
+command line (:meth:`Execution.from_args`) or by a Python caller — checked here, and handed
+with the configuration to :func:`experiments.run`. Two runs of one configuration under
+different executions write the same records.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from experiments.errors import UsageError
+
+__all__ = ["Execution", "check_outputs"]
+
+BACKENDS = ("loky", "dask")
+
+
+@dataclass(frozen=True)
+class Execution:
+    """``out``: the results directory (default ``runs/EXPERIMENT-DATASET``); ``jobs`` ×
+    ``threads``: parallel units and threads per unit (default: the cores, split by the runner);
+    ``backend``: ``loky`` (local processes) or ``dask`` with ``scheduler`` (an address), waited
+    for ``scheduler_timeout`` seconds; ``force``: recompute stored units; ``quiet``: no
+    progress; ``no_report``: run the units only; ``estimate``: print the cost from a short
+    calibration and stop; ``report_only``: report on the stored units, run none (what
+    ``python -m experiments.report`` does)."""
+
+    out: str | None = None
+    jobs: int | None = None
+    threads: int | None = None
+    backend: str = "loky"
+    scheduler: str | None = None
+    scheduler_timeout: int = 30
+    force: bool = False
+    quiet: bool = False
+    no_report: bool = False
+    estimate: bool = False
+    report_only: bool = False
+
+    def __post_init__(self):
+        for name in ("jobs", "threads"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+                raise UsageError(f"--{name} must be an integer >= 1, got {v!r}")
+        if not isinstance(self.scheduler_timeout, int) or self.scheduler_timeout < 1:
+            raise UsageError(f"--scheduler-timeout must be an integer >= 1 (seconds), got {self.scheduler_timeout!r}")
+        if self.backend not in BACKENDS:
+            raise UsageError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend != "dask" and self.scheduler:
+            raise UsageError("--scheduler is only used with --backend dask")
+        if self.backend == "dask" and not self.scheduler:
+            raise UsageError("--backend dask needs --scheduler ADDRESS (a running dask.distributed scheduler)")
+        if self.backend == "dask" and self.jobs is not None:
+            raise UsageError("--jobs sets local worker processes; with --backend dask the cluster's workers run the "
+                             "units: drop --jobs (size the cluster instead)")
+        if self.report_only and (self.force or self.estimate):
+            raise UsageError("a report-only run computes nothing: drop --force / --estimate")
+
+    @classmethod
+    def from_args(cls, args) -> "Execution":
+        """The execution flags of a parsed command line (those it has; the rest default)."""
+        return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
+
+    def out_dir(self, cfg) -> Path:
+        """The results directory: ``out``, or ``runs/<experiment>-<dataset>`` (a dataset given
+        as a path is named ``user-<file stem>``)."""
+        return Path(self.out or cfg.default_out)
+
+    def check(self) -> None:
+        """The scheduler answers within ``scheduler_timeout`` (``--backend dask``), and
+        dask.distributed is installed; checked before any data is loaded."""
+        if self.backend != "dask" or self.report_only:
+            return
+        import importlib.util
+        if importlib.util.find_spec("distributed") is None:
+            raise UsageError("--backend dask needs dask.distributed: pip install 'ltrrepro[dask]'")
+        # probed in a child process: a scheduler that accepts the connection but never answers
+        # makes dask's Client wait forever whatever its timeout; the child is killed at the bound
+        probe = ("import sys; from dask.distributed import Client; "
+                 "Client(sys.argv[1], timeout=sys.argv[2] + 's').close()")
+        try:
+            res = subprocess.run([sys.executable, "-c", probe, self.scheduler, str(self.scheduler_timeout)],
+                                 capture_output=True, text=True, timeout=self.scheduler_timeout + 15)
+            why = (res.stderr.strip().splitlines() or ["?"])[-1] if res.returncode else ""
+        except subprocess.TimeoutExpired:
+            why = "no answer"
+        if why:
+            raise UsageError(f"--scheduler {self.scheduler} did not answer within {self.scheduler_timeout} s "
+                             f"({why}); start it, or check the address")
+
+
+def check_outputs(out: Path) -> Path:
+    """``out`` is (or can be made) a writable directory; checked before any data is loaded."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a directory: choose another path")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
+            pass
+    except OSError as err:
+        raise UsageError(f"--out {out} is not writable ({err.strerror or err}): choose another path") from None
+    return out
