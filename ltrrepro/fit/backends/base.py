@@ -1,0 +1,138 @@
+"""The backend interface: what a trainer asks of a GBDT library.
+
+A trainer (:mod:`ltrrepro.fit.ranking`, :mod:`~ltrrepro.fit.zheng`, :mod:`~ltrrepro.fit.xia`)
+reads as its paper's algorithm and hands every library call to a :class:`Backend`:
+
+* :meth:`Backend.params` — the library's parameters for a :class:`~ltrrepro.fit.boosting.Boosting`
+  and an objective (a built-in name, or an ltrrepro objective wrapped by :meth:`Backend.adapter`),
+  with explicit threads, seed and device;
+* :meth:`Backend.dataset` — the library's (binned) training or validation set of a
+  :class:`~ltrrepro.data.RankingDataset`, with its query group sizes;
+* :meth:`Backend.train` — boosting for a number of rounds, with a custom objective, early
+  stopping on the trainer's own validation metric, and per-round hooks (leaf rewriting,
+  where the library allows it: :attr:`Backend.rewrites_leaves`);
+* :meth:`Backend.predictor` — the raw scores of rounds ``[start, stop)``, on an explicit
+  number of threads.
+
+Choices common to both libraries (each backend says how it makes them):
+
+* Hessians of listwise/pairwise losses are small (ρ(1 − ρ), σ²p(1 − p)|ΔNDCG|): the default
+  ``min_sum_hessian_in_leaf=1e-3`` (LightGBM) / ``min_child_weight=1`` (XGBoost) would refuse
+  most splits, so both are 0 (Bruch §5.2 sets ``min_sum_hessian_in_leaf`` to 0).
+* Thread counts are explicit (jobs × threads ≤ cores is the runner's business), in training
+  and in every prediction.
+* A fixed ``seed`` (and LightGBM's ``deterministic``/``force_row_wise``) makes a run
+  repeatable bit for bit; XGBoost's ``hist`` is deterministic on the CPU.
+* Custom objectives start from a zero score, as the built-in ranking objectives do.
+
+A third library is one more module here: a :class:`Backend` subclass registered in
+:data:`ltrrepro.fit.backends.BACKENDS`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ...data import RankingDataset
+from ..boosting import Boosting
+
+__all__ = ["Backend", "Trained", "RawPredictor"]
+
+#: ``raw(X, start, stop)``: raw scores of rounds ``[start, stop)`` of a trained model
+RawPredictor = Callable[[np.ndarray, int, int], np.ndarray]
+
+
+@dataclass
+class Trained:
+    """What :meth:`Backend.train` returns: the library's model, the rounds kept (1-based best
+    iteration), the rounds trained, and the validation curve (empty without validation)."""
+
+    booster: object
+    best_iteration: int
+    n_rounds: int
+    curve: list = field(default_factory=list)
+
+
+class Backend:
+    """One GBDT library behind the trainers (see the module docstring)."""
+
+    #: the library's name, as ``--library`` and :attr:`ltrrepro.fit.System.libraries` spell it
+    name: str = ""
+    #: how tables and messages name it
+    label: str = ""
+    #: raw scores of consecutive round ranges add up to those of their union (XGBoost adds its
+    #: base margin to every prediction, so there every prefix is predicted from round 0)
+    ranges_add: bool = True
+    #: the library lets a callback rewrite a tree's leaves after growing it (QBRank's line
+    #: search, Newton leaves under the SE principle)
+    rewrites_leaves: bool = False
+    #: the library's built-in objective names, by what they compute
+    objectives: dict = {}
+
+    # ------------------------------------------------------------------ parameters
+    def adapter(self, objective, *, seed=0, track_scores: bool = False):
+        """The library's callable form of an ltrrepro objective
+        (:mod:`ltrrepro.objectives.adapters`), owning one generator seeded with ``seed``."""
+        raise NotImplementedError
+
+    def params(self, objective, boosting: Boosting, *, threads: int, seed: int, device: str = "cpu",
+               own_metric: bool = False, min_leaf_hessian: float | None = None, start: float | None = None,
+               n_outputs: int = 1, **extra) -> dict:
+        """The library's parameters: ``objective`` a built-in name or an :meth:`adapter`;
+        ``own_metric``: the trainer evaluates with its own metric (the library computes
+        none); ``min_leaf_hessian``: the least Σ Hessian of a leaf (default 0, see the
+        module docstring); ``start``: the constant a squared-error regression starts from
+        (its mean grade); ``n_outputs``: raw scores per document (McRank's classes);
+        ``extra``: the library's own parameter names, for a system pinned to it."""
+        raise NotImplementedError
+
+    def device_params(self, device: str) -> dict:
+        """The parameters that put training on ``device`` (none for the CPU)."""
+        if device == "cpu":
+            return {}
+        raise ValueError(f"{self.label} trains on the CPU only, not on {device!r}")
+
+    def check_labels(self, params: dict, ds: RankingDataset) -> None:
+        """Refuse (or make room for) training labels the built-in objective cannot take."""
+
+    def leaf_floor(self, params: dict, hessian_floor: Callable[[], float]) -> None:
+        """A library without a minimum leaf size in documents (XGBoost) gets, for a custom
+        objective, ``hessian_floor()`` as its least leaf Hessian instead; a library that has
+        one (``min_data_in_leaf``) needs nothing."""
+
+    def record_params(self, params: dict, adapter=None) -> dict:
+        """``params`` as a unit's record keeps them (a custom objective by its ``repr``)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ data, training, prediction
+    def dataset(self, ds: RankingDataset, params: dict, *, threads: int, reference=None, grouped: bool = True):
+        """The library's training (or, with ``reference`` the training set, validation) set
+        of ``ds``; ``grouped``: with its query group sizes (False for pointwise losses)."""
+        raise NotImplementedError
+
+    def train(self, params: dict, dtrain, rounds: int, *, obj=None, valid=None, metric=None,
+              patience: int | None = None, callbacks=()) -> Trained:
+        """Boost ``rounds`` rounds. ``obj``: the :meth:`adapter` of a custom objective (the
+        one :meth:`params` was given); with ``valid`` (a :meth:`dataset` with the training set
+        as reference), ``metric = (name, fn)`` is evaluated on its raw scores after every
+        round (larger is better) and training stops after ``patience`` rounds without
+        improvement; ``callbacks``: per-round hooks (:meth:`rescale_leaves`,
+        :meth:`newton_leaves`)."""
+        raise NotImplementedError
+
+    def predictor(self, booster, threads: int) -> RawPredictor:
+        """``raw(X, start, stop)``: raw scores of rounds ``[start, stop)``, on ``threads`` threads."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ leaf rewriting
+    def rescale_leaves(self, adapter, X, step_fn, shrinkage: float):
+        """A per-round hook rescaling each new tree's leaves by ``shrinkage · step_fn(scores,
+        tree output)`` (QBRank's line search, Zheng et al. Algorithm 2)."""
+        raise NotImplementedError(f"{self.label} cannot rewrite a tree's leaves after growing it")
+
+    def newton_leaves(self, adapter, X, learning_rate: float, n_outputs: int = 1):
+        """A per-round hook setting each new tree's leaves to the Newton step of the true loss
+        (the SE principle with Newton leaves, Xia et al. Eq. 8)."""
+        raise NotImplementedError(f"{self.label} cannot rewrite a tree's leaves after growing it")
