@@ -10,6 +10,9 @@
   (numpy) predictions, and the per-list kernels take a few milliseconds per call on 2 cores
   (``benchmarks/bench_objectives.py``), against the tree growing they sit beside.
 
+The parameters that put a library on a device are its backend's
+(:meth:`ltrrepro.fit.backends.Backend.device_params`); here only whether it can.
+
 The probes run in a child process (a library's fatal log line, or a GPU driver that hangs,
 cannot touch the run) and are cached per process.
 """
@@ -19,7 +22,7 @@ import functools
 import subprocess
 import sys
 
-__all__ = ["DEVICES", "DeviceError", "check_device", "library_device_params"]
+__all__ = ["DEVICES", "DeviceError", "check_device"]
 
 DEVICES = ("cpu", "cuda")
 
@@ -66,10 +69,3 @@ def check_device(device: str, library: str) -> None:
         raise DeviceError(f"--device cuda: {library} trains on the CPU only")
     if not _probe(library):
         raise DeviceError(f"--device cuda: {_WHY[library]}; run without --device (CPU) or on a machine with a GPU")
-
-
-def library_device_params(device: str, library: str) -> dict:
-    """The library parameters that put training on ``device`` (none for the CPU)."""
-    if device == "cpu":
-        return {}
-    return {"device": "cuda"} if library == "xgboost" else {"device_type": "cuda"}

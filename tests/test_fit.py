@@ -1,5 +1,7 @@
 """The fit layer: every registered system of every paper honours one staged contract and
 returns one result type; scores per round range add up; seeds decide the numbers."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -18,12 +20,16 @@ def parts():
 SMALL = {"zheng": {"grid": ((0.1, 4),), "c_grid": (0.1,), "max_pairs": 2000}}
 
 
+def _fields(options) -> set:
+    return {f.name for f in dataclasses.fields(options)}
+
+
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
 def test_every_system_fits_through_the_same_staged_contract(parts, name):
     train, valid, test = parts
     system = SYSTEMS[name]
     lib = system.libraries[0]
-    options = {k: v for k, v in SMALL["zheng"].items() if k in dict(system.options)}
+    options = {k: v for k, v in SMALL["zheng"].items() if k in _fields(system.options)}
     b = Boosting(learning_rate=0.2, num_leaves=4, min_data_in_leaf=5, max_bin=15, rounds=4, early_stopping=2)
     trainer = system.trainer(b, library=lib, seed=np.random.SeedSequence(1), threads=1, **options)
     trainer.add_train(train)
@@ -129,7 +135,7 @@ def test_every_prediction_takes_the_trainers_thread_count(parts, name, lib, monk
     monkeypatch.setattr(xgb.DMatrix, "__init__", dmatrix)
     train, valid, test = parts
     system = SYSTEMS[name]
-    options = {k: v for k, v in SMALL["zheng"].items() if k in dict(system.options)}
+    options = {k: v for k, v in SMALL["zheng"].items() if k in _fields(system.options)}
     b = Boosting(learning_rate=0.2, num_leaves=4, min_data_in_leaf=5, max_bin=15, rounds=3, early_stopping=2)
     trainer = system.trainer(b, library=lib, seed=np.random.SeedSequence(1), threads=1, **options)
     trainer.add_train(train)

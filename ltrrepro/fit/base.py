@@ -6,7 +6,7 @@ RankSVM, McRank under a split principle, LambdaMART in :mod:`ltrrepro.gbdt`. Eac
 :class:`System` in :data:`SYSTEMS`, named by the ``model`` field of a unit in every
 experiment. A system makes a :class:`Trainer`, which the unit drives in one straight line::
 
-    trainer = SYSTEMS[name].trainer(boosting, library=..., seed=..., threads=...)
+    trainer = SYSTEMS[name].trainer(boosting, library=..., seed=..., threads=..., **option_overrides)
     trainer.add_train(train)        # the library bins it; the caller drops its features
     trainer.add_valid(valid)        # when the system selects on validation data
     fitted = trainer.fit()          # -> Fitted
@@ -15,48 +15,30 @@ experiment. A system makes a :class:`Trainer`, which the unit drives in one stra
 so a worker holds one part's features (plus the library's binned copy) at a time, and no
 system calls back into an experiment. :class:`Fitted` is the one result type: raw scores per
 round range, the ranking transform, best iteration, validation curve, timings, training loss.
+
+A system's options are a frozen dataclass (:class:`RankingOptions`, :class:`GBTOptions`, ...,
+beside its trainer) holding their defaults, the only place they are written; keyword
+overrides to :meth:`System.trainer` replace fields of it, and a name it lacks is a
+:class:`TypeError` naming the system's option fields. A system's identity is data:
+``family`` (the loss or model: ``lambdamart``, ``mcrank``, a plug-in's key) and ``variant``
+(how it is computed or grown: ``builtin``/``custom``/one library's own for Bruch's losses,
+the split principle for Xia's arms); ``name`` is only its registry key. Library calls go
+through a backend (:mod:`ltrrepro.fit.backends`), ``trainer.backend``.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 import numpy as np
 
 from ..data import RankingDataset
+from .backends import BACKENDS
+from .boosting import Boosting
 
-__all__ = ["Boosting", "Fitted", "System", "Trainer", "SYSTEMS", "register", "int_seed", "Labels"]
-
-
-@dataclass(frozen=True)
-class Boosting:
-    """Boosting hyperparameters in LightGBM's vocabulary (mapped to XGBoost's by the
-    trainers). ``rounds`` is the boosting length (at most, with ``early_stopping`` rounds
-    of patience on the validation metric; exactly, when ``early_stopping`` is None)."""
-
-    learning_rate: float = 0.1
-    num_leaves: int = 31
-    min_data_in_leaf: int = 20
-    max_bin: int = 255
-    rounds: int = 100
-    early_stopping: int | None = None
-    sigmoid: float = 1.0
-    lambdarank_norm: bool = False
-
-    def __post_init__(self):
-        if not 0 < self.learning_rate <= 1:
-            raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate}")
-        if self.num_leaves < 2 or self.min_data_in_leaf < 1 or self.max_bin < 2 or self.rounds < 1:
-            raise ValueError(f"num_leaves >= 2, min_data_in_leaf >= 1, max_bin >= 2, rounds >= 1: {self}")
-        if self.early_stopping is not None and self.early_stopping < 1:
-            raise ValueError("early_stopping is a number of rounds >= 1, or None (no early stopping)")
-
-    def replace(self, **changes) -> "Boosting":
-        return replace(self, **changes)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
+__all__ = ["Boosting", "Fitted", "System", "Trainer", "SYSTEMS", "register", "int_seed", "Labels", "NoOptions"]
 
 
 def int_seed(ss: np.random.SeedSequence) -> int:
@@ -121,7 +103,9 @@ class Trainer:
                  threads: int = 1, **options):
         self.system, self.boosting, self.library, self.seed = system, boosting, library, seed
         self.threads = int(threads)
-        self.options = {**dict(system.options), **options}
+        self.options = system.configure(**options)
+        #: the GBDT library's backend (None for a system grown by ltrrepro.gbdt or solved by scipy)
+        self.backend = BACKENDS.get(library)
         self.t0 = time.perf_counter()
 
     def add_train(self, ds: RankingDataset, **side) -> None:
@@ -148,22 +132,50 @@ class Trainer:
 
 
 @dataclass(frozen=True)
+class NoOptions:
+    """The options of a system that has none."""
+
+
+@dataclass(frozen=True)
 class System:
     """A trainable system: ``label`` for tables, ``libraries`` it runs in (the first is its
-    default), the trainer class, and default options (an objective factory, a selection
-    metric, a principle, ...)."""
+    default), the trainer class, its options (a frozen dataclass instance holding the
+    defaults), where it comes from, and its identity as data: ``family`` (the loss or model;
+    the name when not given) and ``variant`` (how it is computed or grown)."""
 
     name: str
     label: str
     trainer_cls: type
     libraries: tuple = ("lightgbm", "xgboost")
-    options: tuple = ()               # ((name, value), ...)
+    options: object = NoOptions()
     paper: str = ""                   # where it comes from (author-year)
+    family: str = ""
+    variant: str = ""
+
+    def __post_init__(self):
+        if not dataclasses.is_dataclass(self.options) or isinstance(self.options, type):
+            raise TypeError(f"system {self.name!r}: options must be an instance of a frozen options dataclass, "
+                            f"got {self.options!r}")
+        if not self.family:
+            object.__setattr__(self, "family", self.name)
 
     def trainer(self, boosting: Boosting, *, library: str | None = None, seed: np.random.SeedSequence,
                 threads: int = 1, **options) -> Trainer:
+        """A trainer of this system; ``options`` override fields of :attr:`options`."""
         lib = self.resolve_library(library)
         return self.trainer_cls(self, boosting, lib, seed, threads, **options)
+
+    def configure(self, **overrides):
+        """:attr:`options` with ``overrides`` (``dataclasses.replace``; its checks run again).
+        A name that is not one of its fields is a :class:`TypeError` naming them."""
+        if not overrides:
+            return self.options
+        names = [f.name for f in dataclasses.fields(self.options)]
+        unknown = [k for k in overrides if k not in names]
+        if unknown:
+            raise TypeError(f"system {self.name!r} has no option {', '.join(map(repr, unknown))}: its options "
+                            f"({type(self.options).__name__}) are {', '.join(names) or 'none'}")
+        return dataclasses.replace(self.options, **overrides)
 
     def resolve_library(self, library: str | None) -> str:
         """The library this system runs in when ``library`` is asked for: a system pinned to
@@ -175,9 +187,6 @@ class System:
         if len(self.libraries) == 1:
             return self.libraries[0]
         raise ValueError(f"system {self.name!r} runs in {', '.join(self.libraries)}, not {library!r}")
-
-    def option(self, name, default=None):
-        return dict(self.options).get(name, default)
 
 
 #: every trainable system of every paper, by unit ``model`` name

@@ -10,6 +10,14 @@ validation NDCG@5, draws from its own seeded generator (the unit's model stream)
 in every table next to the built-ins. Its unit name (the ``model`` field, file names, seeds)
 is :func:`plugin_key` of the spec, e.g. ``mylosses.Focal@gamma=2``.
 
+Identity: a plug-in's ``family`` is its unit name (the loss it computes), its ``variant``
+``custom`` as a Bruch model (through the library adapters, like XE_NDCG MART) or the split
+principle as a Xia arm: :func:`plugin_system` with ``principle`` (``se``, ``rwse``; ``ole``
+only when the objective exposes the pair structure of its Hessian, ``grad_hess_pairs``, else
+one :class:`PluginError`) grows it in ltrrepro's tree learner like Xia's LambdaMART arms;
+:func:`ltrrepro.fit.system_for` resolves ``<key>-<principle>`` to that system. As a Zheng arm
+the Bruch system serves as it is (it trains on whatever judgments the unit adds).
+
 Before a run, :func:`load_plugin` imports it and checks it on two tiny lists — it must return
 finite gradients and non-negative Hessians of the right length — so a broken plug-in is one
 clear error naming it, before any data is loaded. A plug-in that fails later (NaN gradients
@@ -26,12 +34,16 @@ import sys
 
 import numpy as np
 
+from dataclasses import dataclass
+from typing import Callable
+
 from ..objectives.base import Objective, check_grad_hess
 from .base import System
-from .ranking import RankingTrainer
+from .ranking import RankingOptions, RankingTrainer
+from .xia import PRINCIPLES, needs_pairs, principle_system
 
-__all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "load_plugin", "resolve_factory",
-           "split_models"]
+__all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "load_plugin", "plugin_system",
+           "resolve_factory", "split_models"]
 
 _SPEC = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<name>[A-Za-z_]\w*)\s*(\((?P<args>.*)\))?$", re.S)
 
@@ -133,8 +145,41 @@ def load_plugin(spec: str) -> System:
     _smoke(spec, objective)
     key = plugin_key(spec)
     return System(key, f"{name}" + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else ""),
-                  RankingTrainer, options=(("objective", factory), ("objective_kwargs", tuple(kwargs.items()))),
-                  paper=f"plug-in {spec} ({getattr(module, '__file__', '?')}, version {_version(module)})")
+                  RankingTrainer, options=RankingOptions(objective=factory, objective_kwargs=tuple(kwargs.items())),
+                  paper=f"plug-in {spec} ({getattr(module, '__file__', '?')}, version {_version(module)})",
+                  family=key, variant="custom")
+
+
+@dataclass(frozen=True)
+class PluginObjective:
+    """A plug-in's objective factory as a Xia arm calls it: with the boosting, which a
+    plug-in ignores (its keyword arguments are its own)."""
+
+    factory: Callable
+    kwargs: tuple = ()
+
+    def __call__(self, boosting):
+        return self.factory(**dict(self.kwargs))
+
+
+def plugin_system(spec: str, principle: str | None = None) -> System:
+    """The system of plug-in ``spec``: a ranking system (Bruch's protocol) without
+    ``principle``; with one, the plug-in grown under that split principle in ltrrepro's tree
+    learner (Xia's protocol), named ``<key>-<principle>``. OLE needs the objective's pair
+    structure (``grad_hess_pairs``): a plug-in without it is one :class:`PluginError`."""
+    base = load_plugin(spec)
+    if principle is None:
+        return base
+    if principle not in PRINCIPLES:
+        raise PluginError(f"plug-in {spec!r}: no split principle {principle!r}; the principles are "
+                          f"{', '.join(PRINCIPLES)}")
+    objective = PluginObjective(base.options.objective, base.options.objective_kwargs)
+    if needs_pairs(principle) and not callable(getattr(objective(None), "grad_hess_pairs", None)):
+        raise PluginError(f"plug-in {spec!r}: the OLE principle needs the pair structure of the objective's Hessian "
+                          f"(a grad_hess_pairs method, as ltrrepro's pairwise and listwise objectives have) and "
+                          f"{type(objective(None)).__name__} has none; run it under se or rwse")
+    return principle_system(f"{base.name}-{principle}", f"{base.label} ({principle.upper()})", objective, principle,
+                            family=base.family, paper=base.paper)
 
 
 def resolve_factory(spec: str, module, name: str):

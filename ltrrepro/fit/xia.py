@@ -28,6 +28,13 @@ Systems:
   :class:`~.callbacks.NewtonLeafCallback`). Not part of the study: LightGBM cannot grow
   width-first, and its SE arm's leaf rewriting is work only that host library needs.
 
+Identity: ``family`` ``mcrank`` or ``lambdamart``, ``variant`` the principle (the LightGBM
+cross-checks are told apart by their library, ``libraries == ("lightgbm",)``). Any objective
+can be an arm: :func:`principle_system` makes the system of one under a principle (the
+plug-ins' ``<key>-se`` of :func:`ltrrepro.fit.system_for`); OLE and exact leaves need the
+objective to expose the pair structure of its Hessian (``grad_hess_pairs``), see
+:func:`needs_pairs`.
+
 ``Fitted.info["boost_s"]``: the seconds spent in the boosting rounds (objective + trees),
 without binning or the final loss — the time the report compares between arms.
 
@@ -35,21 +42,80 @@ Deviation (all systems): histogram splits (``max_bin`` bins) instead of every di
 """
 from __future__ import annotations
 
-from ..objectives import LambdaMART, LightGBMObjective, McRank, mcrank_scores
-from .base import Fitted, System, Trainer, int_seed, register
-from .callbacks import NewtonLeafCallback, UnitHessian
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable
 
-__all__ = ["GBDTTrainer", "LightGBMMcRankTrainer", "N_CLASSES", "GROWTH", "LEAF_RULES"]
+from ..objectives import LambdaMART, McRank, mcrank_scores
+from .base import Fitted, System, Trainer, int_seed, register
+from .callbacks import UnitHessian
+
+__all__ = ["GBDTTrainer", "GBDTOptions", "LibraryMcRankTrainer", "LibraryMcRankOptions", "LightGBMMcRankTrainer",
+           "principle_system", "needs_pairs", "N_CLASSES", "GROWTH", "LEAF_RULES", "PRINCIPLES"]
 
 N_CLASSES = 5
 GROWTH = ("width-first", "best-first")
 LEAF_RULES = ("diagonal", "exact")
+PRINCIPLES = ("se", "ole", "rwse")
 MIN_SUM_HESSIAN = 1e-3
 
 
+def needs_pairs(principle: str, leaf_rule: str = "diagonal") -> bool:
+    """Whether an arm needs the objective's pair structure (``grad_hess_pairs``): OLE's gain
+    and exact leaf values remove the pairs inside a leaf from its second derivative (Xia et
+    al. §3, footnote 2), which the per-document (grad, hess) of an objective cannot tell."""
+    return principle == "ole" or leaf_rule == "exact"
+
+
+@dataclass(frozen=True)
+class GBDTOptions:
+    """An objective under a split principle in ltrrepro's tree learner (Xia et al.).
+
+    ``objective``: a factory called with the :class:`~ltrrepro.fit.Boosting` (LambdaMART
+    takes its σ); ``principle``: ``se``, ``ole`` or ``rwse``; ``growth``: ``width-first``
+    (Xia §4) or ``best-first``; ``leaf_rule``: ``diagonal`` (Eq. 8) or ``exact``."""
+
+    objective: Callable
+    principle: str
+    growth: str = "width-first"
+    leaf_rule: str = "diagonal"
+
+    def __post_init__(self):
+        if self.principle not in PRINCIPLES:
+            raise ValueError(f"principle must be one of {PRINCIPLES}, got {self.principle!r}")
+        if self.growth not in GROWTH or self.leaf_rule not in LEAF_RULES:
+            raise ValueError(f"growth must be one of {GROWTH} and leaf_rule one of {LEAF_RULES}, "
+                             f"got {self.growth!r}, {self.leaf_rule!r}")
+
+
+@dataclass(frozen=True)
+class LibraryMcRankOptions:
+    """McRank in a GBDT library: ``principle`` ``se`` or ``ole``; ``max_depth`` (LightGBM's;
+    with ``num_leaves`` = 2^max_depth and every node splittable its trees are the complete
+    trees width-first growth makes)."""
+
+    principle: str
+    max_depth: int = -1
+
+    def __post_init__(self):
+        if self.principle not in ("se", "ole"):
+            raise ValueError(f"McRank has principles se and ole, not {self.principle!r}")
+
+
+@contextmanager
+def _numba_threads(threads: int):
+    import numba
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 class GBDTTrainer(Trainer):
-    """Options: ``objective`` (a factory), ``principle`` (``se``, ``ole``, ``rwse``),
-    ``growth``, ``leaf_rule``."""
+    """An objective boosted in :mod:`ltrrepro.gbdt` under a split principle; options:
+    :class:`GBDTOptions`."""
 
     def add_train(self, ds, **side) -> None:
         self.train = ds
@@ -58,63 +124,75 @@ class GBDTTrainer(Trainer):
         from ..gbdt import train as gbdt_train
 
         tr, b, o = self.train, self.boosting, self.options
-        growth, leaf_rule = o.get("growth", "width-first"), o.get("leaf_rule", "diagonal")
-        if growth not in GROWTH or leaf_rule not in LEAF_RULES:
-            raise ValueError(f"growth must be one of {GROWTH} and leaf_rule one of {LEAF_RULES}, "
-                             f"got {growth!r}, {leaf_rule!r}")
-        obj = o["objective"](b)
-        model, log = gbdt_train(obj, tr, criterion=o["principle"], num_rounds=b.rounds,
+        obj = o.objective(b)
+        model, log = gbdt_train(obj, tr, criterion=o.principle, num_rounds=b.rounds,
                                 learning_rate=b.learning_rate, num_leaves=b.num_leaves, max_bin=b.max_bin,
                                 min_data_in_leaf=b.min_data_in_leaf, min_sum_hessian_in_leaf=MIN_SUM_HESSIAN,
-                                leaf_hessian=leaf_rule, growth=growth, seed=int_seed(self.seed),
+                                leaf_hessian=o.leaf_rule, growth=o.growth, seed=int_seed(self.seed),
                                 threads=self.threads)
-        loss = float(obj.loss(model.train_scores, tr.y, tr.offsets))
+        try:
+            loss = float(obj.loss(model.train_scores, tr.y, tr.offsets))
+        except NotImplementedError:            # a plug-in objective without a closed-form loss
+            loss = None
         ranking = {"to_rank": mcrank_scores} if model.n_outputs > 1 else {}     # McRank: the expected grade
-        raw = lambda X, a, k: model.predict(X, num_rounds=k, start_round=a)  # noqa: E731
+        threads = self.threads
+
+        def raw(X, a, k):
+            with _numba_threads(threads):
+                return model.predict(X, num_rounds=k, start_round=a)
+
         return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=dict(model.meta), **ranking,
                       info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries),
                             "boost_s": float(sum(log.objective_s) + sum(log.tree_s)),
                             "tree_s": float(sum(log.tree_s))})
 
 
-class LightGBMMcRankTrainer(Trainer):
-    """McRank in LightGBM (best-first growth), the cross-check of the gbdt arms. Options:
-    ``principle`` (``se`` or ``ole``), ``max_depth`` (LightGBM's; with ``num_leaves`` =
-    2^max_depth and every node splittable its trees are the complete trees width-first
-    growth makes)."""
+class LibraryMcRankTrainer(Trainer):
+    """McRank in a GBDT library (best-first growth), the cross-check of the gbdt arms:
+    OLE = the library's own Newton gain; SE = the library handed Hessian 1
+    (:class:`~.callbacks.UnitHessian`), every leaf then reset to the Newton step by the
+    backend's :meth:`~ltrrepro.fit.backends.Backend.newton_leaves` hook. Options:
+    :class:`LibraryMcRankOptions`."""
 
     def add_train(self, ds, **side) -> None:
         self.train = ds
 
     def _fit(self) -> Fitted:
-        import lightgbm as lgb
-
-        tr, b, principle = self.train, self.boosting, self.options["principle"]
+        tr, b, be, principle = self.train, self.boosting, self.backend, self.options.principle
         seed = int_seed(self.seed)
         obj = McRank(n_classes=N_CLASSES)
-        callbacks = []
+        hooks = []
         if principle == "se":
-            adapter = LightGBMObjective(UnitHessian(obj), seed=seed, track_scores=True)
-            callbacks.append(NewtonLeafCallback(adapter, tr.X, b.learning_rate, N_CLASSES))
-        elif principle == "ole":
-            adapter = LightGBMObjective(obj, seed=seed)
+            adapter = be.adapter(UnitHessian(obj), seed=seed, track_scores=True)
+            hooks.append(be.newton_leaves(adapter, tr.X, b.learning_rate, N_CLASSES))
         else:
-            raise ValueError(f"McRank has principles se and ole, not {principle!r}")
-        params = {"objective": adapter, "num_class": N_CLASSES, "num_leaves": b.num_leaves,
-                  "learning_rate": b.learning_rate, "min_data_in_leaf": b.min_data_in_leaf,
-                  "min_sum_hessian_in_leaf": MIN_SUM_HESSIAN, "lambda_l2": 0.0, "max_bin": b.max_bin,
-                  "min_data_in_bin": 1, "feature_pre_filter": False, "max_depth": int(self.options.get("max_depth", -1)),
-                  "num_threads": self.threads, "seed": seed, "deterministic": True, "force_row_wise": True,
-                  "verbose": -1}
+            adapter = be.adapter(obj, seed=seed)
+        # LightGBM's own names: the system is pinned to it (libraries=("lightgbm",))
+        params = be.params(adapter, b, threads=self.threads, seed=seed, min_leaf_hessian=MIN_SUM_HESSIAN,
+                           n_outputs=N_CLASSES, min_data_in_bin=1, feature_pre_filter=False,
+                           max_depth=int(self.options.max_depth))
         # McRank raises on a label >= N_CLASSES
-        bst = lgb.train(params, lgb.Dataset(tr.X, tr.y.astype(float)), b.rounds, callbacks=callbacks)
-        threads = self.threads
-        loss = float(obj.loss(bst.predict(tr.X, raw_score=True, num_threads=threads), tr.y))
-        raw = lambda X, a, k: bst.predict(X, raw_score=True, start_iteration=a, num_iteration=k - a,  # noqa: E731
-                                          num_threads=threads)
+        run = be.train(params, be.dataset(tr, params, threads=self.threads, grouped=False), b.rounds, obj=adapter,
+                       callbacks=hooks)
+        raw = be.predictor(run.booster, self.threads)
+        loss = float(obj.loss(raw(tr.X, 0, b.rounds), tr.y))
         used = {k: v for k, v in params.items() if k != "objective"}
         return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=used, to_rank=mcrank_scores,
+                      ranges_add=be.ranges_add,
                       info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries)})
+
+
+#: the former name
+LightGBMMcRankTrainer = LibraryMcRankTrainer
+
+
+def principle_system(name: str, label: str, objective: Callable, principle: str, *, family: str, paper: str,
+                     **options) -> System:
+    """The system of ``objective`` (a factory of the boosting) under a split principle, grown
+    by ltrrepro's tree learner; ``options``: more :class:`GBDTOptions` fields."""
+    return System(name, label, GBDTTrainer, libraries=("ltrrepro",),
+                  options=GBDTOptions(objective=objective, principle=principle, **options), paper=paper,
+                  family=family, variant=principle)
 
 
 def _mcrank(b):
@@ -126,10 +204,11 @@ def _lambdamart(b):
 
 
 for _p in ("se", "ole"):
-    register(System(f"mcrank-{_p}", f"McRank ({_p.upper()})", GBDTTrainer, libraries=("ltrrepro",),
-                    options=(("objective", _mcrank), ("principle", _p)), paper="Li et al. 2007; Xia et al."))
-    register(System(f"mcrank-{_p}-lgb", f"McRank ({_p.upper()}, LightGBM)", LightGBMMcRankTrainer,
-                    libraries=("lightgbm",), options=(("principle", _p),), paper="Li et al. 2007; Xia et al."))
-for _p in ("se", "ole", "rwse"):
-    register(System(f"lambdamart-{_p}", f"LambdaMART ({_p.upper()})", GBDTTrainer, libraries=("ltrrepro",),
-                    options=(("objective", _lambdamart), ("principle", _p)), paper="Burges 2010; Xia et al."))
+    register(principle_system(f"mcrank-{_p}", f"McRank ({_p.upper()})", _mcrank, _p, family="mcrank",
+                              paper="Li et al. 2007; Xia et al."))
+    register(System(f"mcrank-{_p}-lgb", f"McRank ({_p.upper()}, LightGBM)", LibraryMcRankTrainer,
+                    libraries=("lightgbm",), options=LibraryMcRankOptions(principle=_p),
+                    paper="Li et al. 2007; Xia et al.", family="mcrank", variant=_p))
+for _p in PRINCIPLES:
+    register(principle_system(f"lambdamart-{_p}", f"LambdaMART ({_p.upper()})", _lambdamart, _p, family="lambdamart",
+                              paper="Burges 2010; Xia et al."))

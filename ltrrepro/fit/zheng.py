@@ -4,27 +4,31 @@ RankSVM (docs/protocols/zheng2007.md).
 * ``gbt``: squared loss on the grades; η and the leaf count tuned on the validation DCG-5
   over ``grid`` (fixed ``rounds``, no early stopping).
 * ``qbrank``: Zheng's Algorithm 2 (:class:`~ltrrepro.objectives.QBRank`, τ = |grade
-  difference|, ``w``), trees of ``num_leaves`` leaves; in LightGBM the per-round line search
-  on the true objective rescales each tree's leaves (:class:`~.callbacks.LeafRescaleCallback`),
-  in XGBoost there is no line search, only η (a stated deviation). Documents marked
-  ``labeled`` (L1 in P2 ∪ L1) add the pointwise term.
+  difference|, ``w``), trees of ``num_leaves`` leaves; where the library lets a grown tree's
+  leaves be rewritten (LightGBM) the per-round line search on the true objective rescales
+  each tree's leaves (:class:`~.callbacks.LeafRescaleCallback`), elsewhere (XGBoost) there
+  is no line search, only η (a stated deviation). Documents marked ``labeled`` (L1 in
+  P2 ∪ L1) add the pointwise term.
 * ``ranksvm``: a linear RankSVM with the squared hinge on standardized pair differences,
   solved in the primal (:func:`ranksvm_fit`); C tuned on the validation DCG-5, at most
   ``max_pairs`` pairs sampled uniformly (seeded).
+
+Options: :class:`GBTOptions`, :class:`QBRankOptions`, :class:`RankSVMOptions` (the defaults
+live there). Library calls go through the trainer's backend (:mod:`ltrrepro.fit.backends`).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..data import RankingDataset
 from ..metrics import evaluate
-from ..objectives import LightGBMObjective, QBRank, XGBoostObjective, qbrank_step
-from ..presets import lightgbm_params, xgboost_params
+from ..objectives import QBRank, qbrank_step
 from .base import SYSTEMS, Boosting, Fitted, System, Trainer, int_seed, register
-from .callbacks import LeafRescaleCallback
 
-__all__ = ["GBTTrainer", "QBRankTrainer", "RankSVMTrainer", "ranksvm_fit", "preference_pairs", "n_pairs",
-           "SELECT_METRIC"]
+__all__ = ["GBTTrainer", "QBRankTrainer", "RankSVMTrainer", "GBTOptions", "QBRankOptions", "RankSVMOptions",
+           "ranksvm_fit", "preference_pairs", "n_pairs", "SELECT_METRIC"]
 
 #: Zheng's validation and test measure: DCG-5 (gain 2^g − 1, the paper gives none)
 SELECT_METRIC = "dcg@5[gain=exp2,norel=zero]"
@@ -78,29 +82,57 @@ class _KeepParts(Trainer):
         self.valid = ds
 
 
+@dataclass(frozen=True)
+class GBTOptions:
+    """``grid``: the (η, leaves) pairs GBT's validation DCG-5 chooses from (Zheng et al. §5)."""
+
+    grid: tuple = ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))
+
+    def __post_init__(self):
+        if not len(self.grid):
+            raise ValueError("GBT's grid needs at least one (eta, leaves) pair")
+
+
+@dataclass(frozen=True)
+class QBRankOptions:
+    """``w``: the weight of the pointwise term on labeled documents (Zheng et al. Eq. 3);
+    ``tune_grid``: when given, QBRank takes the η and leaf count that GBT's validation tuning
+    picks over it on the same judgments (Zheng et al.: "we did not retune them for QBRank"),
+    and needs :meth:`~QBRankTrainer.add_valid`; None: the boosting's own η and leaves."""
+
+    w: float = 0.5
+    tune_grid: tuple | None = None
+
+
+@dataclass(frozen=True)
+class RankSVMOptions:
+    """``c_grid``: the C values the validation DCG-5 chooses from; ``max_pairs``: at most
+    this many preference pairs, sampled uniformly (seeded)."""
+
+    c_grid: tuple = (0.01, 0.1, 1.0)
+    max_pairs: int = 200_000
+
+
 class GBTTrainer(_KeepParts):
-    """Options: ``grid`` ((η, leaves), ...)."""
+    """GBT (Friedman 2001) on the grades with squared loss, η and leaves chosen on the
+    validation DCG-5 over :attr:`GBTOptions.grid`, ``rounds`` trees each."""
 
     uses_valid = True
 
     def _one(self, eta, leaves):
-        tr, seed, threads, rounds = self.train, int_seed(self.seed), self.threads, self.boosting.rounds
-        if self.library == "lightgbm":
-            import lightgbm as lgb
-            p = lightgbm_params("regression", num_leaves=leaves, learning_rate=eta, num_threads=threads, seed=seed,
-                                min_sum_hessian_in_leaf=1e-3)
-            bst = lgb.train(p, lgb.Dataset(tr.X, tr.y.astype(float)), rounds)
-            return p, (lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a, num_threads=threads))
-        import xgboost as xgb
-        p = xgboost_params(max_leaves=leaves, eta=eta, nthread=threads, seed=seed, objective="reg:squarederror",
-                           base_score=float(tr.y.mean()))
-        bst = xgb.train(p, xgb.DMatrix(tr.X, tr.y, nthread=threads), rounds)
-        return p, (lambda X, a, k: bst.predict(xgb.DMatrix(X, nthread=threads), iteration_range=(a, k)))
+        tr, be = self.train, self.backend
+        # min_leaf_hessian 1e-3 (LightGBM's default): with squared loss every document weighs 1,
+        # so it only forbids empty leaves
+        params = be.params(be.objectives["squared_error"], Boosting(learning_rate=eta, num_leaves=leaves),
+                           threads=self.threads, seed=int_seed(self.seed), min_leaf_hessian=1e-3,
+                           start=float(tr.y.mean()))
+        run = be.train(params, be.dataset(tr, params, threads=self.threads, grouped=False), self.boosting.rounds)
+        return params, be.predictor(run.booster, self.threads)
 
     def _fit(self) -> Fitted:
         best = None
         rounds = self.boosting.rounds
-        for eta, leaves in self.options["grid"]:
+        for eta, leaves in self.options.grid:
             params, raw = self._one(eta, leaves)
             v = float(np.mean(dcg5(raw(self.valid.X, 0, rounds), self.valid)))
             if best is None or v > best[0]:
@@ -111,54 +143,46 @@ class GBTTrainer(_KeepParts):
 
 
 class QBRankTrainer(_KeepParts):
-    """Options: ``w`` (the pointwise weight); ``tune_grid`` ((η, leaves), ...): when given,
-    QBRank takes the η and leaf count that GBT's validation tuning picks on the same
-    judgments (Zheng et al.: "we did not retune them for QBRank" — GBT's tuned values), and
-    needs :meth:`add_valid`; without it, the boosting's own η and leaves.
+    """QBRank (Zheng et al. 2007, Algorithm 2); options: :class:`QBRankOptions`.
     ``add_train(ds, labeled=mask)`` marks L1."""
 
     def _tuned(self):
         """(η, leaves) of GBT tuned on this run's training judgments and validation set."""
         gbt = SYSTEMS["gbt"].trainer(Boosting(rounds=self.boosting.rounds), library=self.library, seed=self.seed,
-                                     threads=self.threads, grid=self.options["tune_grid"])
+                                     threads=self.threads, grid=self.options.tune_grid)
         gbt.add_train(self.train)
         gbt.add_valid(self.valid)
         info = gbt.fit().info
         return float(info["eta"]), int(info["leaves"])
 
     def _fit(self) -> Fitted:
-        tr, b = self.train, self.boosting
+        tr, b, be = self.train, self.boosting, self.backend
         tuned = {}
-        if self.options.get("tune_grid"):
+        if self.options.tune_grid:
             eta, leaves = self._tuned()
             b = b.replace(learning_rate=eta, num_leaves=leaves)
             tuned = {"eta": eta, "leaves": leaves, "tuned_by": "GBT on the same judgments (validation DCG-5)"}
-        obj = QBRank(w=self.options["w"], tau=None, labeled=self.side.get("labeled"))
-        seed, threads = int_seed(self.seed), self.threads
-        if self.library == "lightgbm":
-            import lightgbm as lgb
-            adapter = LightGBMObjective(obj, track_scores=True)
+        obj = QBRank(w=self.options.w, tau=None, labeled=self.side.get("labeled"))
+        # trees of b.num_leaves leaves with the libraries' default leaf size and bins
+        if be.rewrites_leaves:
+            # h <- h + η s_m g_m: the tree g_m is grown with learning rate 1, then its leaves
+            # are rescaled by η times the line search's step s_m on the true objective
+            adapter = be.adapter(obj, track_scores=True)
             step = lambda h, g: qbrank_step(obj, h, g, tr.y, tr.offsets)  # noqa: E731
-            cb = LeafRescaleCallback(adapter, tr.X, step, shrinkage=b.learning_rate)
-            p = lightgbm_params(adapter, num_leaves=b.num_leaves, learning_rate=1.0, num_threads=threads, seed=seed)
-            bst = lgb.train(p, lgb.Dataset(tr.X, tr.y.astype(float), group=tr.query_sizes), b.rounds,
-                            callbacks=[cb])
-            steps = np.asarray(cb.steps)
+            hooks = [be.rescale_leaves(adapter, tr.X, step, shrinkage=b.learning_rate)]
+            grown = Boosting(learning_rate=1.0, num_leaves=b.num_leaves)
+        else:                                    # no line search: h <- h + η g_m
+            adapter, hooks = be.adapter(obj), []
+            grown = Boosting(learning_rate=b.learning_rate, num_leaves=b.num_leaves)
+        params = be.params(adapter, grown, threads=self.threads, seed=int_seed(self.seed), own_metric=True)
+        run = be.train(params, be.dataset(tr, params, threads=self.threads), b.rounds, obj=adapter, callbacks=hooks)
+        if hooks:
+            steps = np.asarray(hooks[0].steps)
             info = {"line_search_steps": {"mean": float(steps.mean()), "min": float(steps.min()),
                                           "max": float(steps.max())}, **tuned}
-            raw = lambda X, a, k: bst.predict(X, start_iteration=a, num_iteration=k - a,  # noqa: E731
-                                              num_threads=threads)
-            return Fitted(raw, b.rounds, b.rounds, info=info, ranges_add=False)
-        import xgboost as xgb
-        p = xgboost_params(max_leaves=b.num_leaves, eta=b.learning_rate, nthread=threads, seed=seed,
-                           disable_default_eval_metric=1)
-        d = xgb.DMatrix(tr.X, tr.y, nthread=threads)
-        d.set_group(tr.query_sizes)
-        bst = xgb.train(p, d, b.rounds, obj=XGBoostObjective(obj))
-        raw = lambda X, a, k: bst.predict(xgb.DMatrix(X, nthread=threads), iteration_range=(a, k),  # noqa: E731
-                                          output_margin=True)
-        return Fitted(raw, b.rounds, b.rounds, info={"line_search": "none (XGBoost: η only)", **tuned},
-                      ranges_add=False)
+        else:
+            info = {"line_search": f"none ({be.label}: η only)", **tuned}
+        return Fitted(be.predictor(run.booster, self.threads), b.rounds, b.rounds, info=info, ranges_add=False)
 
 
 def ranksvm_fit(D: np.ndarray, C: float) -> np.ndarray:
@@ -188,7 +212,8 @@ def ranksvm_fit(D: np.ndarray, C: float) -> np.ndarray:
 
 
 class RankSVMTrainer(_KeepParts):
-    """Options: ``c_grid`` (C values), ``max_pairs``. Not a boosted model: one "round"."""
+    """A linear RankSVM (:func:`ranksvm_fit`); options: :class:`RankSVMOptions`. Not a
+    boosted model: one "round"."""
 
     uses_valid = True
 
@@ -200,13 +225,13 @@ class RankSVMTrainer(_KeepParts):
         sd[sd == 0] = 1.0
         pairs = preference_pairs(train)
         total = pairs.shape[0]
-        if total > self.options["max_pairs"]:
-            pairs = pairs[np.sort(rng.choice(total, self.options["max_pairs"], replace=False))]
+        if total > self.options.max_pairs:
+            pairs = pairs[np.sort(rng.choice(total, self.options.max_pairs, replace=False))]
         Zt = (train.X - mu) / sd
         D = Zt[pairs[:, 0]] - Zt[pairs[:, 1]]
         Zv = (valid.X - mu) / sd
         best = None
-        for C in self.options["c_grid"]:
+        for C in self.options.c_grid:
             w = ranksvm_fit(D, C)
             v = float(np.mean(dcg5(Zv @ w, valid)))
             if best is None or v > best[0]:
@@ -217,8 +242,9 @@ class RankSVMTrainer(_KeepParts):
                                        "pairs_total": int(total)})
 
 
-register(System("gbt", "GBT", GBTTrainer, paper="Zheng et al. 2007 (Friedman 2001)",
-                options=(("grid", ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))),)))
-register(System("qbrank", "QBRank", QBRankTrainer, paper="Zheng et al. 2007, Algorithm 2", options=(("w", 0.5),)))
-register(System("ranksvm", "RankSVM", RankSVMTrainer, libraries=("scipy",), paper="Joachims 2002; Chapelle & Keerthi 2010",
-                options=(("c_grid", (0.01, 0.1, 1.0)), ("max_pairs", 200_000))))
+register(System("gbt", "GBT", GBTTrainer, paper="Zheng et al. 2007 (Friedman 2001)", options=GBTOptions(),
+                family="gbt"))
+register(System("qbrank", "QBRank", QBRankTrainer, paper="Zheng et al. 2007, Algorithm 2", options=QBRankOptions(),
+                family="qbrank"))
+register(System("ranksvm", "RankSVM", RankSVMTrainer, libraries=("scipy",), options=RankSVMOptions(),
+                paper="Joachims 2002; Chapelle & Keerthi 2010", family="ranksvm"))
