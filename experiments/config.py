@@ -21,7 +21,8 @@ from experiments.errors import UsageError
 from ltrrepro.datasets import REGISTRY
 from ltrrepro.fit.plugins import PluginError
 
-__all__ = ["RunConfig", "DATASETS", "is_synthetic", "load_manifest_config", "parse_names", "parse_levels"]
+__all__ = ["RunConfig", "DATASETS", "is_synthetic", "load_manifest_config", "parse_names", "parse_levels",
+           "parse_models"]
 
 #: the datasets known by name: the registered real ones and the synthetic profiles
 DATASETS = (*REGISTRY, "synthetic-web30k", "synthetic-yahoo")
@@ -114,7 +115,19 @@ class RunConfig:
         return []
 
     def to_dict(self) -> dict:
-        return {"type": type(self).__name__, **dataclasses.asdict(self)}
+        """The fields, the type, and with plug-ins (a ``plugins`` field) each one's source
+        file, package version and source digest: a new version is a new configuration."""
+        out = {"type": type(self).__name__, **dataclasses.asdict(self)}
+        if getattr(self, "plugins", ()):
+            from ltrrepro.fit.plugins import describe
+            out["plugin_sources"] = [describe(spec) for _, spec in self.plugins]
+        return out
+
+    def plugin_models(self, models) -> tuple:
+        """The ``models`` that are plug-in objectives (``<key>`` or an arm ``<key>-<suffix>``):
+        code the harness does not know, run in a process of their own."""
+        keys = {k for k, _ in getattr(self, "plugins", ())}
+        return tuple(sorted({m for m in models if m in keys or m.rpartition("-")[0] in keys}))
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "configuration"):
@@ -240,3 +253,40 @@ def parse_levels(text: str, cast=_number, flag: str = "--levels") -> list:
     if len(set(out)) != len(out):
         raise UsageError(f"{flag} repeats a value: {text!r}")
     return out
+
+
+def parse_models(text: str, known, flag: str = "--models", suffixes=()) -> tuple[tuple, tuple]:
+    """``--models`` with plug-in objectives: ``(models, plugins)``, the unit names and the
+    ``((key, spec), ...)`` of the plug-ins they use. A name is a known system, or a plug-in
+    spec ``package.module:Name(k=v)``; with ``suffixes`` (Xia's split principles) a plug-in is
+    written ``SPEC-SUFFIX`` and named ``<key>-<suffix>``. At least one, none twice.
+
+    >>> parse_models("gbt,mylosses:Focal(gamma=2)", ("gbt", "qbrank"))
+    (('gbt', 'mylosses.Focal@gamma=2'), (('mylosses.Focal@gamma=2', 'mylosses:Focal(gamma=2)'),))
+    >>> parse_models("lambdamart-se,m:F-rwse", ("lambdamart-se",), suffixes=("se", "rwse"))
+    (('lambdamart-se', 'm.F-rwse'), (('m.F', 'm:F'),))
+    """
+    from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
+
+    names = [n for n in split_models(text or "") if n]
+    if not names:
+        raise UsageError(f"{flag} is empty ({text!r}): name at least one model")
+    form = "package.module:Name(k=v)" + (f"-<{'|'.join(suffixes)}>" if suffixes else "")
+    models, plugins = [], {}
+    for n in names:
+        if n in known:
+            models.append(n)
+            continue
+        spec, suffix = n, None
+        if suffixes:
+            spec, _, suffix = n.rpartition("-")
+        if not is_plugin_spec(spec) or (suffixes and suffix not in suffixes):
+            raise UsageError(f"{flag}: unknown model {n!r}; known: {', '.join(known)}, and plug-in objectives {form}")
+        key = plugin_key(spec)
+        if plugins.get(key, spec) != spec:
+            raise UsageError(f"{flag}: {plugins[key]!r} and {spec!r} are one plug-in ({key}); write it one way")
+        plugins[key] = spec
+        models.append(key if suffix is None else f"{key}-{suffix}")
+    if len(set(models)) != len(models):
+        raise UsageError(f"{flag} repeats a model: {text!r}")
+    return tuple(models), tuple(plugins.items())

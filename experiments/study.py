@@ -113,7 +113,7 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     stored = {**config.to_dict(), "deviations": config.deviations(), "choices": config.choices(), "data": info.facts}
     store = ResultStore(out, stored)
     ctx = {"cfg": config, "data": info.ref,
-           "isolated": tuple(k for k, _ in getattr(config, "plugins", ()))}   # plug-ins run in their own process
+           "isolated": config.plugin_models(u.model for u in units)}      # plug-ins run in their own process
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]

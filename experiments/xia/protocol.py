@@ -6,7 +6,10 @@ A unit's ``model`` is a system of :mod:`ltrrepro.fit.xia` (``mcrank-se``, ``mcra
 setting the leaf count and learning rate. Every run boosts a fixed number of rounds from zero
 scores (no early stopping: the paper reports the last iteration), trees grown ``growth``
 (width-first, the paper's) with leaves set by ``leaf_rule`` (diagonal: Eq. 8, the paper's SE
-baseline) in every arm, min 20 documents per leaf.
+baseline) in every arm, min 20 documents per leaf. A plug-in loss is an arm too:
+``<key>-se`` / ``-rwse`` (and ``-ole`` when the objective exposes the pair structure of its
+Hessian), grown by the same tree learner for LambdaMART's number of rounds
+(:func:`ltrrepro.fit.system_for`; ``--models ...,package.module:Name(k=v)-se``).
 
 **Data.** MSLR-WEB10K/30K and LETOR: the five official folds (train → test), read by the
 units themselves (the pooled dataset is never loaded); Yahoo Set 1: three self-made random
@@ -27,7 +30,8 @@ from experiments.analysis import canonical
 from experiments.errors import UsageError
 from experiments.config import RunConfig
 from ltrrepro.datasets import load_fold
-from ltrrepro.fit import SYSTEMS, Boosting
+from ltrrepro.fit import Boosting, system_for
+from ltrrepro.fit.plugins import plugin_key
 from ltrrepro.fit.xia import GROWTH, LEAF_RULES
 from ltrrepro.metrics import evaluate
 from ltrrepro.runner import DataRef, Unit
@@ -57,15 +61,23 @@ class XiaConfig(RunConfig):
     min_data_in_leaf: int = 20
     growth: str = "width-first"
     leaf_rule: str = "diagonal"
+    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
 
     paper_trials = 1
     paper_datasets = ("web10k", "yahoo")
 
     def __post_init__(self):
         super().__post_init__()
-        bad = [m for m in self.models if m not in MODELS]
+        for key, spec in self.plugins:
+            if plugin_key(spec) != key:
+                raise UsageError(f"plug-in {spec!r} has the unit name {plugin_key(spec)!r}, not {key!r}")
+        bad = [m for m in self.models if m not in MODELS and m.rpartition("-")[0] not in dict(self.plugins)]
         if bad or not self.models:
-            raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(MODELS)}")
+            raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(MODELS)}, and plug-in "
+                             f"objectives package.module:Name(k=v)-<se|rwse|ole>")
+        for m in self.models:
+            if m not in MODELS:
+                self.system(m)              # imported and checked: a broken one (or OLE without pairs) is one line
         if any(lv < 2 for lv in self.leaves) or any(not 0 < r <= 1 for r in self.rates):
             raise UsageError("--leaves must be >= 2 and --rates in (0, 1]")
         if self.growth not in GROWTH:
@@ -79,8 +91,14 @@ class XiaConfig(RunConfig):
     def fold_layout(self) -> bool:
         return self.dataset in FOLD_LAYOUTS
 
+    def system(self, model: str):
+        """The system of a unit's ``model``: McRank or LambdaMART under a principle, or a
+        plug-in arm ``<key>-<principle>``."""
+        return system_for(model, self.plugins)
+
     def rounds_of(self, model: str) -> int:
-        return dict(self.rounds)[model.split("-")[0]]
+        """The boosting length of a model: its family's (a plug-in arm: LambdaMART's)."""
+        return dict(self.rounds)[model.split("-")[0] if model in MODELS else "lambdamart"]
 
     def deviations(self) -> list[str]:
         out = super().deviations()
@@ -93,6 +111,10 @@ class XiaConfig(RunConfig):
         out.append(f"histogram splits ({self.max_bin} bins) instead of every distinct value")
         if self.growth != "width-first":
             out.append(f"{self.growth} tree growth (LightGBM's leaf-wise order), not the paper's width-first")
+        for key, spec in self.plugins:
+            out.append(f"extension: plug-in {spec} as an arm under "
+                       f"{', '.join(m.rpartition('-')[2].upper() for m in self.models if m.startswith(key + '-'))} "
+                       f"({self.rounds_of(key + '-se')} rounds, LambdaMART's); not a system of the paper")
         if self.leaf_rule != "diagonal":
             out.append("exact leaves in every arm (−L′/L″ of the whole objective, the pairs inside a leaf removed "
                        "from L″), not Eq. 8's per-document (diagonal) leaf of the paper's SE baseline")
@@ -145,7 +167,7 @@ def fold_parts(unit, ctx):
 def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     train, test = fold_parts(unit, ctx)
-    trainer = SYSTEMS[unit.model].trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"],
+    trainer = cfg.system(unit.model).trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"],
                                           growth=cfg.growth, leaf_rule=cfg.leaf_rule)
     trainer.add_train(train)
     fitted = trainer.fit()
@@ -161,5 +183,6 @@ def unit_fn(unit, ctx):
            "timings": {"train_s": fitted.train_s, "boost_s": fitted.info["boost_s"], "tree_s": fitted.info["tree_s"]},
            "info": {**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
            "log": " ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
-                  + f" loss={fitted.train_loss:.6g} {fitted.train_s:.1f}s"}
+                  + (f" loss={fitted.train_loss:.6g}" if fitted.train_loss is not None else "")   # a plug-in may
+                  + f" {fitted.train_s:.1f}s"}                                                     # have no loss
     return rec, {}

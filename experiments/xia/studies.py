@@ -3,14 +3,14 @@ record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn
 report :func:`.report.report`)."""
 from __future__ import annotations
 
-from experiments.cli import parse_levels, parse_names
+from experiments.config import parse_levels, parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
 from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, LEAVES, MODELS, PAPER_ROUNDS, RATES, XiaConfig,
                                       build_units, unit_fn)
 from experiments.xia.report import report
 from ltrrepro.datasets import locate_fold
-from ltrrepro.fit.xia import GROWTH, LEAF_RULES
+from ltrrepro.fit.xia import GROWTH, LEAF_RULES, PRINCIPLES
 
 DOC = """Xia, Zhai, Wang: the SE and OLE split principles for McRank and LambdaMART — Tables 2 and 3,
 Figure 2 (docs/protocols/xia.md).
@@ -38,9 +38,10 @@ def build(a) -> XiaConfig:
     rates = parse_levels(a.rates, float, "--rates")
     if any(lv < 2 for lv in leaves) or any(not 0 < r <= 1 for r in rates):
         raise UsageError("--leaves must be >= 2 and --rates in (0, 1]")
+    models, plugins = parse_models(a.models, MODELS, suffixes=PRINCIPLES)
     return XiaConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
                      queries=(a.queries or 300) if synthetic else a.queries, trials=trials, seed=a.seed,
-                     models=tuple(parse_names(a.models, MODELS, "--models", "system")),
+                     models=models, plugins=plugins,
                      rounds=tuple(rounds.items()), every=a.every or max(1, max(rounds.values()) // 20),
                      leaves=tuple(leaves), rates=tuple(rates), growth=a.growth, leaf_rule=a.leaf_rule)
 

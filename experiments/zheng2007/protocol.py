@@ -11,6 +11,13 @@ different grades of L2 (training part) and L3 (ties excluded). The sizes are rep
 the system (``gbt``, ``qbrank``, ``ranksvm`` of :mod:`ltrrepro.fit.zheng`) and its setting
 the training data: GBT(L1), GBT(L2), GBT(L1 ∪ L2), QBRank(P2), QBRank(P2 ∪ L1), RankSVM(P2).
 
+**A plug-in loss** (``--models gbt,qbrank,ranksvm,package.module:Name(k=v)``) is one more
+run, ``<key>_L2``: the objective trained on the L2 judgments beside GBT(L2), with the fixed η
+and leaf count (``eta``, ``leaves``: the paper's QBRank settings) and the same boosting length,
+its number of trees picked on the validation queries by NDCG@5 (the rule of every ranking
+system of the harness; GBT and QBRank keep all ``rounds``) — a plug-in is not a system of the
+paper, so its run is an extension, listed among the deviations.
+
 **Metrics.** Precision at K% on P3 (K = 10…100, ``prec@K%``) and DCG-5 on L3 (gain 2^g − 1,
 the paper gives none), DCG-5 after every ``every`` iterations for the curves.
 """
@@ -23,7 +30,8 @@ import numpy as np
 from experiments.errors import UsageError
 from experiments.config import RunConfig
 from ltrrepro.data import RankingDataset
-from ltrrepro.fit import SYSTEMS, Boosting
+from ltrrepro.fit import Boosting, system_for
+from ltrrepro.fit.plugins import load_plugin, plugin_key
 from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
 from ltrrepro.fit.zheng import dcg5, n_pairs
 from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
@@ -61,6 +69,7 @@ class ZhengConfig(RunConfig):
     max_pairs: int = 200_000
     qbrank_params: str = "gbt-tuned"
     tied_pairs: str = "non-contradicting"
+    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): runs <key>_L2
 
     paper_trials = 1
     paper_datasets = ("yahoo",)
@@ -69,9 +78,14 @@ class ZhengConfig(RunConfig):
         super().__post_init__()
         if self.library not in ("lightgbm", "xgboost"):
             raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
-        bad = [m for m in self.models if m not in SYSTEM_NAMES]
+        for key, spec in self.plugins:
+            if plugin_key(spec) != key:
+                raise UsageError(f"plug-in {spec!r} has the unit name {plugin_key(spec)!r}, not {key!r}")
+            load_plugin(spec)                       # imported and checked: a broken one is one line now
+        bad = [m for m in self.models if m not in (*SYSTEM_NAMES, *dict(self.plugins))]
         if bad or not self.models:
-            raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(SYSTEM_NAMES)}")
+            raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(SYSTEM_NAMES)} and plug-in "
+                             f"objectives package.module:Name(k=v)")
         if self.qbrank_params not in QBRANK_PARAMS:
             raise UsageError(f"--qbrank-params must be one of {', '.join(QBRANK_PARAMS)}, got {self.qbrank_params!r}")
         if self.tied_pairs not in TIED_PAIRS:
@@ -103,6 +117,9 @@ class ZhengConfig(RunConfig):
         if "qbrank" in self.models:
             out.append("QBRank's tree fit weights a document by its number of pairs (Newton leaves −Σg/Σh with h = w "
                        "per pair), where Algorithm 2 fits each document's averaged target once")
+        for key, spec in self.plugins:
+            out.append(f"extension: plug-in {spec} trained on L2 (η {self.eta}, {self.leaves} leaves, at most "
+                       f"{self.rounds} trees picked on validation NDCG@5); not a system of the paper")
         if "ranksvm" in self.models:
             out.append(f"RankSVM: linear, squared hinge on standardized features, solved in the primal (Chapelle & "
                        f"Keerthi 2010), C tuned over {list(self.c_grid)}, at most {self.max_pairs:,} pairs sampled "
@@ -118,23 +135,34 @@ class ZhengConfig(RunConfig):
                 "validation DCG-5 (the paper: cross validation)",
                 f"precision at K%: a tied pair counts as {self.tied_pairs}; equal margins keep pair order"]
 
+    def run_table(self) -> dict[str, tuple[str, str]]:
+        """Run name -> (system, training data) of this configuration's runs, in table order:
+        the paper's six (of the systems in ``models``), then each plug-in's ``<key>_L2``."""
+        out = {r: st for r, st in RUNS.items() if st[0] in self.models}
+        out.update({run_name(key, "L2"): (key, "L2") for key, _ in self.plugins if key in self.models})
+        return out
+
     def runs(self) -> list[str]:
-        return [r for r, (system, _) in RUNS.items() if system in self.models]
+        return list(self.run_table())
+
+    def system(self, model: str):
+        """The system of a unit's ``model``: GBT, QBRank, RankSVM, or a plug-in objective."""
+        return system_for(model, self.plugins)
 
     def boosting(self, system: str) -> Boosting:
-        if system == "qbrank":
+        if system == "qbrank" or system in dict(self.plugins):
             return Boosting(learning_rate=self.eta, num_leaves=self.leaves, rounds=self.rounds)
         return Boosting(rounds=self.rounds)
 
     def options(self, system: str) -> dict:
         tune = {"tune_grid": self.grid} if self.qbrank_params == "gbt-tuned" else {}
         return {"gbt": {"grid": self.grid}, "qbrank": {"w": self.w, **tune},
-                "ranksvm": {"c_grid": self.c_grid, "max_pairs": self.max_pairs}}[system]
+                "ranksvm": {"c_grid": self.c_grid, "max_pairs": self.max_pairs}}.get(system, {})
 
 
 def build_units(cfg: ZhengConfig) -> list[Unit]:
-    return [Unit(EXPERIMENT, cfg.unit_dataset, t, RUNS[r][0], (("train", RUNS[r][1]),), seed=cfg.seed)
-            for t in range(cfg.trials) for r in cfg.runs()]
+    return [Unit(EXPERIMENT, cfg.unit_dataset, t, system, (("train", train),), seed=cfg.seed)
+            for t in range(cfg.trials) for system, train in cfg.run_table().values()]
 
 
 def run_name(model: str, train: str) -> str:
@@ -189,7 +217,7 @@ def unit_fn(unit, ctx):
              "L2_queries": int(parts["L2"].size), "L2_docs": int(sub["L2"].n_docs),
              "V_queries": int(parts["V"].size), "L3_queries": int(parts["L3"].size),
              "L3_docs": int(test.n_docs), "P2_pairs": n_pairs(sub["L2"]), "P3_pairs": n_pairs(test)}
-    system = SYSTEMS[unit.model]
+    system = cfg.system(unit.model)
     trainer = system.trainer(cfg.boosting(unit.model), library=cfg.library, seed=unit.model_seed(),
                              threads=ctx["threads"], **cfg.options(unit.model))
     train, labeled = training_data(sub, unit.settings["train"])

@@ -3,7 +3,8 @@ record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn
 report :func:`.report.report`)."""
 from __future__ import annotations
 
-from experiments.cli import parse_names, positive_int
+from experiments.cli import positive_int
+from experiments.config import parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
 from experiments.zheng2007.protocol import (EXPERIMENT, QBRANK_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
@@ -37,10 +38,11 @@ def _grid(text: str) -> tuple:
 
 def build(a) -> ZhengConfig:
     synthetic = a.dataset.startswith("synthetic")
+    models, plugins = parse_models(a.models, SYSTEM_NAMES)
     return ZhengConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
                        queries=(a.queries or 1500) if synthetic else a.queries,
                        trials=a.trials or (3 if synthetic else 10), seed=a.seed, library=a.library,
-                       models=tuple(parse_names(a.models, SYSTEM_NAMES, "--models", "system")),
+                       models=models, plugins=plugins,
                        rounds=a.rounds or (150 if synthetic else 300), every=a.every, grid=_grid(a.gbt_grid),
                        max_pairs=a.max_pairs, qbrank_params=a.qbrank_params, tied_pairs=a.tied_pairs)
 
