@@ -195,10 +195,21 @@ def given_experiment_flags(argv) -> list[str]:
     return [f for f in flags if f[2:] not in EXECUTION]
 
 
+#: shared flags whose default is the study's configuration field of the same name
+DEFAULTS_FROM_CONFIG = ("seed", "dataset", "library", "device", "baseline")
+
+
 def parser_for(exp) -> argparse.ArgumentParser:
     """The parser of a study (:class:`~experiments.registry.Experiment`): the shared flags it
-    honours, its own, and the execution flags."""
-    ap = make_parser(exp.doc, *exp.flags, **exp.defaults)
+    honours, its own, and the execution flags. The defaults of :data:`DEFAULTS_FROM_CONFIG`
+    are read from the study's configuration class (one source), the record's ``defaults``
+    override."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(exp.config_cls)}
+    defaults = {d: getattr(exp.config_cls, d) for d in DEFAULTS_FROM_CONFIG
+                if d in names and (d == "seed" or d.replace("_", "-") in exp.flags)}
+    ap = make_parser(exp.doc, *exp.flags, **{**defaults, **exp.defaults})
     if exp.own_flags is not None:
         exp.own_flags(ap)
     return ap

@@ -60,6 +60,11 @@ class RunConfig:
                 raise UsageError(f"--dataset {self.dataset!r}: neither a known dataset ({', '.join(DATASETS)}, "
                                  f"svmlight) nor an existing file or directory")
             object.__setattr__(self, "dataset", str(Path(self.dataset).resolve()))
+        if self.data_dir and (self.synthetic or self.dataset == "simulated"):
+            raise UsageError(f"--data-dir {self.data_dir}: {self.dataset} is generated, not read; drop --data-dir (or "
+                             f"name the real dataset: --dataset web30k --data-dir DIR)")
+        if self.dataset == "simulated" and self.queries is not None:
+            raise UsageError("--queries sizes a synthetic dataset; this study simulates its own lists")
         if self.dataset == "svmlight" and not self.data_dir:
             raise UsageError("--dataset svmlight reads your files: give --data-dir DIR (train/vali/test files, or "
                              "one file) or pass the file as --dataset PATH")

@@ -32,7 +32,7 @@ from experiments.config import RunConfig
 from ltrrepro.datasets import load_fold
 from ltrrepro.fit import Boosting, system_for
 from ltrrepro.fit.plugins import plugin_key
-from ltrrepro.fit.xia import GROWTH, LEAF_RULES
+from ltrrepro.fit.xia import GROWTH, LEAF_RULES, GBDTOptions
 from ltrrepro.metrics import evaluate
 from ltrrepro.runner import DataRef, Unit
 from ltrrepro.splits import trial_split
@@ -59,8 +59,8 @@ class XiaConfig(RunConfig):
     rates: tuple = RATES
     max_bin: int = 255
     min_data_in_leaf: int = 20
-    growth: str = "width-first"
-    leaf_rule: str = "diagonal"
+    growth: str = GBDTOptions.growth            # the tree learner's defaults, declared once by its options
+    leaf_rule: str = GBDTOptions.leaf_rule
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
 
     paper_trials = 1

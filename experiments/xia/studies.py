@@ -6,7 +6,7 @@ from __future__ import annotations
 from experiments.config import parse_levels, parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
-from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, LEAVES, MODELS, PAPER_ROUNDS, RATES, XiaConfig,
+from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, MODELS, PAPER_ROUNDS, XiaConfig,
                                       build_units, unit_fn)
 from experiments.xia.report import report
 from ltrrepro.datasets import locate_fold
@@ -47,11 +47,11 @@ def build(a) -> XiaConfig:
 
 
 def own_flags(ap) -> None:
-    ap.add_argument("--leaves", default=",".join(map(str, LEAVES)), help="leaf counts of the grid")
-    ap.add_argument("--rates", default=",".join(map(str, RATES)), help="learning rates of the grid")
-    ap.add_argument("--growth", choices=GROWTH, default="width-first",
+    ap.add_argument("--leaves", default=",".join(map(str, XiaConfig.leaves)), help="leaf counts of the grid")
+    ap.add_argument("--rates", default=",".join(map(str, XiaConfig.rates)), help="learning rates of the grid")
+    ap.add_argument("--growth", choices=GROWTH, default=XiaConfig.growth,
                     help="tree growth: width-first (the paper's, default) or best-first (LightGBM's)")
-    ap.add_argument("--leaf-rule", choices=LEAF_RULES, default="diagonal",
+    ap.add_argument("--leaf-rule", choices=LEAF_RULES, default=XiaConfig.leaf_rule,
                     help="leaf values in every arm: diagonal (Eq. 8, default) or exact (pairs inside a leaf removed "
                          "from its second derivative)")
 

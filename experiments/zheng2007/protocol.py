@@ -33,7 +33,7 @@ from ltrrepro.data import RankingDataset
 from ltrrepro.fit import Boosting, system_for
 from ltrrepro.fit.plugins import load_plugin, plugin_key
 from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
-from ltrrepro.fit.zheng import dcg5, n_pairs
+from ltrrepro.fit.zheng import GBTOptions, QBRankOptions, RankSVMOptions, dcg5, n_pairs
 from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
 from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, unit_seed
 from ltrrepro.splits import random_query_split
@@ -61,12 +61,12 @@ class ZhengConfig(RunConfig):
     models: tuple = SYSTEM_NAMES
     rounds: int = 300
     every: int = 10
-    w: float = 0.5
+    w: float = QBRankOptions.w                  # the systems' defaults: declared once, by their options
     eta: float = 0.05
     leaves: int = 20
-    grid: tuple = ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))
-    c_grid: tuple = (0.01, 0.1, 1.0)
-    max_pairs: int = 200_000
+    grid: tuple = GBTOptions.grid
+    c_grid: tuple = RankSVMOptions.c_grid
+    max_pairs: int = RankSVMOptions.max_pairs
     qbrank_params: str = "gbt-tuned"
     tied_pairs: str = "non-contradicting"
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): runs <key>_L2

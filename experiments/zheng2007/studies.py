@@ -62,5 +62,5 @@ def own_flags(ap) -> None:
 register(Experiment(
     name=EXPERIMENT, paper="zheng2007", title="Zheng et al.: QBRank against GBT and RankSVM", doc=DOC,
     config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every"),
-    defaults={"dataset": ZhengConfig.dataset, "models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
+    defaults={"models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
     own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, report=report, size_of=train_size))
