@@ -21,7 +21,7 @@ import sys
 from experiments.config import DATASETS, parse_levels, parse_names
 from experiments.errors import USER_ERRORS, UsageError
 from ltrrepro.device import DEVICES
-from ltrrepro.presets import PRESETS
+from ltrrepro.fit.boosting import PRESETS
 
 __all__ = ["UsageError", "USER_ERRORS", "cli", "entry_point", "parse_command", "make_parser", "ArgumentParser",
            "parse_names", "parse_levels", "positive_int", "EXECUTION"]
