@@ -25,6 +25,7 @@ from typing import Callable
 import numpy as np
 
 from ..data import RankingDataset
+from ..device import DEVICES
 from ..metrics import evaluate
 from ..objectives import LambdaMART, ListNet, RankNet, XENDCG
 from .base import Fitted, Labels, System, Trainer, int_seed, register
@@ -53,8 +54,8 @@ class RankingOptions:
         if bool(self.builtin) == (self.objective is not None):
             raise ValueError("a ranking system has a built-in objective per library or an objective factory, "
                              "exactly one")
-        if self.device not in ("cpu", "cuda"):
-            raise ValueError(f"device: cpu or cuda, not {self.device!r}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device: one of {', '.join(DEVICES)}, not {self.device!r}")
 
 
 def _valid_metric(pred, labels: Labels) -> float:

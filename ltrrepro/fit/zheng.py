@@ -84,7 +84,7 @@ class _KeepParts(Trainer):
 
 @dataclass(frozen=True)
 class GBTOptions:
-    """``grid``: the (η, leaves) pairs GBT's validation DCG-5 chooses from (Zheng et al. §5)."""
+    """``grid``: the (η, leaves) pairs GBT's validation DCG-5 chooses from (docs/protocols/zheng2007.md §3)."""
 
     grid: tuple = ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))
 
@@ -95,8 +95,8 @@ class GBTOptions:
 
 @dataclass(frozen=True)
 class QBRankOptions:
-    """``w``: the weight of the pointwise term on labeled documents (Zheng et al. Eq. 3);
-    ``tune_grid``: when given, QBRank takes the η and leaf count that GBT's validation tuning
+    """``w``: the weight of the pair term, 1 − w that of the regression on labeled documents
+    (R(h) in docs/protocols/zheng2007.md §1; the paper's w = 0.5, §3); ``tune_grid``: when given, QBRank takes the η and leaf count that GBT's validation tuning
     picks over it on the same judgments (Zheng et al.: "we did not retune them for QBRank"),
     and needs :meth:`~QBRankTrainer.add_valid`; None: the boosting's own η and leaves."""
 
