@@ -1,20 +1,23 @@
-"""The analysis every paper's report shares: a frame from the store, pairing by trial (or
-fold), claims with verdicts, Holm within a family, per-query wins/ties/losses, labels.
+"""The analysis every paper's report shares: the frame of a run's stored units (the one thing a
+report reads from the store, with :func:`stored_config`), pairing by trial (or fold), Holm
+within a family, per-query wins/ties/losses, missing-value notes.
 
 Records key their metrics by canonical names (``ndcg@5[gain=exp2,norel=drop]``, see
-:class:`ltrrepro.metrics.Metric`); :func:`label` gives the short name a table shows.
+:class:`ltrrepro.metrics.Metric`); :func:`label` gives the short name a table shows. Claims,
+their verdicts and power are :class:`ltrrepro.claims.Claim` (``label``, ``no_test_reason``
+and ``undefined_reason`` are that module's, named here for the reports' convenience).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from ltrrepro.claims import label, no_test_reason, undefined_reason
 from ltrrepro.metrics import parse_metric
-from ltrrepro.report import verdict
-from ltrrepro.stats import holm, paired_power, paired_test, summarize, trials_for_power
+from ltrrepro.stats import holm, paired_test, summarize
 
-__all__ = ["canonical", "label", "frame", "paired", "compare", "claim", "comparison_claim", "power_fields",
-           "holm_within", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
+__all__ = ["canonical", "label", "frame", "stored_config", "paired", "compare", "holm_within", "query_wtl",
+           "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
 
 
 def canonical(name: str) -> str:
@@ -22,23 +25,34 @@ def canonical(name: str) -> str:
     return str(parse_metric(name))
 
 
-def label(name: str) -> str:
-    """The short label of a canonical metric name: ``NDCG@5``, ``DCG@5``, ``ERR`` (other
-    names, such as ``prec@10%``, as they are)."""
-    return name.split("[")[0].upper() if "[" in name else name
-
-
-def frame(store, pair_on: str = "trial") -> pd.DataFrame:
-    """One row per stored unit: its trial (named ``pair_on``: folds are trials too), model,
-    setting columns, metric means (canonical names) and the fit's scalars."""
+def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
+    """One row per stored unit, in the store's order: its trial (named ``pair_on``: folds are
+    trials too), model, setting columns, metric means (canonical names), the fit's scalars and
+    the timings; with ``fields``, those record fields as they are (curves, sizes: a column of
+    lists or dicts; None where a record has none), with ``arrays``, those stored per-query
+    arrays (``test:<metric>``, a column of numpy arrays). Everything a report reads of a run
+    is in this frame, so its tables, figures and claims are functions of (frame, config)."""
     rows = []
     for r in store.records():
         u = r["unit"]
         fit = r.get("fit", {})
-        rows.append({pair_on: u["trial"], "model": u["model"], **u["setting"], **r["means"],
-                     **{k: v for k, v in fit.items() if np.isscalar(v) or v is None},
-                     "train_s": np.nan, **{k: v for k, v in r.get("timings", {}).items() if k != "unit_s"}})
+        row = {pair_on: u["trial"], "model": u["model"], **u["setting"], **r["means"],
+               **{k: v for k, v in fit.items() if np.isscalar(v) or v is None},
+               "train_s": np.nan, **{k: v for k, v in r.get("timings", {}).items() if k != "unit_s"}}
+        row.update({f: r.get(f) for f in fields})
+        if arrays:
+            stored = store.arrays(r["key"])
+            row.update({a: stored[a] for a in arrays})
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+def stored_config(store, config_cls):
+    """``(config, deviations, choices)`` of the run in ``store``: the typed configuration it was
+    made with (``config_cls.from_stored``: no check touches files or imports a plug-in, so a
+    run is reported on any machine) and the deviations and choices its manifest recorded."""
+    stored = store.read_manifest()["config"]
+    return config_cls.from_stored(stored), list(stored.get("deviations", [])), list(stored.get("choices", []))
 
 
 def paired(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "trial",
@@ -78,29 +92,6 @@ def finite_test(a, b):
     return paired_test(a[ok], b[ok])
 
 
-def undefined_reason(metric: str, part: str = "test") -> str:
-    """Why ``metric`` (canonical name or label) has no value, in words: the metrics that drop a
-    query without a relevant document (``norel=drop``: NDCG, ERR, DCG) have none to average."""
-    base = metric.split("[")[0].split("@")[0].lower()
-    if "norel=drop" in metric or base in ("ndcg", "err", "dcg"):
-        return f"no query with a relevant document in the {part} parts"
-    if base == "prec":
-        return f"no preference pair in the {part} parts"
-    return f"{label(metric)} has no value in any trial"
-
-
-def no_test_reason(n: int, sd=None, metric: str | None = None, part: str = "test", on: str = "trial") -> str | None:
-    """Why a paired test over ``n`` defined pairs (SD of the differences ``sd``) gives no
-    p-value, in words; None when it does."""
-    if n == 0:
-        return undefined_reason(metric, part) if metric else f"no {on} with both results"
-    if n == 1:
-        return f"one {on}: no test"
-    if sd is None or not np.isfinite(sd) or sd <= 0:
-        return "zero variance of the paired differences: no test"
-    return None
-
-
 def missing_notes(df: pd.DataFrame, metrics, part: str = "test") -> list[str]:
     """One sentence per group of ``metrics`` that have no value in some rows (units) of
     ``df``: how many, and why. Empty when every value is defined (normal runs)."""
@@ -114,55 +105,6 @@ def missing_notes(df: pd.DataFrame, metrics, part: str = "test") -> list[str]:
             f"means and tests" for (bad, why), names in groups.items()]
 
 
-def power_fields(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
-    """The power block of a claim: the paper's effect (in the claim's units), the observed SD
-    of the paired differences, the power of a paired t-test over ``trials`` at ``alpha`` to
-    detect the paper's effect (:func:`ltrrepro.stats.paired_power`) and the trials that would
-    give 80% (:func:`ltrrepro.stats.trials_for_power`). No paper effect, no power (NaN)."""
-    eff = float("nan") if paper_effect is None else float(paper_effect)
-    sd = float("nan") if sd is None else float(sd)
-    ok = np.isfinite(eff) and eff != 0 and np.isfinite(sd) and sd > 0
-    return {"paper_effect": eff, "sd": sd,
-            "power": paired_power(abs(eff), sd, int(trials), alpha) if ok else float("nan"),
-            "trials_80": trials_for_power(abs(eff), sd, 0.8, alpha) if ok else None}
-
-
-def claim(text: str, value: float, p: float, trials: int, detail: str, expected_sign: int = +1,
-          alpha: float = 0.01, verdict_text: str | None = None, paper_effect=None, sd=None,
-          missing: str | None = None, on: str = "trial", **extra) -> dict:
-    """One checked claim: its statistic, p, trials, detail, the power block
-    (:func:`power_fields`: ``paper_effect`` and ``sd`` are in the units of ``value``) and the
-    verdict (:func:`ltrrepro.report.verdict`; ``verdict_text`` settles a significant or
-    well-powered result otherwise, an underpowered non-significant one stays inconclusive).
-    A claim resting on a test that gives no p-value (no defined value, one trial, zero
-    variance) is ``inconclusive (<why>)``: ``missing`` says why, else :func:`no_test_reason`."""
-    pw = power_fields(paper_effect, sd, trials, alpha)
-    if missing is None and verdict_text is None and not (np.isfinite(p) and np.isfinite(value)):
-        missing = no_test_reason(int(trials) if np.isfinite(value) else 0, sd, on=on) or "no p-value"
-    v = verdict(float(value), float(p), expected_sign, alpha, pw["power"])
-    if missing:
-        v = f"inconclusive ({missing})"
-    elif verdict_text is not None and not v.startswith("inconclusive"):
-        v = verdict_text
-    return {"claim": text, **extra, "value": float(value), "p": float(p), "trials": int(trials), **pw,
-            "detail": detail, "verdict": v}
-
-
-def comparison_claim(text: str, c, names: tuple[str, str], metric: str, alpha: float = 0.01,
-                     expected_sign: int = +1, paper_effect=None) -> dict | None:
-    """A claim "a beats b on metric" from a paired comparison ``c`` (None when there is none);
-    ``paper_effect``: the paper's a − b, for the power."""
-    if c is None:
-        return None
-    a, b = names
-    missing = no_test_reason(c.n, c.std_diff, metric) if not np.isfinite(c.p) else None
-    detail = (f"{a} − {b} on {label(metric)}: no defined pair" if c.n == 0 else
-              f"{a} − {b} on {label(metric)}: {c.diff:+.4f} (95% CI {c.ci_low:+.4f}..{c.ci_high:+.4f}), "
-              f"W/T/L {c.wins}/{c.ties}/{c.losses}")
-    return claim(text, c.diff, c.p, c.n, detail, expected_sign, alpha, paper_effect=paper_effect, sd=c.std_diff,
-                 missing=missing)
-
-
 def holm_within(df: pd.DataFrame, family: str | None) -> np.ndarray:
     """Holm-corrected p-values of ``df.p``, within each value of column ``family`` (all one
     family when None), in ``df``'s row order."""
@@ -174,21 +116,21 @@ def holm_within(df: pd.DataFrame, family: str | None) -> np.ndarray:
     return out
 
 
-def query_wtl(store, metric: str, a: str, b: str, setting: dict | None = None, tie: float = 0.0) -> dict:
+def query_wtl(df: pd.DataFrame, metric: str, a: str, b: str, on: str = "trial", tie: float = 0.0) -> dict:
     """Per-query wins/ties/losses of ``a`` against ``b`` on ``metric``, pooled over the trials
-    both finished (same test queries: the split is shared), from the stored per-query arrays
-    (``test:<metric>``, queries dropped by the metric left out)."""
-    setting = setting or {}
-    by = {}
-    for r in store.records():
-        u = r["unit"]
-        if u["model"] in (a, b) and all(u["setting"].get(k) == v for k, v in setting.items()):
-            by.setdefault(u["trial"], {})[u["model"]] = r["key"]
+    both finished (same test queries: the split is shared), from the per-query arrays of a
+    :func:`frame` loaded with ``arrays=("test:<metric>",)`` (queries dropped by the metric
+    left out)."""
+    col = f"test:{metric}"
+    by: dict = {}
+    for trial, model, x in zip(df[on], df.model, df[col]):
+        if model in (a, b):
+            by.setdefault(trial, {})[model] = x
     w = t = lo = 0
-    for keys in by.values():
-        if len(keys) < 2:
+    for xs in by.values():
+        if len(xs) < 2:
             continue
-        xa, xb = (store.arrays(keys[m])[f"test:{metric}"] for m in (a, b))
+        xa, xb = xs[a], xs[b]
         ok = np.isfinite(xa) & np.isfinite(xb)
         d = xa[ok].astype(np.float64) - xb[ok]
         w, t, lo = w + int((d > tie).sum()), t + int((np.abs(d) <= tie).sum()), lo + int((d < -tie).sum())

@@ -33,10 +33,11 @@ def runs_under(results) -> list[Path]:
     return sorted(p.parent for p in results.glob("*/manifest.json"))
 
 
-def show_run(run_dir, title: str | None = None, tables: bool = True, figures: bool = True) -> dict:
+def show_run(run_dir, title: str | None = None, tables: bool = True, figures: bool = True):
     """Rebuild the reports of ``run_dir`` in a temporary copy and display its tables (Markdown)
-    and figures (PNG, embedded); returns the experiment's report info (``claims``, ``table``,
-    ...). Nothing is written under ``run_dir``."""
+    and figures (PNG, embedded); returns the experiment's :class:`ltrrepro.report.Report`
+    (``.claims``, ``.table(name).frame``, ``.text``; its ``files`` were written in the copy, now
+    gone). Nothing is written under ``run_dir``."""
     from IPython.display import Image, Markdown, display
 
     from experiments.report import rebuild
@@ -54,17 +55,16 @@ def show_run(run_dir, title: str | None = None, tables: bool = True, figures: bo
         if figures:
             for fig in sorted((copy / "figures").glob("*.png")):
                 display(Image(data=fig.read_bytes(), format="png"))
-    info.pop("files", None)
     return info
 
 
 def claims_frame(infos: dict):
-    """One row per claim of every run: experiment, claim, verdict, p, detail."""
+    """One row per claim of every run (``infos``: name -> :class:`~ltrrepro.report.Report`):
+    experiment, claim, verdict, p, trials, detail."""
     import pandas as pd
 
-    rows = [{"experiment": name, "claim": c["claim"], "verdict": c["verdict"], "p": c.get("p"),
-             "trials": c.get("trials"), "detail": c.get("detail")}
-            for name, info in infos.items() for c in info.get("claims", [])]
+    rows = [{"experiment": name, "claim": c.text, "verdict": c.verdict, "p": c.p, "trials": c.trials,
+             "detail": c.detail} for name, info in infos.items() for c in info.claims]
     return pd.DataFrame(rows)
 
 

@@ -1,4 +1,10 @@
-"""Report writers: tables (Markdown, LaTeX, CSV) and figures (PNG and PDF), written atomically.
+"""A run's report: one :class:`Report` object holding its tables, figures and claims, which it
+writes in every format once (tables as Markdown, LaTeX and CSV, figures as PNG and PDF,
+``claims.{json,md,tex,csv}``, ``report.json``), atomically; the writers it uses.
+
+A paper's report is a set of pure functions (frame, configuration) -> :class:`Table`,
+:class:`Figure`, :class:`~ltrrepro.claims.Claim`, composed into one :class:`Report`; the
+experiment's ``report(store)`` builds it from the stored units and calls :meth:`Report.write`.
 
 Significance markers in tables: ``*`` after a value means a paired t-test against the
 table's reference column rejected equality at the table's α (Holm-corrected where the
@@ -6,21 +12,21 @@ table says so); the legend under each table states the test, α and the referenc
 """
 from __future__ import annotations
 
-import contextvars
-import functools
 import io
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .claims import CLAIM_COLUMNS, POWER_TARGET, Claim
 from .fileio import atomic_write_bytes, atomic_write_text, write_json
 
-__all__ = ["write_table", "markdown_table", "latex_table", "display_frame", "fmt_value", "pm", "ci", "save_figure", "band",
-           "write_json", "verdict", "write_claims", "claims_text", "protocol_notes", "UNDERPOWERED", "file_stem",
-           "report_outputs", "REPORT_INDEX", "OUTPUT_DIRS"]
+__all__ = ["Report", "Table", "Figure", "Claim", "write_table", "markdown_table", "latex_table", "display_frame",
+           "fmt_value", "pm", "ci", "save_figure", "band", "write_json", "write_claims", "claims_text",
+           "protocol_notes", "file_stem", "read_report_index", "REPORT_INDEX", "OUTPUT_DIRS"]
 
 
 def fmt_value(v, spec=4) -> str:
@@ -204,7 +210,7 @@ def write_table(df: pd.DataFrame, stem, caption: str = "", legend: str = "", dig
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     atomic_write_text(stem.with_suffix(".csv"), buf.getvalue())
-    return _written([stem.with_suffix(s) for s in (".md", ".tex", ".csv")])
+    return [stem.with_suffix(s) for s in (".md", ".tex", ".csv")]
 
 
 def save_figure(fig, stem) -> list[Path]:
@@ -220,7 +226,7 @@ def save_figure(fig, stem) -> list[Path]:
         atomic_write_bytes(stem.with_suffix(ext), buf.getvalue())
         out.append(stem.with_suffix(ext))
     plt.close(fig)
-    return _written(out)
+    return out
 
 
 def band(ax, x, mean, lo, hi, label: str, color=None, marker="o"):
@@ -228,31 +234,6 @@ def band(ax, x, mean, lo, hi, label: str, color=None, marker="o"):
     line, = ax.plot(x, mean, marker=marker, label=label, color=color, ms=4)
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
     return line
-
-
-#: the power below which a non-significant result cannot tell "no effect" from "too few trials"
-POWER_TARGET = 0.8
-UNDERPOWERED = "inconclusive (underpowered)"
-
-
-def verdict(diff: float, p: float, expected_sign: int, alpha: float = 0.01, power: float = float("nan")) -> str:
-    """``supported`` (right direction, p < α), ``contradicted`` (wrong direction, p < α);
-    when p ≥ α: ``inconclusive (underpowered)`` if the run's ``power`` to detect the paper's
-    effect is below 0.8, else ``direction only`` (right direction) or ``not supported``.
-    With no power (the paper gives no number to power against) the last two stand.
-
-    >>> verdict(0.01, 0.001, +1), verdict(0.01, 0.2, +1, power=0.3), verdict(-0.01, 0.2, +1, power=0.95)
-    ('supported', 'inconclusive (underpowered)', 'not supported')
-    """
-    sig = bool(np.isfinite(p) and p < alpha)
-    if not np.isfinite(diff) or diff == 0:
-        return UNDERPOWERED if np.isfinite(power) and power < POWER_TARGET else "not supported"
-    right = np.sign(diff) == expected_sign
-    if sig:
-        return "supported" if right else "contradicted"
-    if np.isfinite(power) and power < POWER_TARGET:
-        return UNDERPOWERED
-    return "direction only" if right else "not supported"
 
 
 def protocol_notes(deviations, choices=()) -> str:
@@ -264,18 +245,17 @@ def protocol_notes(deviations, choices=()) -> str:
     return out
 
 
-_CLAIM_COLUMNS = ("claim", "value", "paper_effect", "p", "trials", "power", "trials_80", "verdict", "detail")
-
-
-def write_claims(root, claims: list[dict], deviations: list[str], caption: str, alpha: float = 0.01,
+def write_claims(root, claims, deviations: list[str], caption: str, alpha: float = 0.01,
                  extra: dict | None = None, choices=()) -> list[Path]:
-    """``claims.json`` (claims, deviations, choices, ``extra``) and ``claims.{md,tex,csv}``."""
+    """``claims.json`` (claims, deviations, choices, ``extra``) and ``claims.{md,tex,csv}`` of
+    a list of :class:`~ltrrepro.claims.Claim`."""
     root = Path(root)
-    files = _written([write_json(root / "claims.json", {"claims": claims, "deviations": deviations,
-                                                        "choices": list(choices), **(extra or {})})])
-    if claims:
-        df = pd.DataFrame(claims)
-        cols = [c for c in _CLAIM_COLUMNS if c in df]
+    rows = [c.to_dict() for c in claims]
+    files = [write_json(root / "claims.json", {"claims": rows, "deviations": list(deviations),
+                                               "choices": list(choices), **(extra or {})})]
+    if rows:
+        df = pd.DataFrame(rows)
+        cols = [c for c in CLAIM_COLUMNS if c in df]
         files += write_table(df[cols], root / "claims", caption=caption, digits=4,
                              formats={"p": "p", "trials": "int", "power": 2, "trials_80": "int"},
                              rename={"paper_effect": "paper effect", "trials_80": "trials for 80% power"},
@@ -291,17 +271,16 @@ def write_claims(root, claims: list[dict], deviations: list[str], caption: str, 
     return files
 
 
-def claims_text(claims: list[dict], deviations: list[str], alpha: float = 0.01, choices=()) -> list[str]:
-    """The claims check, the deviations and the choices as printed lines."""
+def claims_text(claims, deviations: list[str], alpha: float = 0.01, choices=()) -> list[str]:
+    """The claims check (a list of :class:`~ltrrepro.claims.Claim`), the deviations and the
+    choices as printed lines."""
     lines = [f"Claims check (α = {alpha:g}):"]
     for c in claims:
-        p = c.get("p")
-        ptxt = f", p = {p:.3g}" if p is not None and np.isfinite(p) else ""
-        pw = c.get("power")
-        if pw is not None and np.isfinite(pw):
-            need = c.get("trials_80")
-            ptxt += f", power {pw:.2f} for the paper's effect ({need if need else '> 100,000'} trials for 80%)"
-        lines.append(f"  [{c['verdict']}] {c['claim']}: {c['detail']}{ptxt}")
+        ptxt = f", p = {c.p:.3g}" if c.p is not None and np.isfinite(c.p) else ""
+        if c.power is not None and np.isfinite(c.power):
+            need = c.trials_80
+            ptxt += f", power {c.power:.2f} for the paper's effect ({need if need else '> 100,000'} trials for 80%)"
+        lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}")
     if deviations:
         lines.append("Deviations from the paper: " + "; ".join(deviations))
     if choices:
@@ -327,15 +306,6 @@ REPORT_INDEX = "report.json"
 OUTPUT_DIRS = ("tables", "figures")
 #: where files of unknown origin found in OUTPUT_DIRS are set aside
 STALE_DIR = "stale"
-_WRITING: contextvars.ContextVar = contextvars.ContextVar("ltrrepro_report_files", default=None)
-
-
-def _written(paths: list) -> list:
-    """Note ``paths`` as written by the report in progress (see :func:`report_outputs`)."""
-    seen = _WRITING.get()
-    if seen is not None:
-        seen.extend(Path(p) for p in paths)
-    return paths
 
 
 def read_report_index(root) -> list[str] | None:
@@ -354,46 +324,9 @@ def read_report_index(root) -> list[str] | None:
         raise ValueError(f"{path}: the record of the last report is damaged ({type(err).__name__}: {err})") from None
 
 
-def report_outputs(report):
-    """Wrap an experiment's ``report(store, ...) -> dict`` (the one path every report of a run
-    directory takes, from a run or from ``python -m experiments.report``): the files it writes
-    (through :func:`write_table`, :func:`save_figure`, :func:`write_claims`, and those it
-    returns in ``"files"``) are recorded in ``OUT/report.json``, written atomically when the
-    report has finished, and files under ``OUT/tables`` and ``OUT/figures`` that it did not
-    write are taken away: removed where the previous ``report.json`` lists them (an earlier
-    report wrote them: the tables of a noise type or plug-in the command no longer has), moved
-    to ``OUT/stale/`` otherwise (their origin is unknown: a directory from before the record).
-    :func:`ltrrepro.study.load` returns exactly the files of ``report.json``. A report called
-    inside another (``clicks`` through ``robustness``) is recorded by the outer one."""
-    @functools.wraps(report)
-    def wrapper(store, *args, **kwargs):
-        if _WRITING.get() is not None:
-            return report(store, *args, **kwargs)
-        token = _WRITING.set([])
-        try:
-            info = report(store, *args, **kwargs)
-            written = list(_WRITING.get())
-        finally:
-            _WRITING.reset(token)
-        root = Path(store.root)
-        files = _record_report(root, [*written, *info.get("files", [])])
-        gone = info.setdefault("stale", files["removed"] + files["set_aside"])
-        if gone:
-            lines = []
-            if files["removed"]:
-                lines.append(f"removed {len(files['removed'])} file(s) of an earlier report that this one did not "
-                             f"write: {', '.join(files['removed'])}")
-            if files["set_aside"]:
-                lines.append(f"moved {len(files['set_aside'])} file(s) that no report of {root} recorded to "
-                             f"{root / STALE_DIR}: {', '.join(files['set_aside'])}")
-            info["text"] = "\n".join([info.get("text", ""), *(f"note: {ln}" for ln in lines)]).lstrip("\n")
-        return info
-    return wrapper
-
-
 def _record_report(root: Path, written) -> dict:
     """Write ``root/report.json`` (the files of this report) and take away the stale files of
-    :data:`OUTPUT_DIRS` (see :func:`report_outputs`)."""
+    :data:`OUTPUT_DIRS` (see :meth:`Report.write`)."""
     import os
 
     root_abs = root.resolve()
@@ -424,3 +357,136 @@ def _record_report(root: Path, written) -> dict:
                 set_aside.append(name)
     atomic_write_text(root / REPORT_INDEX, json.dumps({"files": sorted(rel)}, indent=1) + "\n")
     return {"files": sorted(rel), "removed": removed, "set_aside": set_aside}
+
+
+# --------------------------------------------------------------------------- the report object
+@dataclass(frozen=True)
+class Table:
+    """One result table: the raw numbers ``frame`` (written as CSV, every column kept) and how
+    a paper shows it (Markdown and LaTeX: :func:`display_frame` with ``digits``, ``formats``,
+    ``pm_cols``, ``marks``, ``rename``, ``ci_cols``, or the ready frame of strings ``shown``),
+    under ``tables/<name>``. The legend is ``legend``, then, with ``notes``, the run's notes
+    (its deviations, choices and missing values: :attr:`Report.notes`), then ``legend_end``."""
+
+    name: str
+    frame: pd.DataFrame
+    caption: str = ""
+    legend: str = ""
+    notes: bool = False
+    legend_end: str = ""
+    digits: int = 4
+    formats: dict | None = None
+    pm_cols: dict | None = None
+    marks: dict | None = None
+    rename: dict | None = None
+    ci_cols: dict | None = None
+    shown: pd.DataFrame | None = None
+
+    def full_legend(self, notes: str = "") -> str:
+        return self.legend + (f" {notes}" if self.notes else "") + self.legend_end
+
+    def write(self, directory, notes: str = "") -> list[Path]:
+        """``<directory>/<name>.{md,tex,csv}`` (:func:`write_table`); ``notes``: the run's notes."""
+        return write_table(self.frame, Path(directory) / self.name, caption=self.caption,
+                           legend=self.full_legend(notes), digits=self.digits, formats=self.formats,
+                           pm_cols=self.pm_cols, marks=self.marks, rename=self.rename, ci_cols=self.ci_cols,
+                           shown=self.shown)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A matplotlib figure, written as ``figures/<name>.{png,pdf}`` (:func:`save_figure`, which
+    closes it)."""
+
+    name: str
+    figure: object
+
+
+@dataclass
+class Report:
+    """A run's report: its ``tables``, ``figures`` and ``claims`` (:class:`~ltrrepro.claims.Claim`),
+    the ``deviations`` from the paper and the ``choices`` where it is silent (from the stored
+    manifest, plus any the report adds), the ``missing``-value notes, and the printed text.
+
+    The text is ``title``, one ``Missing: ...`` line per missing-value note, the report's own
+    ``lines`` (its tables as printed), then the claims check (:func:`claims_text`); after
+    :meth:`write`, a note per stale file taken away. Every table with ``notes`` ends its
+    legend with :attr:`notes`. ``claims_extra`` goes into ``claims.json`` beside the claims
+    (Jensen's sanity checks, Zheng's sizes); ``json_files`` {file name: object} are written
+    under the run directory (``summary.json``)."""
+
+    title: str
+    tables: list = field(default_factory=list)
+    figures: list = field(default_factory=list)
+    claims: list = field(default_factory=list)
+    deviations: list = field(default_factory=list)
+    choices: list = field(default_factory=list)
+    missing: list = field(default_factory=list)
+    lines: list = field(default_factory=list)
+    alpha: float = 0.01
+    claims_caption: str = "Claims check"
+    claims_extra: dict = field(default_factory=dict)
+    json_files: dict = field(default_factory=dict)
+    files: list = field(default_factory=list)           # set by write(): the paths written
+    stale: list = field(default_factory=list)           # set by write(): the stale files taken away
+    write_notes: list = field(default_factory=list)     # set by write(): what it says about them
+
+    @property
+    def notes(self) -> str:
+        """What every table with ``notes`` ends its legend with: the deviations and choices
+        (:func:`protocol_notes`) and the missing values."""
+        return protocol_notes(self.deviations, self.choices) + "".join(f" Missing: {m}." for m in self.missing)
+
+    @property
+    def text(self) -> str:
+        """The printed report (see the class)."""
+        body = "\n".join([self.title, *(f"Missing: {m}" for m in self.missing), *self.lines,
+                           *claims_text(self.claims, self.deviations, self.alpha, self.choices)])
+        return "\n".join([body, *(f"note: {ln}" for ln in self.write_notes)]).lstrip("\n")
+
+    def table(self, name: str) -> Table:
+        """The table written as ``tables/<name>``."""
+        for t in self.tables:
+            if t.name == name:
+                return t
+        raise KeyError(f"no table {name!r}; the report has {', '.join(t.name for t in self.tables) or 'none'}")
+
+    def write(self, root) -> "Report":
+        """Write every table, figure and the claims under ``root``, record the files in
+        ``root/report.json`` (written atomically when all are written) and take away the files
+        under ``root/tables`` and ``root/figures`` that this report did not write: removed where
+        the previous ``report.json`` lists them (an earlier report wrote them: the tables of a
+        noise type or plug-in the run no longer has), moved to ``root/stale/`` otherwise (their
+        origin is unknown: a directory from before the record). Sets :attr:`files`,
+        :attr:`stale` and the notes the text ends with. :func:`ltrrepro.study.load` returns
+        exactly the files of ``report.json``."""
+        root = Path(root)
+        files: list[Path] = []
+        for t in self.tables:
+            files += t.write(root / "tables", self.notes)
+        for f in self.figures:
+            files += save_figure(f.figure, root / "figures" / f.name)
+        files += write_claims(root, self.claims, self.deviations, self.claims_caption, self.alpha,
+                              extra=self.claims_extra, choices=self.choices)
+        files += [write_json(root / name, obj) for name, obj in self.json_files.items()]
+        rec = _record_report(root, files)
+        self.files, self.stale, self.write_notes = files, rec["removed"] + rec["set_aside"], []
+        if rec["removed"]:
+            self.write_notes.append(f"removed {len(rec['removed'])} file(s) of an earlier report that this one did "
+                                    f"not write: {', '.join(rec['removed'])}")
+        if rec["set_aside"]:
+            self.write_notes.append(f"moved {len(rec['set_aside'])} file(s) that no report of {root} recorded to "
+                                    f"{root / STALE_DIR}: {', '.join(rec['set_aside'])}")
+        return self
+
+    # transitional: ``info["text"]`` / ``info.get("text")`` of the report dicts this object replaces
+    _KEYS = ("text", "files", "claims", "stale")
+
+    def __getitem__(self, key: str):
+        if key not in self._KEYS:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default=None):
+        """``report.get("text")`` as for the dict reports returned before (read ``.text``)."""
+        return getattr(self, key) if key in self._KEYS else default

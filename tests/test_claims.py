@@ -8,27 +8,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import analysis as an
-from experiments.bruch2021 import quality, robustness
-from experiments.bruch2021.protocol import PAPER_TABLE1, TEST_METRICS, BruchConfig
-from ltrrepro.report import UNDERPOWERED
+from experiments.bruch2021.paper import PAPER_TABLE1
+from experiments.bruch2021.protocol import TEST_METRICS, BruchConfig
+from experiments.bruch2021.report import noise, table1
+from ltrrepro.claims import UNDERPOWERED, Claim
 from ltrrepro.stats import paired_power, trials_for_power
 
 
 def test_claim_power_block_and_underpowered_verdict():
     """Power = the noncentral t of the paper's effect over the run's trials at the observed
     SD; a non-significant result below 80% power is inconclusive, above it a real 'no'."""
-    c = an.claim("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01)
-    assert c["power"] == pytest.approx(paired_power(0.004, 0.01, 5, 0.01)) and c["power"] < 0.8
-    assert c["trials_80"] == trials_for_power(0.004, 0.01, 0.8, 0.01) and c["verdict"] == UNDERPOWERED
-    c = an.claim("x", 0.001, 0.3, 200, "d", paper_effect=0.004, sd=0.01)
-    assert c["power"] > 0.8 and c["verdict"] == "direction only"
-    c = an.claim("x", -0.001, 0.3, 200, "d", paper_effect=0.004, sd=0.01)
-    assert c["verdict"] == "not supported"
-    c = an.claim("x", 0.01, 0.001, 5, "d", paper_effect=0.004, sd=0.01)
-    assert c["verdict"] == "supported"                         # significance stands whatever the power
-    c = an.claim("x", 0.001, 0.3, 5, "d")                       # no paper number: no power, the old labels
-    assert np.isnan(c["power"]) and c["trials_80"] is None and c["verdict"] == "direction only"
+    c = Claim.check("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01)
+    assert c.power == pytest.approx(paired_power(0.004, 0.01, 5, 0.01)) and c.power < 0.8
+    assert c.trials_80 == trials_for_power(0.004, 0.01, 0.8, 0.01) and c.verdict == UNDERPOWERED
+    c = Claim.check("x", 0.001, 0.3, 200, "d", paper_effect=0.004, sd=0.01)
+    assert c.power > 0.8 and c.verdict == "direction only"
+    c = Claim.check("x", -0.001, 0.3, 200, "d", paper_effect=0.004, sd=0.01)
+    assert c.verdict == "not supported"
+    c = Claim.check("x", 0.01, 0.001, 5, "d", paper_effect=0.004, sd=0.01)
+    assert c.verdict == "supported"                         # significance stands whatever the power
+    c = Claim.check("x", 0.001, 0.3, 5, "d")                       # no paper number: no power, the old labels
+    assert np.isnan(c.power) and c.trials_80 is None and c.verdict == "direction only"
 
 
 def _bruch_frame(xe_minus_lm, lm_minus_ln, trials, sd, seed=0):
@@ -46,8 +46,9 @@ def _bruch_frame(xe_minus_lm, lm_minus_ln, trials, sd, seed=0):
 
 
 def _quality_claims(df, dataset="synthetic-web30k"):
-    _, comp = quality.analyse(df, dataset)
-    return {c["claim"]: c for c in quality.claims(comp, {"dataset": dataset})}
+    cfg = BruchConfig.from_stored({"experiment": "quality", "dataset": dataset})
+    _, comp = table1.analyse(df, cfg)
+    return {c.text: c for c in table1.claims(comp, cfg)}
 
 
 def test_bruch_table1_claims_cover_every_pair_with_the_papers_effects():
@@ -56,26 +57,26 @@ def test_bruch_table1_claims_cover_every_pair_with_the_papers_effects():
     c = _quality_claims(_bruch_frame(0.01, 0.01, trials=20, sd=0.002))
     names = {f"{a} > {b} on {k}" for k in ("NDCG@5", "NDCG@10") for a, b in
              (("XE_NDCG MART", "ListNet"), ("λMART", "ListNet"), ("XE_NDCG MART", "λMART"))}
-    assert set(c) == names and all(v["verdict"] == "supported" for v in c.values())
+    assert set(c) == names and all(v.verdict == "supported" for v in c.values())
     xe_lm = next(v for k, v in c.items() if "> λ" in k and "NDCG@5" in k)
-    assert xe_lm["paper_effect"] == pytest.approx((48.23 - 48.08) / 100)
+    assert xe_lm.paper_effect == pytest.approx((48.23 - 48.08) / 100)
     xe_ln = next(v for k, v in c.items() if k.startswith("XE") and "ListNet" in k and "NDCG@10" in k)
-    assert xe_ln["paper_effect"] == pytest.approx((50.27 - 49.76) / 100)
+    assert xe_ln.paper_effect == pytest.approx((50.27 - 49.76) / 100)
     # Yahoo's numbers for the Yahoo-calibrated data; none for a user's data
     c = _quality_claims(_bruch_frame(0.01, 0.01, trials=20, sd=0.002), "synthetic-yahoo")
-    assert next(v for k, v in c.items() if "> λ" in k and "NDCG@5" in k)["paper_effect"] == \
+    assert next(v for k, v in c.items() if "> λ" in k and "NDCG@5" in k).paper_effect == \
         pytest.approx((PAPER_TABLE1["yahoo"]["xendcg"][0] - PAPER_TABLE1["yahoo"]["lambdamart"][0]) / 100)
-    assert all(np.isnan(v["paper_effect"]) for v in _quality_claims(_bruch_frame(0.01, 0.01, 20, 0.002),
+    assert all(np.isnan(v.paper_effect) for v in _quality_claims(_bruch_frame(0.01, 0.01, 20, 0.002),
                                                                      "svmlight").values())
 
 
 def test_bruch_table1_verdicts_contradicted_and_underpowered():
     c = _quality_claims(_bruch_frame(-0.01, 0.01, trials=20, sd=0.002))
-    assert next(v for k, v in c.items() if "> λ" in k and "NDCG@5" in k)["verdict"] == "contradicted"
+    assert next(v for k, v in c.items() if "> λ" in k and "NDCG@5" in k).verdict == "contradicted"
     # no difference, three noisy trials: too few to see the paper's 0.15 points
     c = _quality_claims(_bruch_frame(0.0, 0.0, trials=3, sd=0.01, seed=3))
     v = next(v for k, v in c.items() if "> λ" in k and "NDCG@5" in k)
-    assert v["verdict"] == UNDERPOWERED and v["power"] < 0.2 and v["trials_80"] > 3
+    assert v.verdict == UNDERPOWERED and v.power < 0.2 and v.trials_80 > 3
 
 
 def _clicks_table(diffs, p, trials=20):
@@ -91,10 +92,10 @@ def _clicks_table(diffs, p, trials=20):
     ((0.01, -0.01, 0.01), (0.001, 0.001, 0.005), "contradicted"),
 ])
 def test_figure4_claim_needs_every_click_level_significant(diffs, p, overall):
-    cl = robustness.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")))
-    assert len(cl) == 4 and [c["level"] for c in cl[:3]] == [0.05, 0.1, 0.15]
-    assert cl[-1]["verdict"] == overall and "every click level" in cl[-1]["claim"]
-    assert cl[-1]["p"] == max(p)
+    cl = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")))
+    assert len(cl) == 4 and [c.extra["level"] for c in cl[:3]] == [0.05, 0.1, 0.15]
+    assert cl[-1].verdict == overall and "every click level" in cl[-1].text
+    assert cl[-1].p == max(p)
 
 
 def test_every_run_lists_the_choices_the_paper_leaves_open():

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments.bruch2021 import protocol as bruch
+from experiments.bruch2021 import paper as bruch
 from experiments.xia import protocol as xia_protocol
 from experiments.xia import paper as sp
-from experiments.zheng2007 import report as qbrank
+from experiments.zheng2007 import paper as qbrank
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

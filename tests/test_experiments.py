@@ -97,11 +97,12 @@ def test_quality_compares_paper_models_and_baselines(runs):
     tests = pd.read_csv(runs["quality"] / "tables" / "table1_tests.csv")
     assert len(tests) == 6 and tests.p_holm.ge(tests.p - 1e-12).all()
     # per-query wins/ties/losses from the stored per-query arrays: every evaluated test query of every trial
-    from experiments.analysis import query_wtl
+    from experiments.analysis import frame, query_wtl
     from ltrrepro.store import ResultStore
     store = ResultStore.open(runs["quality"])
     m = "ndcg@5[gain=exp2,norel=drop]"
-    w, r = query_wtl(store, m, "xendcg", "lambdamart"), query_wtl(store, m, "lambdamart", "xendcg")
+    df = frame(store, arrays=(f"test:{m}",))
+    w, r = query_wtl(df, m, "xendcg", "lambdamart"), query_wtl(df, m, "lambdamart", "xendcg")
     assert (w["q_wins"], w["q_ties"], w["q_losses"]) == (r["q_losses"], r["q_ties"], r["q_wins"])
     row = tests[(tests.a == "xendcg") & (tests.b == "lambdamart") & (tests.metric == "NDCG@5")].iloc[0]
     assert (row.q_wins, row.q_ties, row.q_losses) == (w["q_wins"], w["q_ties"], w["q_losses"])
@@ -118,7 +119,7 @@ def test_report_rebuilds_the_same_claims_without_training(runs):
         p.unlink()
     info = rebuild(d, quiet=True)
     assert json.loads((d / "claims.json").read_text()) == before
-    assert (d / "figures" / "fig3_labels.png").exists() and info["files"]
+    assert (d / "figures" / "fig3_labels.png").exists() and d / "claims.json" in info.files
 
 
 def test_rerun_resumes_without_training(runs, capsys):

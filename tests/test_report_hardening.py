@@ -68,24 +68,24 @@ def test_quality_report_with_every_label_zero_shows_missing_values(tmp_path):
     assert csv[NDCG5].isna().all()
     claims = json.loads((tmp_path / "run" / "claims.json").read_text())["claims"]
     assert len(claims) == 6 and {c["verdict"] for c in claims} == {NO_REL}
-    assert "Missing: NDCG@1" in info["text"] and NO_REL in info["text"]
+    assert "Missing: NDCG@1" in info.text and NO_REL in info.text
 
 
 def test_quality_report_one_trial_and_zero_variance_are_inconclusive(tmp_path):
     _quality(tmp_path / "one", 1, lambda t, i: 0.4 + 0.01 * i)
-    claims = rebuild(tmp_path / "one", quiet=True)["claims"]
-    assert {c["verdict"] for c in claims} == {"inconclusive (one trial: no test)"}
+    claims = rebuild(tmp_path / "one", quiet=True).claims
+    assert {c.verdict for c in claims} == {"inconclusive (one trial: no test)"}
     _quality(tmp_path / "flat", 3, lambda t, i: 0.4 + 0.01 * t + 0.01 * i)   # the same difference every trial
-    claims = rebuild(tmp_path / "flat", quiet=True)["claims"]
-    assert {c["verdict"] for c in claims} == {"inconclusive (zero variance of the paired differences: no test)"}
+    claims = rebuild(tmp_path / "flat", quiet=True).claims
+    assert {c.verdict for c in claims} == {"inconclusive (zero variance of the paired differences: no test)"}
 
 
 def test_quality_report_leaves_out_a_trial_without_a_relevant_test_document(tmp_path):
     """Trial 0 has no defined NDCG: the means and tests use trials 1–3, the legend says so."""
     _quality(tmp_path / "run", 4, lambda t, i: float("nan") if t == 0 else 0.4 + 0.01 * i + 0.003 * t * i)
     info = rebuild(tmp_path / "run", quiet=True)
-    assert {c["trials"] for c in info["claims"]} == {3}
-    assert info["table"][NDCG5].notna().all()
+    assert {c.trials for c in info.claims} == {3}
+    assert info.table("table1").frame[NDCG5].notna().all()
     assert "no value in 3 of 12 unit(s)" in (tmp_path / "run" / "tables" / "table1.md").read_text()
 
 
@@ -100,10 +100,10 @@ def _robustness(root, noises, levels, value, trials=2, models=("lambdamart", "xe
 def test_robustness_report_with_every_label_zero(tmp_path):
     _robustness(tmp_path / "run", ("documents", "labels"), (0, 50), lambda t, i, s: float("nan"))
     info = rebuild(tmp_path / "run", quiet=True)
-    assert [c["verdict"] for c in info["claims"]] == [NO_REL, NO_REL]
+    assert [c.verdict for c in info.claims] == [NO_REL, NO_REL]
     table = pd.read_csv(tmp_path / "run" / "tables" / "robustness.csv")
     assert len(table) == 4 and (table.trials == 0).all() and table.p.isna().all()
-    assert "Missing: NDCG@5: no value in 12 of 12 unit(s)" in info["text"]
+    assert "Missing: NDCG@5: no value in 12 of 12 unit(s)" in info.text
 
 
 def test_click_levels_with_one_trial_are_inconclusive(tmp_path):
@@ -111,7 +111,7 @@ def test_click_levels_with_one_trial_are_inconclusive(tmp_path):
              for lv in (0.05, 0.3) for i, m in enumerate(("lambdamart", "xendcg"))]
     _store(tmp_path / "run", "clicks", {**BRUCH, "models": ["lambdamart", "xendcg"], "noise": ["clicks"],
                                         "levels": [0.05, 0.3]}, units)
-    verdicts = {c["claim"]: c["verdict"] for c in rebuild(tmp_path / "run", quiet=True)["claims"]}
+    verdicts = {c.text: c.verdict for c in rebuild(tmp_path / "run", quiet=True).claims}
     assert verdicts["XE_NDCG beats λMART at click level 0.05"] == "inconclusive (one trial: no test)"
     assert verdicts["XE_NDCG beats λMART at every click level, each significant (appendix E)"] == \
         "inconclusive (one trial: no test)"
@@ -122,8 +122,8 @@ def test_convergence_report_without_a_relevant_validation_document(tmp_path):
              for t in range(2) for m in ("lambdamart", "xendcg")]
     _store(tmp_path / "run", "convergence", {**BRUCH, "models": ["lambdamart", "xendcg"]}, units)
     info = rebuild(tmp_path / "run", quiet=True)
-    assert info["claims"][0]["verdict"] == "inconclusive (no query with a relevant document in the validation parts)"
-    assert "Missing: validation NDCG@5 of λMART: no value in 2 of 2 trial(s)" in info["text"]
+    assert info.claims[0].verdict == "inconclusive (no query with a relevant document in the validation parts)"
+    assert "Missing: validation NDCG@5 of λMART: no value in 2 of 2 trial(s)" in info.text
 
 
 def test_split_principles_report_with_every_label_zero(tmp_path):
@@ -138,11 +138,14 @@ def test_split_principles_report_with_every_label_zero(tmp_path):
                 "timings": {"train_s": 0.1, "boost_s": 0.1, "unit_s": 0.1}}, None))
     _store(tmp_path / "run", "split_principles", {"dataset": "svmlight", "deviations": [], "choices": []}, units)
     info = rebuild(tmp_path / "run", quiet=True)
-    verdicts = [c["verdict"] for c in info["claims"] if "most comparisons" in c["claim"]]
+    verdicts = [c.verdict for c in info.claims if "most comparisons" in c.text]
     assert verdicts == [NO_REL, NO_REL]
-    loss = next(c for c in info["claims"] if c["claim"].startswith("lambdamart: OLE's final objective loss"))
-    assert loss["verdict"].startswith("inconclusive (no fold with a finite loss ratio")
-    assert "Missing: NDCG@1, NDCG@3, NDCG@10, ERR" in info["text"]
+    loss = next(c for c in info.claims if c.text.startswith("lambdamart: OLE's final objective loss"))
+    assert loss.verdict.startswith("inconclusive (no fold with a finite loss ratio")
+    assert "Missing: NDCG@1, NDCG@3, NDCG@10, ERR" in info.text
+    # a manifest without growth / leaf rule: the configuration's defaults, as the run had them
+    assert "trees width-first, leaf rule diagonal" in info.text
+    assert "trees grown width-first, leaf rule diagonal" in (tmp_path / "run" / "tables" / "table_se_ole.md").read_text()
 
 
 def test_qbrank_report_without_preference_pairs_in_one_trial(tmp_path):
@@ -157,7 +160,7 @@ def test_qbrank_report_without_preference_pairs_in_one_trial(tmp_path):
     _store(tmp_path / "run", "qbrank", {"dataset": "svmlight", "library": "lightgbm", "deviations": [],
                                         "choices": []}, units)
     info = rebuild(tmp_path / "run", quiet=True)
-    verdicts = {c["claim"]: c["verdict"] for c in info["claims"]}
+    verdicts = {c.text: c.verdict for c in info.claims}
     assert verdicts["QBRank ≥ GBT on precision at 10%"] == "inconclusive (no preference pair in the test parts)"
     assert verdicts["adding L1 helps GBT (DCG-5)"] == "inconclusive (one trial: no test)"
 
@@ -181,7 +184,8 @@ def test_a_report_takes_away_the_tables_and_figures_of_an_earlier_one(tmp_path):
     assert "figures/fig3_labels.png" in listed and "figures/fig3_documents.png" not in listed
     assert sorted(p.relative_to(out).as_posix() for d in ("tables", "figures") for p in (out / d).iterdir()) == \
         sorted(f for f in listed if f.startswith(("tables/", "figures/")))
-    assert "figures/fig3_documents.png" in info["stale"] and "tables/mine.csv" in info["stale"]
+    assert "figures/fig3_documents.png" in info.stale and "tables/mine.csv" in info.stale
+    assert "note: removed 2 file(s) of an earlier report" in info.text and "tables/mine.csv" in info.text
     res = study.load(out)
     assert set(res.tables) == {"robustness"} and [p.name for p in res.figures] == ["fig3_labels.png"]
 

@@ -196,7 +196,7 @@ def _claims_frame(ole_minus_se, loss_rel, folds=3, sd=0.001, seed=0):
 
 def _xia_claims(df):
     _, _, diffs, losses = xr.tables(df, "web10k")
-    return {"loss" if "loss" in c["claim"] else "most": c
+    return {"loss" if "loss" in c.text else "most": c
             for c in xr.claims(df, diffs, losses, pd.DataFrame(), "web10k", int(df.fold.nunique()))}
 
 
@@ -206,18 +206,18 @@ def test_xia_claim_verdicts_on_constructed_results():
     magnitude; OLE behind: contradicted; no difference in 2 noisy folds: underpowered."""
     c = _xia_claims(_claims_frame(0.005, -0.005, folds=5))
     most, loss = c["most"], c["loss"]
-    assert most["verdict"] == "supported" and most["value"] == pytest.approx(0.5, abs=0.05)
-    assert most["paper_effect"] == pytest.approx(xp_paper.paper_differences("lambdamart", "web10k").mean())
-    assert most["power"] > 0.8 and most["trials_80"] <= 5
-    assert loss["verdict"] == "supported" and loss["value"] == pytest.approx(-0.5, abs=0.05)
+    assert most.verdict == "supported" and most.value == pytest.approx(0.5, abs=0.05)
+    assert most.paper_effect == pytest.approx(xp_paper.paper_differences("lambdamart", "web10k").mean())
+    assert most.power > 0.8 and most.trials_80 <= 5
+    assert loss.verdict == "supported" and loss.value == pytest.approx(-0.5, abs=0.05)
     c = _xia_claims(_claims_frame(0.005, -0.03, folds=5))
-    assert c["loss"]["verdict"] == "lower, by more than the paper's 0.32–1%"
+    assert c["loss"].verdict == "lower, by more than the paper's 0.32–1%"
     c = _xia_claims(_claims_frame(-0.005, 0.005, folds=5))
-    assert c["most"]["verdict"] == "contradicted"
-    assert c["loss"]["verdict"] == "contradicted"
+    assert c["most"].verdict == "contradicted"
+    assert c["loss"].verdict == "contradicted"
     c = _xia_claims(_claims_frame(0.0, 0.0, folds=2, sd=0.01))
-    assert c["most"]["verdict"] == "inconclusive (underpowered)"
-    assert c["most"]["power"] < 0.8 and c["most"]["trials_80"] > 2
+    assert c["most"].verdict == "inconclusive (underpowered)"
+    assert c["most"].power < 0.8 and c["most"].trials_80 > 2
 
 
 def test_checkpoints():

@@ -14,20 +14,22 @@ from __future__ import annotations
 
 import sys
 
-from experiments.bruch2021 import robustness
+from experiments import analysis as an
 from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
+from experiments.bruch2021.report import noise
 from experiments.cli import UsageError, cli, make_parser, parse_levels, positive_int
 from experiments.study import config_or_manifest, execute
-from ltrrepro.report import report_outputs
+from ltrrepro.report import Report
 from ltrrepro.runner import Unit
 
 EXPERIMENT = "clicks"
 MODELS = ("lambdamart", "xendcg")
 
 
-@report_outputs
-def report(store) -> dict:
-    return robustness.report(store, name="clicks", figure="fig4", title="Bruch Figure 4 — click noise")
+def report(store) -> Report:
+    """Figure 4 of the run in ``store`` (:func:`experiments.bruch2021.report.noise.build`), written."""
+    cfg, deviations, choices = an.stored_config(store, BruchConfig)
+    return noise.build(an.frame(store), cfg, deviations, choices, noise.FIGURE4).write(store.root)
 
 
 def build_units(cfg: BruchConfig) -> list[Unit]:

@@ -15,13 +15,13 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from experiments import analysis as an
+from experiments.bruch2021.report import figure1
 from experiments.cli import UsageError, cli, make_parser, positive_int
 from experiments.config import RunConfig
 from experiments.study import config_or_manifest, execute
-from ltrrepro.report import claims_text, report_outputs, save_figure, write_claims, write_table
+from ltrrepro.report import Report
 from ltrrepro.runner import Unit
 
 EXPERIMENT = "jensen_gap"
@@ -72,51 +72,11 @@ def unit_fn(unit, ctx):
     return rec, {"gaps": gaps, "scores": scores, "labels": labels}
 
 
-@report_outputs
-def report(store) -> dict:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    recs = sorted(store.records(), key=lambda r: r["unit"]["trial"])
-    cfg = store.read_manifest()["config"]
-    rows, fig = [], plt.figure(figsize=(7, 3.4))
-    ax = fig.gca()
-    jit = np.random.default_rng(0)
-    all_min = np.inf
-    for i, r in enumerate(recs):
-        g = store.arrays(r["key"])["gaps"]
-        all_min = min(all_min, float(g.min()))
-        ax.scatter(i + jit.uniform(-0.25, 0.25, g.size), g, s=2, alpha=0.3)
-        ax.plot([i], [r["gap_gamma0"]], "k_", ms=12)
-        rows.append({"example": i, "draws": g.size, "mean": g.mean(), "std": g.std(), "min": g.min(),
-                     "max": g.max(), "γ=0": r["gap_gamma0"], "max/min": g.max() / g.min()})
-    ax.set_xlabel("simulated training example (m = %d)" % cfg["docs"])
-    ax.set_ylabel("Jensen gap")
-    ax.set_title("Jensen gap per draw of γ ~ U[0,1]^m (black: γ = 0)", fontsize=9)
-    files = save_figure(fig, store.root / "figures" / "fig1_jensen_gap")
-    table = pd.DataFrame(rows)
-    files += write_table(table, store.root / "tables" / "fig1_jensen_gap", caption="Jensen gap per example",
-                         legend=f"label probabilities {cfg['probs']}; scores U[0,1]; {cfg['draws']} draws of γ.",
-                         digits=6)
-    spread = float(np.median(table["max/min"])) if len(table) else float("nan")
-    # Jensen's inequality cannot fail: its check tests the implementation, not the paper
-    checks = [{"check": "the Jensen gap is non-negative for every draw (Jensen's inequality: a property of the "
-                        "formula, checked as a test of the implementation)", "value": all_min,
-               "detail": f"smallest gap {all_min:.3e} over {len(recs)} example(s)",
-               "result": "passed" if all_min >= -1e-12 else "FAILED"}]
-    cl = [an.claim("γ changes the gap of an example (Figure 1's vertically stretched clouds)", spread, float("nan"),
-                   len(recs), f"median over examples of max/min gap across draws: {spread:.3f} (no test: the paper "
-                   f"shows the clouds, not a number)",
-                   verdict_text="supported" if spread > 1 else "not supported")]
-    devs = cfg["deviations"]
-    choices = cfg.get("choices", [])
-    files += write_claims(store.root, cl, devs, "Claims check (Bruch Figure 1)", choices=choices,
-                          extra={"sanity_checks": checks})
-    text = ["Bruch Figure 1 — Jensen gap", table.to_string(index=False, float_format=lambda v: f"{v:.3e}"),
-            *(f"Sanity check [{c['result']}]: {c['check']}: {c['detail']}" for c in checks),
-            *claims_text(cl, devs, choices=choices)]
-    return {"text": "\n".join(text), "files": files, "claims": cl}
+def report(store) -> Report:
+    """Figure 1 of the run in ``store`` (:func:`experiments.bruch2021.report.figure1.build`), written."""
+    cfg, deviations, choices = an.stored_config(store, JensenConfig)
+    df = an.frame(store, fields=figure1.FIELDS, arrays=figure1.ARRAYS)
+    return figure1.build(df, cfg, deviations, choices).write(store.root)
 
 
 @cli

@@ -34,10 +34,6 @@ from ltrrepro.presets import PRESETS, preset
 from ltrrepro.runner import DataRef
 from ltrrepro.splits import trial_split
 
-PAPER_TABLE1 = {  # Bruch 2021 Table 1 (docs/protocols/bruch2021.md §5), ×100, mean over 100 trials
-    "web30k": {"listnet": (47.68, 49.76), "lambdamart": (48.08, 49.94), "xendcg": (48.23, 50.27)},
-    "yahoo": {"listnet": (71.76, 76.52), "lambdamart": (73.00, 77.49), "xendcg": (73.37, 77.84)},
-}
 PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "bruch-yahoo",
                 "istella": "bruch-web30k", "mq2007": "bruch-web30k", "mq2008": "bruch-web30k"}
 PAPER_TRIALS = {"quality": 100, "robustness": 100, "clicks": 20, "convergence": 1}

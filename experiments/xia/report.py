@@ -1,6 +1,7 @@
 """Xia et al. Tables 2/3 and Figure 2 from a run's records: SE/OLE (and RWSE) test metrics side
 by side with the paper's, OLE − SE per comparison, final training losses, wall times, the
-OLE − SE curves against rounds, and the claims check.
+OLE − SE curves against rounds, and the claims check. Pure functions of (frame, configuration)
+composed by :func:`build`; :func:`report` reads the store and writes the report.
 """
 from __future__ import annotations
 
@@ -8,20 +9,23 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
-                                   paper_differences, paper_table)
-from experiments.xia.protocol import METRICS, PRINCIPLES
-from ltrrepro.report import claims_text, protocol_notes, report_outputs, save_figure, write_claims, write_table
+from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, PAPER_TIME_RATIO,
+                                   paper_counts, paper_differences, paper_table)
+from experiments.xia.protocol import METRICS, PRINCIPLES, XiaConfig
+from ltrrepro.claims import Claim
+from ltrrepro.report import Figure, Report, Table
 from ltrrepro.stats import paired_test
 
 SYSTEMS = PRINCIPLES
 METRIC_LABELS = {m: an.label(m) for m in METRICS}
 ALPHA = 0.01
+#: the record fields the report reads beside the means (Figure 2's curves)
+FIELDS = ("curve_points", "curves")
 
-# --------------------------------------------------------------------------- report
+
 def frame(store) -> pd.DataFrame:
-    """The analysis frame by fold, with the system and principle of each model."""
-    df = an.frame(store, pair_on="fold")
+    """The analysis frame by fold, with the system and principle of each model and its curves."""
+    df = an.frame(store, pair_on="fold", fields=FIELDS)
     if len(df):
         df["system"] = [m.split("-")[0] for m in df.model]
         df["principle"] = [m.split("-")[1] for m in df.model]
@@ -114,7 +118,9 @@ def _paper_layout(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _figure(recs, system, cfg, root, rates):
+def figure(df, system, cfg, rates) -> Figure | None:
+    """Figure 2 for ``system``: OLE − SE (×100) of each metric against the rounds, one panel per
+    learning rate, the mean over the (fold, leaf count) pairs both finished; None without a pair."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -122,20 +128,15 @@ def _figure(recs, system, cfg, root, rates):
     fig, axes = plt.subplots(1, len(rates), figsize=(3.7 * len(rates), 3.4), sharey=True, squeeze=False)
     axes = axes[0]
     have = False
+    rows = df[(df.system == system) & df.principle.isin(("se", "ole"))] if len(df) else df
     for ax, lr in zip(axes, rates):
-        for m in METRICS:
-            by = {}
-            for r in recs:
-                u = r["unit"]
-                s, p = u["model"].split("-")
-                if s != system or float(u["setting"]["lr"]) != lr or p not in ("se", "ole"):
-                    continue
-                by.setdefault((u["trial"], u["setting"]["leaves"]), {})[p] = r
-            pairs = [v for v in by.values() if len(v) == 2]
-            if not pairs:
-                continue
-            pts = np.asarray(pairs[0]["ole"]["curve_points"])
-            d = np.mean([100 * (np.asarray(v["ole"]["curves"][m]) - np.asarray(v["se"]["curves"][m])) for v in pairs], 0)
+        by = {}
+        for _, r in rows[rows.lr == lr].iterrows() if len(rows) else ():
+            by.setdefault((r.fold, r.leaves), {})[r.principle] = r
+        pairs = [v for v in by.values() if len(v) == 2]
+        for m in METRICS if pairs else ():
+            pts = np.asarray(pairs[0]["ole"].curve_points)
+            d = np.mean([100 * (np.asarray(v["ole"].curves[m]) - np.asarray(v["se"].curves[m])) for v in pairs], 0)
             ax.plot(pts, d, label=METRIC_LABELS[m])
             have = True
         ax.axhline(0, color="k", lw=0.6)
@@ -144,9 +145,12 @@ def _figure(recs, system, cfg, root, rates):
     axes[0].set_ylabel("OLE − SE (absolute %)")
     if have:
         axes[0].legend(fontsize=7)
-    fig.suptitle(f"Figure 2 ({cfg['dataset']}): OLE − SE on the test folds, mean over folds and leaf counts",
+    fig.suptitle(f"Figure 2 ({cfg.dataset}): OLE − SE on the test folds, mean over folds and leaf counts",
                  fontsize=9)
-    return save_figure(fig, root / "figures" / f"fig2_{system}") if have else []
+    if not have:
+        plt.close(fig)
+        return None
+    return Figure(f"fig2_{system}", fig)
 
 
 def _loss_verdict(value: float, p: float) -> str | None:
@@ -161,7 +165,7 @@ def _loss_verdict(value: float, p: float) -> str | None:
             else f"lower, by less than the paper's {lo:g}–{hi:g}%")
 
 
-def claims(df, diffs, losses, time_table, key, folds) -> list[dict]:
+def claims(df, diffs, losses, times, key, folds) -> list[Claim]:
     """The paper's claims per system: OLE beats SE in most comparisons (count, and a paired
     t-test over folds of the mean over configurations and metrics, powered against the
     paper's mean OLE − SE); OLE's final loss is 0.32%–1% lower (magnitude checked); OLE's
@@ -181,7 +185,7 @@ def claims(df, diffs, losses, time_table, key, folds) -> list[dict]:
                        if not (c and np.isfinite(c.p)) else None)
             k, m = paper_counts(system)
             paper = paper_differences(system, key)
-            cl.append(an.claim(
+            cl.append(Claim.check(
                 f"{system}: OLE beats SE in most comparisons (paper text: {PAPER_TEXT_COUNTS[system]} of 72; its "
                 f"Tables 2–3: {k} of {m} by ≥ 0.1 point)", float(delta.mean()), c.p if c else np.nan, folds,
                 f"OLE > SE in {pos}/{n} comparisons, by ≥ 0.1 point in {better}/{n}, SE better by ≥ 0.1 in "
@@ -203,7 +207,7 @@ def claims(df, diffs, losses, time_table, key, folds) -> list[dict]:
             missing = None if np.isfinite(p) else (
                 an.no_test_reason(len(per_fold), c.std_diff if c else None, on="fold") if len(per_fold)
                 else "no fold with a finite loss ratio (a final loss of 0: no pair to order)")
-            cl.append(an.claim(
+            cl.append(Claim.check(
                 f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
                 f"{PAPER_LOSS_RANGE[1]:g}% (paper)", value, p, folds,
                 f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} configuration(s); "
@@ -211,75 +215,70 @@ def claims(df, diffs, losses, time_table, key, folds) -> list[dict]:
                 f"magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)",
                 expected_sign=-1, verdict_text=_loss_verdict(value, p), paper_effect=-PAPER_LOSS_RANGE[0],
                 sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None, missing=missing))
-    if len(time_table) and "OLE / SE" in time_table:
-        for _, r in time_table.iterrows():
+    if len(times) and "OLE / SE" in times:
+        for _, r in times.iterrows():
             if np.isfinite(r.get("OLE / SE", np.nan)):
-                expect = 1.3 if r["system"] == "lambdamart" else 1.0
+                expect = PAPER_TIME_RATIO[r["system"]]
                 ratio = float(r["OLE / SE"])
-                cl.append(an.claim(f"{r['system']}: OLE's time overhead over SE (paper: ≈{expect:.1f}x)", ratio,
-                                   np.nan, folds, f"mean time in the boosting rounds OLE / SE = {ratio:.2f} (not a "
-                                   f"test: within 1.5x of the paper's ratio counts as supported)",
-                                   verdict_text="supported" if ratio <= expect * 1.5 else "not supported"))
+                cl.append(Claim.check(f"{r['system']}: OLE's time overhead over SE (paper: ≈{expect:.1f}x)", ratio,
+                                      np.nan, folds, f"mean time in the boosting rounds OLE / SE = {ratio:.2f} (not a "
+                                      f"test: within 1.5x of the paper's ratio counts as supported)",
+                                      verdict_text="supported" if ratio <= expect * 1.5 else "not supported"))
     return cl
 
 
-@report_outputs
-def report(store) -> dict:
-    cfg = store.read_manifest()["config"]
-    recs = store.records()
-    df = frame(store)
-    root = store.root
-    key, table, diffs, losses = tables(df, cfg["dataset"])
-    devs = list(cfg.get("deviations", []))
-    folds = int(df.fold.nunique()) if len(df) else 0
-    files = []
-    choices = list(cfg.get("choices", []))
-    learner = (f"Every arm in ltrrepro.gbdt: trees grown {cfg.get('growth', 'best-first')}, leaf rule "
-               f"{cfg.get('leaf_rule', 'exact')}; McRank OLE = RWSE = the Newton gain (Theorem 1), LambdaMART OLE "
-               f"exact, RWSE = the libraries' gain.")
-    paper_note = (f"'paper SE/OLE': Xia et al. {PAPER_TABLE_NAMES[key]}." if key else
-                  "No paper table: the paper reports Yahoo Set 1 and MSLR-WEB10K only.")
-    missing = an.missing_notes(df, METRICS)             # none in a normal run
-    legend = (f"Test metrics ×100 at the last round, mean over {folds} fold(s) ({cfg['dataset']}); {paper_note} "
-              f"{learner} {protocol_notes(devs, choices)}" + "".join(f" Missing: {m}." for m in missing))
-    files += write_table(table, root / "tables" / "table_se_ole", caption=f"SE vs OLE ({cfg['dataset']})",
-                         legend=legend + " Cells: SE/OLE, as the paper's tables.", digits=2,
-                         shown=_paper_layout(table))
-    files += write_table(diffs, root / "tables" / "ole_minus_se", caption="OLE − SE per comparison",
-                         legend="×100; p: paired t-test over folds.", digits=3,
-                         formats={"lr": "g", "p": "p", "paper OLE − SE": 2})
-    files += write_table(losses, root / "tables" / "final_loss", caption="Final training objective loss",
-                         legend="McRank: multinomial NLL; LambdaMART: |ΔNDCG|-weighted pairwise logistic loss "
-                                "at the final ranking. Paper: OLE 0.32%–1% lower than SE.", digits=1,
-                         formats={"lr": "g", "OLE vs SE (%)": 2})
+def time_table(df) -> tuple[pd.DataFrame, str]:
+    """Mean seconds per system and principle and OLE / SE; the seconds of the boosting rounds
+    (``boost_s``) where every record has them, else of the whole training (``train_s``)."""
     tcol = "boost_s" if "boost_s" in df and df.boost_s.notna().all() else "train_s"
     times = (df.groupby(["system", "principle"])[tcol].mean().unstack() if len(df) else pd.DataFrame())
-    trows = []
+    rows = []
     for system in times.index:
         r = {"system": system, **{f"{p.upper()} s": float(times.loc[system, p]) for p in times.columns
                                   if np.isfinite(times.loc[system, p])}}
         if "SE s" in r and "OLE s" in r:
             r["OLE / SE"] = r["OLE s"] / r["SE s"]
-        trows.append(r)
-    time_table = pd.DataFrame(trows)
-    files += write_table(time_table, root / "tables" / "wall_time", caption="Mean training time per model (s)",
-                         legend=("Seconds in the boosting rounds (objective and trees; binning and the final loss "
-                                 "excluded), every arm in the same learner. " if tcol == "boost_s" else
-                                 "Seconds per training run. ")
-                                + "Paper: OLE costs ≈30% more than SE for pairwise losses, nothing for pointwise ones.",
-                         digits=2)
-    leaves_grid, rates = _grid(df)
-    for system in SYSTEMS:
-        files += _figure(recs, system, cfg, root, rates)
-    cl = claims(df, diffs, losses, time_table, key, folds)
-    files += write_claims(root, cl, devs, "Claims check (Xia et al.)", ALPHA, choices=choices)
-    text = [f"Xia et al. Tables 2/3 — SE vs OLE ({cfg['dataset']}; paper table: {key or 'none'}), ×100, "
-            f"{folds} fold(s); trees {cfg.get('growth', 'best-first')}, leaf rule {cfg.get('leaf_rule', 'exact')}",
-            *(f"Missing: {m}" for m in missing),
-            table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
-            "Final training loss:", losses.to_string(index=False, float_format=lambda v: f"{v:.5g}"), "",
-            "Wall time:", time_table.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",
-            *claims_text(cl, devs, ALPHA, choices)]
-    return {"text": "\n".join(text), "files": files, "claims": cl}
+        rows.append(r)
+    return pd.DataFrame(rows), tcol
 
 
+def build(df, cfg, deviations=(), choices=()) -> Report:
+    """The report of a Xia run: its :func:`frame` and configuration (the trees' growth and leaf
+    rule named in the legend are the configuration's)."""
+    key, table, diffs, losses = tables(df, cfg.dataset)
+    folds = int(df.fold.nunique()) if len(df) else 0
+    learner = (f"Every arm in ltrrepro.gbdt: trees grown {cfg.growth}, leaf rule {cfg.leaf_rule}; McRank OLE = RWSE "
+               f"= the Newton gain (Theorem 1), LambdaMART OLE exact, RWSE = the libraries' gain.")
+    paper_note = (f"'paper SE/OLE': Xia et al. {PAPER_TABLE_NAMES[key]}." if key else
+                  "No paper table: the paper reports Yahoo Set 1 and MSLR-WEB10K only.")
+    times, tcol = time_table(df)
+    rates = _grid(df)[1]
+    figures = [f for f in (figure(df, system, cfg, rates) for system in SYSTEMS) if f is not None]
+    out = [Table("table_se_ole", table, caption=f"SE vs OLE ({cfg.dataset})", digits=2, shown=_paper_layout(table),
+                 legend=f"Test metrics ×100 at the last round, mean over {folds} fold(s) ({cfg.dataset}); "
+                        f"{paper_note} {learner}", notes=True, legend_end=" Cells: SE/OLE, as the paper's tables."),
+           Table("ole_minus_se", diffs, caption="OLE − SE per comparison", legend="×100; p: paired t-test over folds.",
+                 digits=3, formats={"lr": "g", "p": "p", "paper OLE − SE": 2}),
+           Table("final_loss", losses, caption="Final training objective loss", digits=1,
+                 legend="McRank: multinomial NLL; LambdaMART: |ΔNDCG|-weighted pairwise logistic loss at the final "
+                        "ranking. Paper: OLE 0.32%–1% lower than SE.", formats={"lr": "g", "OLE vs SE (%)": 2}),
+           Table("wall_time", times, caption="Mean training time per model (s)", digits=2,
+                 legend=("Seconds in the boosting rounds (objective and trees; binning and the final loss "
+                         "excluded), every arm in the same learner. " if tcol == "boost_s" else
+                         "Seconds per training run. ")
+                        + "Paper: OLE costs ≈30% more than SE for pairwise losses, nothing for pointwise ones.")]
+    return Report(
+        title=f"Xia et al. Tables 2/3 — SE vs OLE ({cfg.dataset}; paper table: {key or 'none'}), ×100, {folds} "
+              f"fold(s); trees {cfg.growth}, leaf rule {cfg.leaf_rule}",
+        tables=out, figures=figures, claims=claims(df, diffs, losses, times, key, folds),
+        deviations=list(deviations), choices=list(choices), missing=an.missing_notes(df, METRICS),
+        lines=[table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
+               "Final training loss:", losses.to_string(index=False, float_format=lambda v: f"{v:.5g}"), "",
+               "Wall time:", times.to_string(index=False, float_format=lambda v: f"{v:.3f}"), ""],
+        alpha=ALPHA, claims_caption="Claims check (Xia et al.)")
+
+
+def report(store) -> Report:
+    """The report of the run in ``store`` (:func:`build`), written."""
+    cfg, deviations, choices = an.stored_config(store, XiaConfig)
+    return build(frame(store), cfg, deviations, choices).write(store.root)

@@ -1,0 +1,84 @@
+"""Bruch Figure 1 (``jensen_gap``): the Jensen gap of XE_NDCG's bound per draw of γ, one cloud
+per simulated example with the gap at γ = 0 marked; the table per example; the claim "γ changes
+the gap" (the clouds' spread) and Jensen's inequality as a sanity check of the implementation.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ltrrepro.claims import Claim
+from ltrrepro.report import Figure, Report, Table
+
+#: the record fields and stored arrays the report reads (:func:`experiments.analysis.frame`)
+FIELDS = ("gap_gamma0",)
+ARRAYS = ("gaps",)
+
+
+def examples(df: pd.DataFrame) -> pd.DataFrame:
+    """The units in example (trial) order."""
+    return df.sort_values("trial", kind="stable").reset_index(drop=True) if len(df) else df
+
+
+def table(ex: pd.DataFrame) -> pd.DataFrame:
+    """Per example: the draws, the gap's mean, SD, min, max, the gap at γ = 0, max/min."""
+    rows = []
+    for i, (g, g0) in enumerate(zip(ex.gaps, ex.gap_gamma0) if len(ex) else ()):
+        rows.append({"example": i, "draws": g.size, "mean": g.mean(), "std": g.std(), "min": g.min(),
+                     "max": g.max(), "γ=0": g0, "max/min": g.max() / g.min()})
+    return pd.DataFrame(rows)
+
+
+def figure(ex: pd.DataFrame, cfg) -> Figure:
+    """One cloud of gaps per example (jittered), the gap at γ = 0 in black."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(7, 3.4))
+    ax = fig.gca()
+    jit = np.random.default_rng(0)
+    for i, (g, g0) in enumerate(zip(ex.gaps, ex.gap_gamma0) if len(ex) else ()):
+        ax.scatter(i + jit.uniform(-0.25, 0.25, g.size), g, s=2, alpha=0.3)
+        ax.plot([i], [g0], "k_", ms=12)
+    ax.set_xlabel("simulated training example (m = %d)" % cfg.docs)
+    ax.set_ylabel("Jensen gap")
+    ax.set_title("Jensen gap per draw of γ ~ U[0,1]^m (black: γ = 0)", fontsize=9)
+    return Figure("fig1_jensen_gap", fig)
+
+
+def sanity_checks(ex: pd.DataFrame) -> list[dict]:
+    """Jensen's inequality (gap ≥ 0 for every draw): a property of the formula, so a test of
+    the implementation, not a paper claim."""
+    all_min = min((float(g.min()) for g in ex.gaps), default=np.inf) if len(ex) else np.inf
+    return [{"check": "the Jensen gap is non-negative for every draw (Jensen's inequality: a property of the "
+                      "formula, checked as a test of the implementation)", "value": all_min,
+             "detail": f"smallest gap {all_min:.3e} over {len(ex)} example(s)",
+             "result": "passed" if all_min >= -1e-12 else "FAILED"}]
+
+
+def claims(tab: pd.DataFrame, n_examples: int) -> list[Claim]:
+    """γ changes the gap of an example: the median max/min gap over examples above 1 (no test:
+    the paper shows the clouds, not a number)."""
+    spread = float(np.median(tab["max/min"])) if len(tab) else float("nan")
+    return [Claim.check("γ changes the gap of an example (Figure 1's vertically stretched clouds)", spread,
+                        float("nan"), n_examples, f"median over examples of max/min gap across draws: {spread:.3f} "
+                        f"(no test: the paper shows the clouds, not a number)",
+                        verdict_text="supported" if spread > 1 else "not supported")]
+
+
+def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
+    """The report of a ``jensen_gap`` run: its frame (with :data:`FIELDS` and :data:`ARRAYS`)
+    and configuration."""
+    ex = examples(df)
+    tab = table(ex)
+    checks = sanity_checks(ex)
+    return Report(title="Bruch Figure 1 — Jensen gap",
+                  tables=[Table("fig1_jensen_gap", tab, caption="Jensen gap per example", digits=6,
+                                legend=f"label probabilities {list(cfg.probs)}; scores U[0,1]; {cfg.draws} draws "
+                                       f"of γ.")],
+                  figures=[figure(ex, cfg)], claims=claims(tab, len(ex)), deviations=list(deviations),
+                  choices=list(choices),
+                  lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.3e}"),
+                         *(f"Sanity check [{c['result']}]: {c['check']}: {c['detail']}" for c in checks)],
+                  claims_caption="Claims check (Bruch Figure 1)", claims_extra={"sanity_checks": checks})

@@ -1,0 +1,231 @@
+"""Bruch Figures 3 (``robustness``: extra negatives, label noise) and 4 (``clicks``, appendix E):
+per noise type and level, both models' mean test NDCG@5 and the paired difference, one table
+and figure set per comparison (the paper's pair, then each plug-in against the baseline), and
+the claims "λMART degrades faster than XE_NDCG" (per-trial slope of the difference against the
+level) and, for clicks, "XE_NDCG MART beats λMART at every click level".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from experiments import analysis as an
+from experiments.bruch2021.protocol import NDCG5
+from experiments.bruch2021.report import ALPHA, NOISE_MARK, model_name
+from ltrrepro.claims import Claim
+from ltrrepro.report import Figure, Report, Table, band, file_stem
+from ltrrepro.stats import paired_test, summarize
+
+NOISES = ("documents", "labels")
+#: the paper's pair, and how its tables name the two models
+PAPER_PAIR = ("xendcg", "lambdamart")
+SHORT = {"xendcg": ("XE_NDCG", "XE"), "lambdamart": ("λMART", "λ")}
+XLABELS = {"documents": "% increase in list length (extra negatives)", "labels": "% of labels perturbed",
+           "clicks": "click probability of non-relevant documents"}
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where a noise-level study's outputs go: ``tables/<table>``, ``figures/<figure>_<noise>``."""
+
+    table: str
+    figure: str
+    title: str
+
+
+FIGURE3 = Outputs("robustness", "fig3", "Bruch Figure 3 — robustness")
+FIGURE4 = Outputs("clicks", "fig4", "Bruch Figure 4 — click noise")
+
+
+def _expand_level0(df: pd.DataFrame) -> pd.DataFrame:
+    """Level 0 (no noise) belongs to every noise type's curve."""
+    base = df[df.noise == "none"]
+    parts = [df[df.noise != "none"]]
+    for n in NOISES:
+        if (df.noise == n).any() or not (df.noise != "none").any():
+            parts.append(base.assign(noise=n))
+    return pd.concat(parts, ignore_index=True)
+
+
+def names_of(model: str, cfg) -> tuple[str, str]:
+    """(column name, short name) of a model in the tables."""
+    if model in SHORT:
+        return SHORT[model]
+    label = model_name(model, cfg)
+    return label, label
+
+
+def pairs_of(cfg, models) -> list[tuple[str, str, str]]:
+    """(a, b, file suffix) of every comparison: the paper's pair (XE_NDCG vs λMART) when both
+    ran, then each plug-in against the baseline."""
+    out = [(*PAPER_PAIR, "")] if set(PAPER_PAIR) <= set(models) else []
+    base = cfg.baseline
+    for key, _ in cfg.plugins:
+        if key != base and key in models and base in models:       # never a plug-in against itself
+            out.append((key, base, "_" + file_stem(key)))      # file names: no dots, one per plug-in
+    return out
+
+
+def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart") -> pd.DataFrame:
+    """Per noise type and level: both models' means and CIs, the paired difference ``a − b``
+    and its tests, Holm over the levels of a noise type (columns named by the models' keys)."""
+    rows = []
+    df = _expand_level0(df)
+    for noise, g in df.groupby("noise"):
+        for level, h in g.groupby("level"):
+            if len(an.paired(h, metric, a, b, dropna=False)) == 0:
+                continue
+            pr = an.paired(h, metric, a, b)          # the trials where both are defined (maybe none)
+            c = paired_test(pr.a.values, pr.b.values)
+            sa, sb = summarize(pr.a.values), summarize(pr.b.values)
+            rows.append({"noise": noise, "level": float(level), "trials": c.n, b: sb.mean,
+                         f"{b}_lo": sb.ci_low, f"{b}_hi": sb.ci_high, a: sa.mean,
+                         f"{a}_lo": sa.ci_low, f"{a}_hi": sa.ci_high, "diff": c.diff, "diff_lo": c.ci_low,
+                         "diff_hi": c.ci_high, "sd": c.std_diff, "p": c.p, "wins": c.wins, "ties": c.ties,
+                         "losses": c.losses})
+    out = pd.DataFrame(rows, columns=["noise", "level", "trials", b, f"{b}_lo", f"{b}_hi", a, f"{a}_lo", f"{a}_hi",
+                                      "diff", "diff_lo", "diff_hi", "sd", "p", "wins", "ties", "losses"])
+    out = out.sort_values(["noise", "level"]).reset_index(drop=True)
+    out["p_holm"] = an.holm_within(out, "noise") if len(out) else []
+    return out
+
+
+def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", names=None) -> list[Claim]:
+    """'``b`` degrades faster than ``a``' per noise type: the per-trial least-squares slope
+    of the difference (a − b) against the level, tested > 0 over trials (one-sample t-test,
+    two-sided p). The paper's claim for (XE_NDCG, λMART)."""
+    out = []
+    df = _expand_level0(df)
+    (na, sa), (nb, sb) = names or (SHORT[a], SHORT[b])
+    for noise in sorted(set(df.noise) - {"none"}):
+        g = df[df.noise == noise]
+        if g.empty or g.level.nunique() < 2:
+            continue
+        pr = an.paired(g, metric, a, b, by=("level",))
+        slopes = []
+        for _, h in pr.groupby("trial"):
+            if h.level.nunique() == g.level.nunique():
+                slopes.append(np.polyfit(h.level.astype(float), (h.a - h.b).values, 1)[0])
+        slopes = np.asarray(slopes)
+        if slopes.size >= 2 and slopes.std(ddof=1) > 0:
+            p, missing = float(st.ttest_1samp(slopes, 0.0).pvalue), None
+        else:                                    # trials with a value at every level: none, one, all alike
+            p = float("nan")
+            missing = an.no_test_reason(slopes.size, slopes.std(ddof=1) if slopes.size > 1 else None,
+                                        metric if g[metric].isna().any() else None)
+        mean = float(slopes.mean()) if slopes.size else float("nan")
+        lv = sorted(g.level.unique())
+        drop = {m: float(g[(g.model == m) & (g.level == lv[0])][metric].mean()
+                         - g[(g.model == m) & (g.level == lv[-1])][metric].mean()) for m in (a, b)}
+        text = {"documents": f"{nb} degrades faster than {na} as documents are added",
+                "labels": f"{nb} degrades faster than {na} as labels are perturbed",
+                "clicks": f"{na} is more robust to click noise ({nb} degrades faster as non-relevant "
+                          "documents are clicked more)"}[noise]
+        out.append(Claim.check(text, mean, p, slopes.size,
+                               f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from "
+                               f"level {lv[0]:g} to {lv[-1]:g}: {nb} {drop[b]:+.4f}, {na} {drop[a]:+.4f}"
+                               if slopes.size else "no trial with NDCG@5 defined at every level", alpha=ALPHA,
+                               noise=noise, missing=missing,
+                               statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
+    return out
+
+
+def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]:
+    """Appendix E's claim: XE_NDCG MART beats λMART at *every* click-noise level, each
+    difference significant. One claim per level (paired t-test over trials; the paper gives
+    no per-level number, so no power), then the claim itself: supported only when every
+    level is, contradicted when any level is."""
+    (na, _), (nb, _) = names
+    g = res[res.noise == noise] if len(res) else res
+    out = []
+    for _, r in g.iterrows():
+        missing = an.no_test_reason(int(r.trials), r.sd, NDCG5) if not np.isfinite(r.p) else None
+        out.append(Claim.check(f"{na} beats {nb} at click level {r.level:g}", r["diff"], r.p, int(r.trials),
+                               f"Δ NDCG@5 {r['diff']:+.4f} (95% CI {r.diff_lo:+.4f}..{r.diff_hi:+.4f}), W/T/L "
+                               f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else
+                               "Δ NDCG@5: no defined pair", alpha=ALPHA, noise=noise, level=float(r.level), sd=r.sd,
+                               missing=missing))
+    if out:
+        verdicts = [c.verdict for c in out]
+        k = verdicts.count("supported")
+        untested = [c.verdict for c in out if not c.tested]
+        v = ("supported" if k == len(out) else "contradicted" if "contradicted" in verdicts
+             else untested[0] if len(untested) == len(out) else f"not supported ({k} of {len(out)} levels significant)")
+        worst = max((c.p for c in out if c.tested), default=float("nan"))
+        out.append(Claim.check(f"{na} beats {nb} at every click level, each significant (appendix E)",
+                               float(k), worst, int(g.trials.min()),
+                               f"{k} of {len(out)} levels supported at α = {ALPHA:g}; value: the levels supported, "
+                               f"p: the largest per-level p", alpha=ALPHA, verdict_text=v, noise=noise))
+    return out
+
+
+def pair_table(res: pd.DataFrame, cfg, a: str, b: str, names, name: str) -> Table:
+    """The table of one comparison: means, Δ with its CI, p, Holm's p, W/T/L, ``*`` where
+    :data:`~experiments.bruch2021.report.NOISE_MARK` < α."""
+    (na, sa), (nb, sb) = names
+    d = f"Δ ({sa}−{sb})"
+    table = res[["noise", "level", "trials", b, a, "diff", "diff_lo", "diff_hi", "p", "p_holm",
+                 "wins", "ties", "losses"]].copy()
+    table["sig"] = np.where(table[NOISE_MARK] < ALPHA, "*", "")
+    table = table.rename(columns={b: nb, a: na, "diff": d, "diff_lo": "Δ 95% lo", "diff_hi": "Δ 95% hi"})
+    return Table(name, table, notes=True,
+                 caption=f"Robustness to training noise ({cfg.dataset}, library {cfg.library})",
+                 legend=f"Mean test NDCG@5 over trials. Δ = {na} − {nb} (paired by trial), 95% CI; p: paired t-test; "
+                        f"p (Holm): Holm over the levels of a noise type; * p (Holm) < {ALPHA}. W/T/L = trials where "
+                        f"{na} wins/ties/loses.",
+                 formats={"level": "g", "p": "p", "p_holm": "p"}, ci_cols={d: ("Δ 95% lo", "Δ 95% hi")},
+                 marks={d: "sig"}, rename={d: f"{d} [95% CI]", "p_holm": "p (Holm)"})
+
+
+def pair_figures(res: pd.DataFrame, cfg, a: str, b: str, names, figure: str, suffix: str) -> list[Figure]:
+    """One figure per noise type: both models' NDCG@5 against the level, and Δ on a second axis."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    (na, _), (nb, _) = names
+    long_a = "XE_NDCG MART" if a == "xendcg" else na
+    trials = int(res.trials.max()) if len(res) else 0
+    out = []
+    for noise, g in res.groupby("noise"):
+        fig, ax = plt.subplots(figsize=(5, 3.6))
+        band(ax, g.level, g[b], g[f"{b}_lo"], g[f"{b}_hi"], nb, color="tab:blue")
+        band(ax, g.level, g[a], g[f"{a}_lo"], g[f"{a}_hi"], long_a, color="tab:orange", marker="s")
+        ax.set_xlabel(XLABELS[noise])
+        ax.set_ylabel("test NDCG@5")
+        ax2 = ax.twinx()
+        band(ax2, g.level, g["diff"], g.diff_lo, g.diff_hi, f"Δ ({long_a.replace(' MART', '')} − {nb})",
+             color="tab:green", marker="^")
+        ax2.axhline(0, color="tab:green", lw=0.5, ls=":")
+        ax2.set_ylabel("Δ NDCG@5", color="tab:green")
+        lines = ax.get_lines()[:2] + ax2.get_lines()[:1]
+        ax.legend(lines, [ln.get_label() for ln in lines], fontsize=7, loc="best")
+        ax.set_title(f"{cfg.dataset}: {noise} noise ({trials} trials, 95% CI)", fontsize=9)
+        out.append(Figure(f"{figure}_{noise}{suffix}", fig))
+    return out
+
+
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), outputs: Outputs = FIGURE3) -> Report:
+    """The report of a noise-level run (``robustness``: :data:`FIGURE3`; ``clicks``:
+    :data:`FIGURE4`): one table and figure set per comparison (:func:`pairs_of`), one claims
+    check for all, and ``summary.json`` (every comparison's rows)."""
+    tables, figures, cl, lines, summary = [], [], [], [], {}
+    for a, b, suffix in pairs_of(cfg, set(df.model) if len(df) else set()):
+        names = (names_of(a, cfg), names_of(b, cfg))
+        res = analyse(df, a=a, b=b)
+        cl += claims(df, a=a, b=b, names=names)
+        if "clicks" in set(res.noise):
+            cl += level_claims(res, names)
+        t = pair_table(res, cfg, a, b, names, outputs.table + suffix)
+        tables.append(t)
+        figures += pair_figures(res, cfg, a, b, names, outputs.figure, suffix)
+        lines += [t.frame.to_string(index=False, float_format=lambda v: f"{v:.4f}"), ""]
+        summary[a + "-" + b] = res.to_dict(orient="records")
+    return Report(title=f"{outputs.title} ({cfg.dataset}, {cfg.library}, preset {cfg.preset})", tables=tables,
+                  figures=figures, claims=cl, deviations=list(deviations), choices=list(choices),
+                  missing=an.missing_notes(df, [NDCG5]), lines=lines, alpha=ALPHA,
+                  claims_caption=f"Claims check ({outputs.title})",
+                  json_files={"summary.json": {"table": summary.get("xendcg-lambdamart", []), "comparisons": summary}})

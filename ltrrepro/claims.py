@@ -1,0 +1,211 @@
+"""A paper's claim checked on a run: the :class:`Claim` value object, its verdict rule and its
+power, in one place (every paper's report builds its claims here; :class:`ltrrepro.report.Report`
+writes them).
+
+The verdict rule (:func:`verdict`): ``supported`` (expected direction, p < α),
+``contradicted`` (opposite direction, p < α); when p ≥ α, ``inconclusive (underpowered)`` if
+the run's power to detect the paper's effect is below :data:`POWER_TARGET`, else ``direction
+only`` (expected direction) or ``not supported``. A claim resting on a test that gives no
+p-value is ``inconclusive (<why>)`` (:func:`no_test_reason`). Power is that of the paired
+t-test over the run's trials at α, given the observed SD of the paired differences
+(:func:`ltrrepro.stats.paired_power`).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+from .stats import paired_power, trials_for_power
+
+__all__ = ["Claim", "verdict", "power_block", "no_test_reason", "undefined_reason", "label", "POWER_TARGET",
+           "UNDERPOWERED", "CLAIM_COLUMNS"]
+
+#: the power below which a non-significant result cannot tell "no effect" from "too few trials"
+POWER_TARGET = 0.8
+UNDERPOWERED = "inconclusive (underpowered)"
+NAN = float("nan")
+
+
+def verdict(diff: float, p: float, expected_sign: int, alpha: float = 0.01, power: float = NAN) -> str:
+    """``supported`` (right direction, p < α), ``contradicted`` (wrong direction, p < α);
+    when p ≥ α: ``inconclusive (underpowered)`` if the run's ``power`` to detect the paper's
+    effect is below 0.8, else ``direction only`` (right direction) or ``not supported``.
+    With no power (the paper gives no number to power against) the last two stand.
+
+    >>> verdict(0.01, 0.001, +1), verdict(0.01, 0.2, +1, power=0.3), verdict(-0.01, 0.2, +1, power=0.95)
+    ('supported', 'inconclusive (underpowered)', 'not supported')
+    """
+    sig = bool(np.isfinite(p) and p < alpha)
+    if not np.isfinite(diff) or diff == 0:
+        return UNDERPOWERED if np.isfinite(power) and power < POWER_TARGET else "not supported"
+    right = np.sign(diff) == expected_sign
+    if sig:
+        return "supported" if right else "contradicted"
+    if np.isfinite(power) and power < POWER_TARGET:
+        return UNDERPOWERED
+    return "direction only" if right else "not supported"
+
+
+def power_block(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
+    """A claim's power fields: the paper's effect (in the claim's units), the observed SD of
+    the paired differences, the power of a paired t-test over ``trials`` at ``alpha`` to
+    detect the paper's effect and the trials that would give 80%
+    (:func:`ltrrepro.stats.trials_for_power`). No paper effect (or no SD), no power (NaN).
+
+    >>> power_block(None, 0.01, 5)
+    {'paper_effect': nan, 'sd': 0.01, 'power': nan, 'trials_80': None}
+    """
+    eff = NAN if paper_effect is None else float(paper_effect)
+    sd = NAN if sd is None else float(sd)
+    ok = np.isfinite(eff) and eff != 0 and np.isfinite(sd) and sd > 0
+    return {"paper_effect": eff, "sd": sd,
+            "power": paired_power(abs(eff), sd, int(trials), alpha) if ok else NAN,
+            "trials_80": trials_for_power(abs(eff), sd, POWER_TARGET, alpha) if ok else None}
+
+
+def label(name: str) -> str:
+    """The short label of a canonical metric name, as tables and claims show it: ``NDCG@5``,
+    ``DCG@5``, ``ERR`` (other names, such as ``prec@10%``, as they are).
+
+    >>> label("ndcg@5[gain=exp2,norel=drop]"), label("prec@10%")
+    ('NDCG@5', 'prec@10%')
+    """
+    return name.split("[")[0].upper() if "[" in name else name
+
+
+def undefined_reason(metric: str, part: str = "test") -> str:
+    """Why ``metric`` (canonical name or label) has no value, in words: the metrics that drop a
+    query without a relevant document (``norel=drop``: NDCG, ERR, DCG) have none to average."""
+    base = metric.split("[")[0].split("@")[0].lower()
+    if "norel=drop" in metric or base in ("ndcg", "err", "dcg"):
+        return f"no query with a relevant document in the {part} parts"
+    if base == "prec":
+        return f"no preference pair in the {part} parts"
+    return f"{label(metric)} has no value in any trial"
+
+
+def no_test_reason(n: int, sd=None, metric: str | None = None, part: str = "test", on: str = "trial") -> str | None:
+    """Why a paired test over ``n`` defined pairs (SD of the differences ``sd``) gives no
+    p-value, in words; None when it does.
+
+    >>> no_test_reason(1), no_test_reason(4, 0.0), no_test_reason(4, 0.1)
+    ('one trial: no test', 'zero variance of the paired differences: no test', None)
+    """
+    if n == 0:
+        return undefined_reason(metric, part) if metric else f"no {on} with both results"
+    if n == 1:
+        return f"one {on}: no test"
+    if sd is None or not np.isfinite(sd) or sd <= 0:
+        return "zero variance of the paired differences: no test"
+    return None
+
+
+#: the columns of ``claims.{md,tex,csv}``, in order (``claims.json`` keeps every field)
+CLAIM_COLUMNS = ("claim", "value", "paper_effect", "p", "trials", "power", "trials_80", "verdict", "detail")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One paper claim checked on a run: the observed statistic ``value`` (defined in
+    ``detail``), its p-value over ``trials`` paired trials (or folds), the power block
+    (:func:`power_block`) and the ``verdict``. Build one with :meth:`check` (the verdict
+    rule) or :meth:`from_comparison` (a paired a − b test).
+
+    ``extra``: fields a claim carries beside the standard ones (Bruch's noise type and level,
+    the statistic's definition), written right after the claim's text. Further statistics (an
+    effect size, an adjusted p, ...) are added as optional fields defaulting to None: a None
+    field is left out of :meth:`to_dict`, so the files of claims without it do not change."""
+
+    text: str
+    value: float
+    p: float
+    trials: int
+    detail: str
+    verdict: str
+    paper_effect: float = NAN
+    sd: float = NAN
+    power: float = NAN
+    trials_80: int | None = None
+    extra: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+
+    #: the standard fields, in the order ``claims.json`` writes them (after ``claim`` and ``extra``)
+    _ORDER = ("value", "p", "trials", "paper_effect", "sd", "power", "trials_80", "detail", "verdict")
+
+    @classmethod
+    def check(cls, text: str, value: float, p: float, trials: int, detail: str, expected_sign: int = +1,
+              alpha: float = 0.01, verdict_text: str | None = None, paper_effect=None, sd=None,
+              missing: str | None = None, on: str = "trial", **extra) -> "Claim":
+        """The claim with its verdict: :func:`verdict` of ``value`` (expected sign
+        ``expected_sign``), ``p`` and the power against ``paper_effect`` (in the units of
+        ``value``, with ``sd`` the SD of the paired differences). ``verdict_text`` settles a
+        significant or well-powered result otherwise (a paper's magnitude, a count); an
+        underpowered non-significant one stays inconclusive. A claim resting on a test that
+        gives no p-value is ``inconclusive (<why>)``: ``missing`` says why, else
+        :func:`no_test_reason` of the ``trials`` (named ``on``).
+
+        >>> Claim.check("x", 0.01, 0.001, 20, "d").verdict
+        'supported'
+        >>> Claim.check("x", 0.01, float("nan"), 1, "d").verdict
+        'inconclusive (one trial: no test)'
+        """
+        pw = power_block(paper_effect, sd, trials, alpha)
+        if missing is None and verdict_text is None and not (np.isfinite(p) and np.isfinite(value)):
+            missing = no_test_reason(int(trials) if np.isfinite(value) else 0, sd, on=on) or "no p-value"
+        v = verdict(float(value), float(p), expected_sign, alpha, pw["power"])
+        if missing:
+            v = f"inconclusive ({missing})"
+        elif verdict_text is not None and not v.startswith("inconclusive"):
+            v = verdict_text
+        return cls(text=text, value=float(value), p=float(p), trials=int(trials), detail=detail, verdict=v,
+                   extra=extra, **pw)
+
+    @classmethod
+    def from_comparison(cls, text: str, c, names: tuple[str, str], metric: str, alpha: float = 0.01,
+                        expected_sign: int = +1, paper_effect=None) -> "Claim | None":
+        """The claim "a beats b on ``metric``" from a paired comparison ``c``
+        (:class:`ltrrepro.stats.Comparison` of a − b; None when there is none, then no claim);
+        ``paper_effect``: the paper's a − b, for the power."""
+        if c is None:
+            return None
+        a, b = names
+        missing = no_test_reason(c.n, c.std_diff, metric) if not np.isfinite(c.p) else None
+        detail = (f"{a} − {b} on {label(metric)}: no defined pair" if c.n == 0 else
+                  f"{a} − {b} on {label(metric)}: {c.diff:+.4f} (95% CI {c.ci_low:+.4f}..{c.ci_high:+.4f}), "
+                  f"W/T/L {c.wins}/{c.ties}/{c.losses}")
+        return cls.check(text, c.diff, c.p, c.n, detail, expected_sign, alpha, paper_effect=paper_effect,
+                         sd=c.std_diff, missing=missing)
+
+    @property
+    def tested(self) -> bool:
+        """The claim rests on a p-value."""
+        return bool(np.isfinite(self.p))
+
+    def replace(self, **changes) -> "Claim":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        """The claim as ``claims.json`` stores it: ``claim`` (the text), the ``extra`` fields,
+        the standard fields, then any further field that is set (not None)."""
+        out = {"claim": self.text, **self.extra, **{k: getattr(self, k) for k in self._ORDER}}
+        for f in dataclasses.fields(self):
+            if f.name not in out and f.name not in ("text", "extra") and getattr(self, f.name) is not None:
+                out[f.name] = getattr(self, f.name)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "Claim":
+        """A claim read back from ``claims.json`` (keys it does not know go to ``extra``)."""
+        names = {f.name for f in dataclasses.fields(cls)} - {"text", "extra"}
+        known = {k: v for k, v in d.items() if k in names}
+        extra = {k: v for k, v in d.items() if k not in names and k != "claim"}
+        for k in ("value", "p", "paper_effect", "sd", "power"):
+            if k in known:
+                known[k] = NAN if known[k] is None else float(known[k])
+        return cls(text=d["claim"], extra=extra, **known)
