@@ -198,3 +198,15 @@ def test_a_report_is_a_function_of_frame_and_config():
     assert [t.name for t in rep.tables] == ["table1", "timings", "table1_tests"] and len(rep.claims) == 6
     assert rep.text.startswith("Bruch Table 1 (synthetic-web30k, lightgbm, preset fast)")
     assert "Deviations from the paper: d1" in rep.text and not rep.files           # nothing written
+
+
+def test_xia_time_claims_only_for_the_papers_systems():
+    """OLE's time overhead is checked against the paper's ratio (≈1.3x LambdaMART, ≈1.0x McRank);
+    a system the paper does not report (a plug-in arm) gets no such claim."""
+    from experiments.xia import report as xr
+
+    times = pd.DataFrame([{"system": "lambdamart", "SE s": 1.0, "OLE s": 1.5, "OLE / SE": 1.5},
+                          {"system": "mcrank", "SE s": 1.0, "OLE s": 2.0, "OLE / SE": 2.0},
+                          {"system": "plugin_losses.Squared@scale=0.5", "SE s": 1.0, "OLE s": 1.0, "OLE / SE": 1.0}])
+    cl = xr.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), times, None, 3)
+    assert [(c.text.split(":")[0], c.verdict) for c in cl] == [("lambdamart", "supported"), ("mcrank", "not supported")]
