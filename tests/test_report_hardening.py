@@ -14,7 +14,7 @@ from experiments.analysis import canonical
 from experiments.cli import USER_ERRORS, UsageError
 from experiments.report import rebuild
 from experiments.zheng2007.protocol import DCG5
-from ltrrepro import study
+import experiments as study
 from ltrrepro.report import file_stem
 from ltrrepro.store import ResultStore, StoreError
 
@@ -194,7 +194,7 @@ def test_a_report_takes_away_the_tables_and_figures_of_an_earlier_one(tmp_path):
 @pytest.mark.parametrize("params", [{"bogus": 1}, {"trials": 0}])
 def test_study_run_raises_a_usage_error_not_system_exit(tmp_path, params):
     with pytest.raises(UsageError, match="trials|bogus"):
-        study.run("quality", tmp_path / "out", **params)
+        study.run("quality", out=tmp_path / "out", **params)
 
 
 def test_study_load_refuses_a_missing_or_damaged_directory(tmp_path):

@@ -13,7 +13,16 @@ __all__ = ["check_settings"]
 def check_settings(cfg) -> None:
     """Noise types and levels as the experiment's flags allow them (a stored manifest gets
     the same checks as the command line): robustness takes documents and/or labels at
-    finite levels >= 0 (labels <= 100), clicks click probabilities in [0, 1]."""
+    finite levels >= 0 (labels <= 100), clicks click probabilities in [0, 1]; the label-noise
+    distribution ``noise_probs`` and the click probabilities ``click_probs`` (a manifest may
+    set them) are probabilities, the first summing to 1."""
+    probs = {"noise_probs": tuple(cfg.noise_probs), "click_probs": tuple(cfg.click_probs)}
+    for name, p in probs.items():
+        if len(p) < 2 or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1 for v in p):
+            raise UsageError(f"{name} must be two or more probabilities in [0, 1] (one per grade), got {list(p)}")
+    if not math.isclose(sum(probs["noise_probs"]), 1.0, abs_tol=1e-9):
+        raise UsageError(f"noise_probs (label noise: the probability of each grade) must sum to 1, got "
+                         f"{sum(probs['noise_probs']):g}")
     if cfg.experiment not in ("robustness", "clicks"):
         return
     allowed = ("documents", "labels") if cfg.experiment == "robustness" else ("clicks",)

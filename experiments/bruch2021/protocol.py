@@ -22,15 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from experiments.analysis import canonical
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 from experiments.bruch2021.checks import check_settings
 from experiments.config import RunConfig
 from ltrrepro.fit import SYSTEMS, system_for
 from ltrrepro.fit.plugins import describe, is_plugin_spec, load_plugin, plugin_key, split_models
-from ltrrepro.fit.ranking import RankingTrainer
+from ltrrepro.fit.ranking import RankingOptions, RankingTrainer
 from ltrrepro.metrics import evaluate
 from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
-from ltrrepro.presets import PRESETS, preset
+from ltrrepro.fit.boosting import PRESETS, preset
 from ltrrepro.runner import DataRef
 from ltrrepro.splits import trial_split
 
@@ -75,7 +75,7 @@ class BruchConfig(RunConfig):
     impressions: int = 10
     click_model: str = "cascade"
     eta: float = 1.0
-    device: str = "cpu"
+    device: str = RankingOptions.device
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...)
     baseline: str = "lambdamart"
     click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
@@ -202,7 +202,7 @@ def transform_train(unit, train, cfg):
         train = add_negatives(train, float(unit.settings["level"]), rng)
         return train, {"added_negatives": train.meta["added_negatives"]}
     if noise == "labels":
-        train = label_noise(train, float(unit.settings["level"]), rng)
+        train = label_noise(train, float(unit.settings["level"]), rng, probs=cfg.noise_probs)
         return train, {"relabelled": train.meta["relabelled"]}
     if noise == "clicks":
         train = _clicks(train, unit.settings["level"], rng.spawn(2)[0], cfg)
@@ -270,7 +270,7 @@ def unit_fn(unit, ctx):
 def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_queries: int,
                      default_models=(), real_trials: int | None = None, **fields) -> BruchConfig:
     """The :class:`BruchConfig` of a command line (defaults settled here, checked by the config)."""
-    from experiments.cli import parse_names
+    from experiments.config import parse_names
 
     synthetic = args.dataset.startswith("synthetic")
     trials = args.trials or (synthetic_trials if synthetic else real_trials or PAPER_TRIALS.get(experiment, 100))
