@@ -27,7 +27,7 @@ def canonical(name: str) -> str:
 
 def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
     """One row per stored unit, in the store's order: its trial (named ``pair_on``: folds are
-    trials too), model, setting columns, metric means (canonical names), the fit's scalars and
+    trials too), model, its system's ``family`` and ``variant`` (:func:`identity`), setting columns, metric means (canonical names), the fit's scalars and
     the timings; with ``fields``, those record fields as they are (curves, sizes: a column of
     lists or dicts; None where a record has none), with ``arrays``, those stored per-query
     arrays (``test:<metric>``, a column of numpy arrays). Everything a report reads of a run
@@ -36,7 +36,7 @@ def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
     for r in store.records():
         u = r["unit"]
         fit = r.get("fit", {})
-        row = {pair_on: u["trial"], "model": u["model"], **u["setting"], **r["means"],
+        row = {pair_on: u["trial"], "model": u["model"], **identity(r), **u["setting"], **r["means"],
                **{k: v for k, v in fit.items() if np.isscalar(v) or v is None},
                "train_s": np.nan, **{k: v for k, v in r.get("timings", {}).items() if k != "unit_s"}}
         row.update({f: r.get(f) for f in fields})
@@ -45,6 +45,32 @@ def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
             row.update({a: stored[a] for a in arrays})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def identity(record: dict) -> dict:
+    """``family`` and ``variant`` of a record's system (:class:`ltrrepro.fit.System`): as the
+    unit stored them (``record["system"]``), else from the registered system of its model
+    (records written before the identity was stored); a model neither knows is its own family."""
+    stored = record.get("system")
+    if isinstance(stored, dict) and "family" in stored:
+        return {"family": stored["family"], "variant": stored.get("variant", "")}
+    from ltrrepro.fit import SYSTEMS
+
+    model = record["unit"]["model"]
+    system = SYSTEMS.get(model)
+    return {"family": system.family, "variant": system.variant} if system else {"family": model, "variant": ""}
+
+
+def plugin_label(spec: str) -> str:
+    """A plug-in's name in tables, ``Name(k=v)``, from its spec (nothing is imported).
+
+    >>> plugin_label("mylosses:Focal(gamma=2)")
+    'Focal(gamma=2)'
+    """
+    from ltrrepro.fit.plugins import parse_spec
+
+    _, name, kwargs = parse_spec(spec)
+    return name + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else "")
 
 
 def stored_config(store, config_cls):

@@ -260,6 +260,7 @@ def unit_fn(unit, ctx):
     record = {"means": {m: r.mean for m, r in res.items()}, "n_dropped": max(r.n_dropped for r in res.values()),
               "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
               "valid_curve": fitted.valid_curve, "timings": {"train_s": fitted.train_s}, "sizes": fitted.info,
+              "system": {"family": system.family, "variant": system.variant},
               "library": system.resolve_library(cfg.library), "params": fitted.params, "transform": {**info, **vinfo},
               "log": f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}"}
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}

@@ -167,7 +167,8 @@ def fold_parts(unit, ctx):
 def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     train, test = fold_parts(unit, ctx)
-    trainer = cfg.system(unit.model).trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"],
+    system = cfg.system(unit.model)
+    trainer = system.trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"],
                                           growth=cfg.growth, leaf_rule=cfg.leaf_rule)
     trainer.add_train(train)
     fitted = trainer.fit()
@@ -179,6 +180,7 @@ def unit_fn(unit, ctx):
             curves[m].append(float(np.nanmean(r.per_query)))
     means = {m: float(np.nanmean(r.per_query)) for m, r in final.items()}
     rec = {"means": means, "fit": {"train_loss": fitted.train_loss, "n_trees": fitted.n_rounds},
+           "system": {"family": system.family, "variant": system.variant},
            "curve_points": points, "curves": curves,
            "timings": {"train_s": fitted.train_s, "boost_s": fitted.info["boost_s"], "tree_s": fitted.info["tree_s"]},
            "info": {**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},

@@ -13,9 +13,11 @@ from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TE
                                    paper_counts, paper_differences, paper_table)
 from experiments.xia.protocol import METRICS, PRINCIPLES, XiaConfig
 from ltrrepro.claims import Claim
-from ltrrepro.report import Figure, Report, Table
+from experiments.xia.figure import figure
+from ltrrepro.report import Report, Table
 from ltrrepro.stats import paired_test
 
+#: the paper's systems and their principles; a plug-in arm's family joins them (:func:`systems`)
 SYSTEMS = PRINCIPLES
 METRIC_LABELS = {m: an.label(m) for m in METRICS}
 ALPHA = 0.01
@@ -24,15 +26,26 @@ FIELDS = ("curve_points", "curves")
 
 
 def frame(store) -> pd.DataFrame:
-    """The analysis frame by fold, with the system and principle of each model and its curves."""
+    """The analysis frame by fold, with the system (its ``family``) and principle (its
+    ``variant``) of each model and its curves."""
     df = an.frame(store, pair_on="fold", fields=FIELDS)
     if len(df):
-        df["system"] = [m.split("-")[0] for m in df.model]
-        df["principle"] = [m.split("-")[1] for m in df.model]
+        df["system"] = df.family
+        df["principle"] = df.variant
         df["leaves"] = df.leaves.astype(int)
         df["lr"] = df.lr.astype(float)
         df["loss"] = df.train_loss
     return df
+
+
+def systems(df) -> dict:
+    """System -> its principles, in table order: the paper's (McRank, LambdaMART), then each
+    plug-in family of the run with the principles it ran under."""
+    out = dict(SYSTEMS)
+    for fam in sorted(set(df.system) - set(SYSTEMS)) if len(df) else ():
+        ran = set(df[df.system == fam].principle)
+        out[fam] = tuple(p for p in ("se", "ole", "rwse") if p in ran)
+    return out
 
 
 def _pair(df, system, leaves, lr, metric, a="ole", b="se"):
@@ -50,11 +63,12 @@ def _grid(df):
     return sorted(int(v) for v in df.leaves.unique()), sorted(float(v) for v in df.lr.unique())
 
 
-def _fold_means(df, system, columns, relative=False):
-    """Per fold, the mean over configurations (and ``columns``) of OLE's and SE's values — one
-    independent pair per fold for the claims' t-tests. ``relative``: OLE/SE − 1 against 0."""
+def _fold_means(df, system, columns, relative=False, principle="ole"):
+    """Per fold, the mean over configurations (and ``columns``) of OLE's (``principle``'s) and
+    SE's values — one independent pair per fold for the claims' t-tests. ``relative``: OLE/SE − 1
+    against 0."""
     g = df[df.system == system]
-    ole = g[g.principle == "ole"].set_index(["fold", "leaves", "lr"])[columns]
+    ole = g[g.principle == principle].set_index(["fold", "leaves", "lr"])[columns]
     se = g[g.principle == "se"].set_index(["fold", "leaves", "lr"])[columns]
     idx = ole.index.intersection(se.index)
     ole, se = ole.loc[idx], se.loc[idx]
@@ -70,7 +84,7 @@ def tables(df, dataset):
     key, paper = paper_table(dataset)
     rows, diffs, losses = [], [], []
     leaves_grid, rates = _grid(df)
-    for system, principles in SYSTEMS.items():
+    for system, principles in systems(df).items():
         for leaves in leaves_grid:
             for lr in rates:
                 g = df[(df.system == system) & (df.leaves == leaves) & (df.lr == lr)]
@@ -118,41 +132,6 @@ def _paper_layout(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def figure(df, system, cfg, rates) -> Figure | None:
-    """Figure 2 for ``system``: OLE − SE (×100) of each metric against the rounds, one panel per
-    learning rate, the mean over the (fold, leaf count) pairs both finished; None without a pair."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(rates), figsize=(3.7 * len(rates), 3.4), sharey=True, squeeze=False)
-    axes = axes[0]
-    have = False
-    rows = df[(df.system == system) & df.principle.isin(("se", "ole"))] if len(df) else df
-    for ax, lr in zip(axes, rates):
-        by = {}
-        for _, r in rows[rows.lr == lr].iterrows() if len(rows) else ():
-            by.setdefault((r.fold, r.leaves), {})[r.principle] = r
-        pairs = [v for v in by.values() if len(v) == 2]
-        for m in METRICS if pairs else ():
-            pts = np.asarray(pairs[0]["ole"].curve_points)
-            d = np.mean([100 * (np.asarray(v["ole"].curves[m]) - np.asarray(v["se"].curves[m])) for v in pairs], 0)
-            ax.plot(pts, d, label=METRIC_LABELS[m])
-            have = True
-        ax.axhline(0, color="k", lw=0.6)
-        ax.set_title(f"{system}, learning rate {lr:g}", fontsize=9)
-        ax.set_xlabel("iterations")
-    axes[0].set_ylabel("OLE − SE (absolute %)")
-    if have:
-        axes[0].legend(fontsize=7)
-    fig.suptitle(f"Figure 2 ({cfg.dataset}): OLE − SE on the test folds, mean over folds and leaf counts",
-                 fontsize=9)
-    if not have:
-        plt.close(fig)
-        return None
-    return Figure(f"fig2_{system}", fig)
-
-
 def _loss_verdict(value: float, p: float) -> str | None:
     """A significant loss reduction is ``supported`` only within the paper's 0.32%–1%
     magnitude; outside it the verdict says which way the magnitude differs."""
@@ -171,7 +150,10 @@ def claims(df, diffs, losses, times, key, folds) -> list[Claim]:
     paper's mean OLE − SE); OLE's final loss is 0.32%–1% lower (magnitude checked); OLE's
     time overhead (≈30% for LambdaMART, none for McRank)."""
     cl = []
-    for system in SYSTEMS:
+    for system, principles in systems(df).items():
+        if system not in SYSTEMS:                   # a plug-in arm: no paper number
+            cl += _extension_claims(df, system, principles, folds)
+            continue
         d = diffs[(diffs.system == system)] if len(diffs) else diffs
         if len(d):
             n = len(d)
@@ -227,6 +209,28 @@ def claims(df, diffs, losses, times, key, folds) -> list[Claim]:
     return cl
 
 
+def _extension_claims(df, system, principles, folds) -> list[Claim]:
+    """A plug-in's arms against its SE arm: each other principle beats SE on the test metrics
+    (a paired t-test over folds of the mean over configurations and metrics, as the paper's
+    claim; no paper number, so no power)."""
+    out = []
+    for principle in principles:
+        if principle == "se" or "se" not in principles:
+            continue
+        a_f, b_f = _fold_means(df, system, list(METRICS), principle=principle)
+        per_fold = 100 * (a_f - b_f)
+        per_fold = per_fold[np.isfinite(per_fold)]
+        c = an.finite_test(a_f, b_f) if len(per_fold) > 1 else None
+        missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
+                   if not (c and np.isfinite(c.p)) else None)
+        value = float(per_fold.mean()) if len(per_fold) else float("nan")
+        out.append(Claim.check(
+            f"{system}: {principle.upper()} beats SE (extension: a plug-in loss; no paper number)", value,
+            c.p if c else np.nan, folds, f"mean {principle.upper()} − SE {value:+.3f} points over the folds (mean over "
+            f"configurations and metrics); p: paired t-test over the folds", missing=missing))
+    return out
+
+
 def time_table(df) -> tuple[pd.DataFrame, str]:
     """Mean seconds per system and principle and OLE / SE; the seconds of the boosting rounds
     (``boost_s``) where every record has them, else of the whole training (``train_s``)."""
@@ -253,7 +257,7 @@ def build(df, cfg, deviations=(), choices=()) -> Report:
                   "No paper table: the paper reports Yahoo Set 1 and MSLR-WEB10K only.")
     times, tcol = time_table(df)
     rates = _grid(df)[1]
-    figures = [f for f in (figure(df, system, cfg, rates) for system in SYSTEMS) if f is not None]
+    figures = [f for f in (figure(df, system, cfg, rates) for system in systems(df)) if f is not None]
     out = [Table("table_se_ole", table, caption=f"SE vs OLE ({cfg.dataset})", digits=2, shown=_paper_layout(table),
                  legend=f"Test metrics ×100 at the last round, mean over {folds} fold(s) ({cfg.dataset}); "
                         f"{paper_note} {learner}", notes=True, legend_end=" Cells: SE/OLE, as the paper's tables."),

@@ -234,6 +234,7 @@ def unit_fn(unit, ctx):
     record = {"means": {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
               "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
               "curve_points": points, "test_curve_dcg5": curve, "timings": {"train_s": fitted.train_s},
-              "info": {"sizes": sizes, **fitted.info}, "library": system.resolve_library(cfg.library),
+              "info": {"sizes": sizes, **fitted.info}, "system": {"family": system.family, "variant": system.variant},
+              "library": system.resolve_library(cfg.library),
               "log": f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}"}
     return record, {}

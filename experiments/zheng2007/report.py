@@ -30,9 +30,23 @@ def frame(store) -> pd.DataFrame:
     return df
 
 
-def precision_table(df: pd.DataFrame) -> pd.DataFrame:
+def run_label(run: str, cfg) -> str:
+    """A run's name in tables: the paper's (``GBT(L2)``), or a plug-in's ``Name(k=v)(L2)``."""
+    if run in LABELS:
+        return LABELS[run]
+    specs = dict(cfg.plugins)
+    key, _, train = run.rpartition("_")
+    return f"{an.plugin_label(specs[key])}({train})" if key in specs else run
+
+
+def plugin_runs(cfg) -> list[str]:
+    """The runs of the configuration's plug-in objectives (``<key>_L2``), in its order."""
+    return [r for r, (system, _) in cfg.run_table().items() if system in dict(cfg.plugins)]
+
+
+def precision_table(df: pd.DataFrame, cfg) -> pd.DataFrame:
     """Table 1: precision at K% of QBRank(P2), GBT(L2), RankSVM(P2), their paired tests, and
-    the paper's numbers."""
+    the paper's numbers; a plug-in's run in a column after them."""
     rows = []
     for k in PERCENTS:
         m = f"prec@{k}%"
@@ -43,18 +57,20 @@ def precision_table(df: pd.DataFrame) -> pd.DataFrame:
         row["p(QB vs GBT)"] = c1.p if c1 else float("nan")
         row["p(GBT vs SVM)"] = c2.p if c2 else float("nan")
         row["paper QBRank"], row["paper GBT"], row["paper RankSVM"] = PAPER_TABLE1[k]
+        for run in plugin_runs(cfg):
+            row[run_label(run, cfg)] = float(df[df.model == run][m].mean()) if (df.model == run).any() else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def dcg_table(df: pd.DataFrame) -> pd.DataFrame:
+def dcg_table(df: pd.DataFrame, cfg) -> pd.DataFrame:
     """DCG-5 on L3 at the last iteration per run: mean and CI half-width over trials."""
     rows = []
-    for key in MODELS:
+    for key in (*MODELS, *plugin_runs(cfg)):
         g = df[df.model == key]
         if len(g):
             s = an.summary(g[DCG5].values)              # the trials where it is defined
-            rows.append({"run": LABELS[key], "trials": s.n, "DCG-5": s.mean, "± (95% CI)": (s.ci_high - s.ci_low) / 2})
+            rows.append({"run": run_label(key, cfg), "trials": s.n, "DCG-5": s.mean, "± (95% CI)": (s.ci_high - s.ci_low) / 2})
     return pd.DataFrame(rows)
 
 
@@ -85,7 +101,7 @@ def figure(df: pd.DataFrame, cfg, trials: int) -> Figure:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.8))
-    for key in MODELS[:-1]:
+    for key in (*MODELS[:-1], *plugin_runs(cfg)):         # the tree runs (RankSVM: a line)
         cs = df[(df.model == key) & df.test_curve_dcg5.map(bool)] if len(df) else df
         if not len(cs):
             continue
@@ -93,7 +109,7 @@ def figure(df: pd.DataFrame, cfg, trials: int) -> Figure:
         arr = np.array(list(cs.test_curve_dcg5))
         mean = arr.mean(0)
         half = 1.96 * arr.std(0, ddof=1) / np.sqrt(len(cs)) if len(cs) > 1 else np.zeros_like(mean)
-        band(ax, pts, mean, mean - half, mean + half, LABELS[key], marker=None)
+        band(ax, pts, mean, mean - half, mean + half, run_label(key, cfg), marker=None)
     svm = df[df.model == "ranksvm_P2"][DCG5] if len(df) else []
     if len(svm):
         ax.axhline(svm.mean(), color="k", ls="--", lw=1, label="RankSVM(P2)")
@@ -104,14 +120,15 @@ def figure(df: pd.DataFrame, cfg, trials: int) -> Figure:
     return Figure("fig1_dcg_iterations", fig)
 
 
-def claims(df: pd.DataFrame) -> list[Claim]:
+def claims(df: pd.DataFrame, cfg) -> list[Claim]:
     """Table 1's order (QBRank ≥ GBT > RankSVM at 10% and 100%, powered against the paper's
-    differences), adding L1 helps, QBRank(P2) beats GBT(L2), QBRank(P2 ∪ L1) is best (DCG-5)."""
+    differences), adding L1 helps, QBRank(P2) beats GBT(L2), QBRank(P2 ∪ L1) is best (DCG-5);
+    a plug-in's run against GBT(L2), trained on the same judgments (an extension)."""
     out = []
 
     def claim(text, metric, a, b, paper_effect=None):
-        c = Claim.from_comparison(text, an.compare(df, metric, a, b), (LABELS[a], LABELS[b]), metric, ALPHA,
-                                  paper_effect=paper_effect)
+        c = Claim.from_comparison(text, an.compare(df, metric, a, b), (run_label(a, cfg), run_label(b, cfg)),
+                                  metric, ALPHA, paper_effect=paper_effect)
         if c is not None:
             out.append(c)
 
@@ -124,6 +141,9 @@ def claims(df: pd.DataFrame) -> list[Claim]:
     claim("QBRank(P2) beats GBT(L2) trained on the same judgments (DCG-5)", DCG5, "qbrank_P2", "gbt_L2")
     for other in ("qbrank_P2", "gbt_L1L2", "gbt_L2", "gbt_L1", "ranksvm_P2"):
         claim(f"QBRank(P2∪L1) best on DCG-5: beats {LABELS[other]}", DCG5, "qbrank_P2L1", other)
+    for run in plugin_runs(cfg):
+        claim(f"{run_label(run, cfg)} beats GBT(L2) trained on the same judgments (DCG-5; extension, no paper "
+              f"number)", DCG5, run, "gbt_L2")
     return out
 
 
@@ -132,7 +152,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
     choices stored with it, to which :func:`run_deviations` adds."""
     trials = int(df.groupby("model").size().max()) if len(df) else 0
     sizes = sizes_of(df)
-    table, dcg = precision_table(df), dcg_table(df)
+    table, dcg = precision_table(df, cfg), dcg_table(df, cfg)
     fmt = lambda v: f"{v:.4f}"  # noqa: E731
     return Report(
         title=f"Zheng et al. Table 1 — precision at K% on P3 ({cfg.dataset}, {cfg.library})",
@@ -143,7 +163,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
                 Table("dcg5", dcg, caption="DCG-5 on L3 at the last iteration", pm_cols={"DCG-5": "± (95% CI)"},
                       legend=f"Mean ± half-width of the 95% CI over trials. Gain 2^g − 1 (the paper gives none); "
                              f"RankSVM DCG-5 in the paper: {PAPER_RANKSVM_DCG5:g} (different data and gains).")],
-        figures=[figure(df, cfg, trials)], claims=claims(df),
+        figures=[figure(df, cfg, trials)], claims=claims(df, cfg),
         deviations=[*deviations, *run_deviations(trials, sizes)], choices=list(choices),
         missing=an.missing_notes(df, [f"prec@{k}%" for k in PERCENTS] + [DCG5]),
         lines=[table.to_string(index=False, float_format=fmt), "", dcg.to_string(index=False, float_format=fmt),
