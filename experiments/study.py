@@ -267,12 +267,3 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
         print(f"{experiment}: {summary.n_done} unit(s) run, {summary.n_skipped} resumed, "
               f"{len(summary.failed)} failed; {wall:.1f} s; results in {store.root}", file=sys.stderr)
     return summary.exit_code
-
-
-# ---- transitional: the Bruch study modules' old main() functions import these until they are removed
-def config_or_manifest(*args, **kwargs):  # pragma: no cover
-    raise RuntimeError("superseded by experiments.cli.parse_command")
-
-
-def execute(*args, **kwargs):  # pragma: no cover
-    raise RuntimeError("superseded by experiments.study.run")

@@ -110,18 +110,21 @@ def test_every_bruch_field_reaches_the_run(tmp_path):
 
 
 def test_every_zheng_field_reaches_the_run(tmp_path):
-    base = ZhengConfig(experiment="qbrank", queries=80, trials=1, rounds=2, every=1, models=("gbt", "qbrank"),
+    base = ZhengConfig(experiment="qbrank", queries=80, trials=1, rounds=2, every=1, models=("qbrank",),
                        grid=((0.1, 4),), qbrank_params="paper", leaves=4)
     _check(base, {"dataset": "synthetic-web30k", "queries": 90, "trials": 2, "seed": 1, "library": "xgboost",
-                  "models": ("gbt",), "rounds": 3, "every": 2, "w": 0.9, "eta": 0.3, "leaves": 3,
-                  "grid": ((0.3, 3),), "qbrank_params": "gbt-tuned", "tied_pairs": "contradicting"}, tmp_path,
-           elsewhere={"c_grid", "max_pairs"})
-    # RankSVM's settings, on a RankSVM run (136 features, a few hundred pairs: about a second a unit)
+                  "models": ("qbrank", "gbt"), "rounds": 3, "every": 2, "w": 0.9, "eta": 0.3, "leaves": 3,
+                  "qbrank_params": "gbt-tuned", "tied_pairs": "contradicting"}, tmp_path,
+           elsewhere={"grid", "c_grid", "max_pairs", "plugins"})       # plugins: tests/test_plugin_arms.py
+    # GBT's grid, on GBT's runs; RankSVM's settings, on a RankSVM run (136 features, a few hundred pairs)
+    gbt = dataclasses.replace(base, models=("gbt",))
+    same = ["grid"] if fingerprint(dataclasses.replace(gbt, grid=((0.3, 3),)), tmp_path / "g") == \
+        fingerprint(gbt, tmp_path / "gbt") else []
     svm = dataclasses.replace(base, dataset="synthetic-web30k", queries=40, models=("ranksvm",), c_grid=(0.1,),
                               max_pairs=300)
     ref = fingerprint(svm, tmp_path / "svm")
-    same = [k for k, v in {"c_grid": (100.0,), "max_pairs": 100}.items()
-            if fingerprint(dataclasses.replace(svm, **{k: v}), tmp_path / k) == ref]
+    same += [k for k, v in {"c_grid": (100.0,), "max_pairs": 100}.items()
+             if fingerprint(dataclasses.replace(svm, **{k: v}), tmp_path / k) == ref]
     assert same == [], f"ZhengConfig: changing {same} changes no unit, data or record"
 
 
@@ -131,7 +134,7 @@ def test_every_xia_field_reaches_the_run(tmp_path):
     _check(base, {"dataset": "synthetic-yahoo", "queries": 45, "trials": 2, "seed": 1,
                   "models": ("lambdamart-ole",), "rounds": (("mcrank", 2), ("lambdamart", 3)), "every": 2,
                   "leaves": (3,), "rates": (0.2,), "max_bin": 7, "min_data_in_leaf": 5, "growth": "best-first",
-                  "leaf_rule": "exact"}, tmp_path)
+                  "leaf_rule": "exact"}, tmp_path, elsewhere={"plugins"})  # plugins: tests/test_plugin_arms.py
 
 
 def test_every_jensen_field_reaches_the_run(tmp_path):

@@ -1,6 +1,6 @@
-"""Bruch Figure 1: the effect of γ on the Jensen gap of XE_NDCG's bound.
-
-    python -m experiments.jensen_gap [--lists 10] [--draws 1000] [--docs 100] [--probs .5,.25,.15,.07,.03]
+"""Bruch Figure 1's protocol (``python -m experiments.jensen_gap``): the effect of γ on the
+Jensen gap of XE_NDCG's bound — its configuration, the gap and the unit (the report is
+:mod:`.report.figure1`, the study's record in :mod:`.studies`).
 
 Each simulated training example has m documents with scores drawn from U[0, 1] and labels
 0–4 drawn with decreasing probabilities (the paper gives none: ``--probs``, recorded). For
@@ -11,18 +11,12 @@ seeded generator), so the figure can be rebuilt from stored results.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from experiments import analysis as an
-from experiments.bruch2021.report import figure1
-from experiments.cli import UsageError, cli, make_parser, positive_int
 from experiments.config import RunConfig
-from experiments.study import config_or_manifest, execute
-from ltrrepro.report import Report
-from ltrrepro.runner import Unit
+from experiments.errors import UsageError
 
 EXPERIMENT = "jensen_gap"
 
@@ -46,6 +40,8 @@ class JensenConfig(RunConfig):
     probs: tuple = (0.5, 0.25, 0.15, 0.07, 0.03)
 
     def __post_init__(self):
+        if self.dataset != "simulated":
+            raise UsageError(f"Figure 1 simulates its own lists: dataset must be 'simulated', got {self.dataset!r}")
         super().__post_init__()
         if self.draws < 1 or self.docs < 1:
             raise UsageError("--draws and --docs must be >= 1")
@@ -70,38 +66,3 @@ def unit_fn(unit, ctx):
            "gap_gamma0": gap0, "label_counts": np.bincount(labels, minlength=probs.size).tolist(),
            "log": f"gap {gaps.mean():.2e} [{gaps.min():.2e}, {gaps.max():.2e}]"}
     return rec, {"gaps": gaps, "scores": scores, "labels": labels}
-
-
-def report(store) -> Report:
-    """Figure 1 of the run in ``store`` (:func:`experiments.bruch2021.report.figure1.build`), written."""
-    cfg, deviations, choices = an.stored_config(store, JensenConfig)
-    df = an.frame(store, fields=figure1.FIELDS, arrays=figure1.ARRAYS)
-    return figure1.build(df, cfg, deviations, choices).write(store.root)
-
-
-@cli
-def main(argv=None) -> int:
-    ap = make_parser(__doc__)
-    ap.add_argument("--lists", type=positive_int, default=10, help="simulated training examples (default 10)")
-    ap.add_argument("--draws", type=positive_int, default=1000, help="draws of γ per example (default 1000)")
-    ap.add_argument("--docs", type=positive_int, default=100, help="documents per example (default 100)")
-    ap.add_argument("--probs", default="0.5,0.25,0.15,0.07,0.03", help="label probabilities 0..4")
-    args = ap.parse_args(argv)
-
-    def build(a):
-        try:
-            probs = tuple(float(x) for x in a.probs.split(","))
-        except ValueError:
-            raise UsageError(f"--probs must be comma-separated numbers, got {a.probs!r}") from None
-        return JensenConfig(experiment=EXPERIMENT, trials=a.lists, seed=a.seed, draws=a.draws, docs=a.docs,
-                            probs=probs)
-
-    cfg = config_or_manifest(args, argv, build, JensenConfig, EXPERIMENT)
-    if args.out is None:
-        args.out = "runs/jensen_gap"
-    units = [Unit(EXPERIMENT, "simulated", i, "list", seed=cfg.seed) for i in range(cfg.trials)]
-    return execute(cfg, args, units, unit_fn, report, data=False)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,13 @@
 """Bruch (2021)'s five studies as :class:`~experiments.registry.Experiment` records: their
-flags, configurations and units (the unit itself is :func:`.protocol.unit_fn`; the reports
-are the study modules' ``report``)."""
+flags, configurations, units and reports (the unit itself is :func:`.protocol.unit_fn`, Figure
+1's :func:`.jensen_gap.unit_fn`; the reports are the pure functions of :mod:`.report`, given
+the run's frame and stored configuration)."""
 from __future__ import annotations
 
-from experiments.bruch2021 import clicks, convergence, jensen_gap, quality, robustness
+from experiments import analysis as an
+from experiments.bruch2021 import jensen_gap
 from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
+from experiments.bruch2021.report import figure1, figure2, noise, table1
 from experiments.cli import parse_levels, positive_int
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
@@ -13,9 +16,18 @@ from ltrrepro.runner import Unit
 PAPER = "bruch2021"
 #: the shared flags of the studies that train ranking models
 RANKING_FLAGS = ("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device")
-PAPER_MODELS = ("listnet", "lambdamart", "xendcg")
-BASELINES = ("lgb_rank_xendcg", "xgb_rank_ndcg")
-NOISE_MODELS = ("lambdamart", "xendcg")
+PAPER_MODELS, BASELINES = table1.PAPER_MODELS, table1.BASELINES
+NOISE_MODELS = figure2.MODELS                         # λMART and XE_NDCG MART
+
+
+def _report(build, config_cls=BruchConfig, *extra, **frame_args):
+    """A study's ``report(store)``: ``build(frame, config, deviations, choices, *extra)`` of the
+    stored run, written under the store."""
+    def report(store):
+        cfg, deviations, choices = an.stored_config(store, config_cls)
+        return build(an.frame(store, **frame_args), cfg, deviations, choices, *extra).write(store.root)
+    report.__doc__ = f"The report of the run in ``store`` ({build.__module__}.build), written."
+    return report
 
 
 def _units(cfg: BruchConfig, settings, models=None) -> list[Unit]:
@@ -44,7 +56,7 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
     from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
                                          default_models=(*PAPER_MODELS, *BASELINES)),
     units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
-    unit_fn=unit_fn, report=quality.report, size_of=train_size))
+    unit_fn=unit_fn, report=_report(table1.build, arrays=table1.ARRAYS), size_of=train_size))
 
 
 # ------------------------------------------------------------------------ Figure 2: convergence
@@ -64,7 +76,7 @@ Claim checked: XE_NDCG's lead is larger when the ensemble is small — the per-t
     from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
                                          real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
     units=lambda cfg: _units(cfg, [(("noise", "none"),)], NOISE_MODELS),
-    unit_fn=unit_fn, report=convergence.report, size_of=train_size))
+    unit_fn=unit_fn, report=_report(figure2.build, fields=figure2.FIELDS), size_of=train_size))
 
 
 # ------------------------------------------------------------------------ Figure 3: robustness
@@ -107,7 +119,7 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
     defaults={"levels": "0,20,40,60,80,100"},
     own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
                                          help="documents, labels or both (default both)"),
-    from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn, report=robustness.report,
+    from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn, report=_report(noise.build, BruchConfig, noise.FIGURE3),
     size_of=train_size))
 
 
@@ -148,7 +160,7 @@ robust to click noise (the per-trial slope of the NDCG@5 difference against C is
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
     defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
     units=lambda cfg: _units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
-    unit_fn=unit_fn, report=clicks.report, size_of=train_size))
+    unit_fn=unit_fn, report=_report(noise.build, BruchConfig, noise.FIGURE4), size_of=train_size))
 
 
 # ------------------------------------------------------------------------ Figure 1: Jensen gap
@@ -182,4 +194,5 @@ One cloud per example; the gap at γ = 0 is marked. Each example is one unit (it
 seeded generator), so the figure can be rebuilt from stored results.""",
     config_cls=jensen_gap.JensenConfig, own_flags=_jensen_flags, from_args=_jensen_config,
     units=lambda cfg: [Unit("jensen_gap", "simulated", i, "list", seed=cfg.seed) for i in range(cfg.trials)],
-    unit_fn=jensen_gap.unit_fn, report=jensen_gap.report, reads_data=lambda cfg: False))
+    unit_fn=jensen_gap.unit_fn, reads_data=lambda cfg: False,
+    report=_report(figure1.build, jensen_gap.JensenConfig, fields=figure1.FIELDS, arrays=figure1.ARRAYS)))
