@@ -41,17 +41,15 @@ TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@
 NDCG5, NDCG10 = TEST_METRICS[2], TEST_METRICS[3]
 
 
-def model_label(model: str, cfg: dict) -> str:
+def model_label(model: str, cfg) -> str:
     """A model's name in tables: a registered system's label, or a plug-in's ``Name(k=v)``
-    (from the stored configuration, without importing it)."""
+    (from the configuration's specs, without importing it)."""
+    from experiments.analysis import plugin_label
+
     if model in SYSTEMS:
         return SYSTEMS[model].label
-    from ltrrepro.fit.plugins import parse_spec
-    spec = dict(map(tuple, cfg.get("plugins", []))).get(model)
-    if spec is None:
-        return model
-    _, name, kwargs = parse_spec(spec)
-    return name + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else "")
+    spec = dict(cfg.plugins).get(model)
+    return model if spec is None else plugin_label(spec)
 
 
 def ranking_systems() -> list[str]:

@@ -26,4 +26,4 @@ NOISE_MARK = "p_holm"
 def model_name(model: str, cfg) -> str:
     """A model's name in tables: a registered system's label, or a plug-in's ``Name(k=v)``
     (:func:`~experiments.bruch2021.protocol.model_label`, which reads the plug-ins of ``cfg``)."""
-    return model_label(model, {"plugins": cfg.plugins})
+    return model_label(model, cfg)
