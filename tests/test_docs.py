@@ -94,7 +94,8 @@ def test_protocol_pages_link_to_references(page):
 
 
 def test_bruch_presets_are_the_docs_hyperparameters():
-    from ltrrepro.presets import PRESETS, lightgbm_params
+    from ltrrepro.fit.backends import lightgbm_params
+    from ltrrepro.fit.boosting import PRESETS
     rows = {r[0]: r[1:] for r in next(t for t in _md_tables(DOCS / "protocols" / "bruch2021.md")
                                       if t and t[0][0] == "max_bin")}
     for col, (key, preset) in enumerate((("web30k", "bruch-web30k"), ("yahoo", "bruch-yahoo"))):

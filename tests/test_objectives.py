@@ -209,7 +209,7 @@ def test_lightgbm_sklearn_and_xgboost_adapters_and_determinism():
     # XGBoost with the same objectives, leaf-wise trees like LightGBM's (presets), 3 paired splits.
     # Measured over 10 splits of 600 queries: LambdaMART gap -0.0004, XE_NDCG -0.011 (sd 0.010);
     # the bound here is a sanity check that the adapters feed XGBoost the same objective.
-    from ltrrepro.presets import lightgbm_params, xgboost_params
+    from ltrrepro.fit.backends import lightgbm_params, xgboost_params
     res = {}
     for name, mk in (("lambdamart", LambdaMART), ("xendcg", XENDCG)):
         gaps = []

@@ -137,7 +137,7 @@ def test_xgboost_gets_a_hessian_floor_standing_for_lightgbms_document_floor():
     from ltrrepro.objectives import XENDCG
     from ltrrepro.synthetic import make_synthetic
     from ltrrepro.fit import SYSTEMS, hessian_floor
-    from ltrrepro.presets import preset
+    from ltrrepro.fit.boosting import preset
 
     ds = RankingDataset(X=np.zeros((6, 1), np.float32), y=np.array([1, 0, 2, 0, 0, 1], np.int32),
                         qid=np.array([0, 0, 1, 1, 1, 1]))

@@ -30,7 +30,7 @@ import numpy as np
 from experiments.errors import UsageError
 from experiments.config import RunConfig
 from ltrrepro.data import RankingDataset
-from ltrrepro.fit import Boosting, system_for
+from ltrrepro.fit import BACKENDS, Boosting, system_for
 from ltrrepro.fit.plugins import load_plugin, plugin_key
 from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
 from ltrrepro.fit.zheng import GBTOptions, QBRankOptions, RankSVMOptions, dcg5, n_pairs
@@ -106,8 +106,8 @@ class ZhengConfig(RunConfig):
         out = super().deviations()
         if self.rounds != 300:
             out.append(f"{self.rounds} boosting iterations")
-        if self.library == "xgboost":
-            out.append("XGBoost: QBRank without the per-round line search (η only)")
+        if "qbrank" in self.models and not BACKENDS[self.library].rewrites_leaves:
+            out.append(f"{BACKENDS[self.library].label}: QBRank without the per-round line search (η only)")
         if self.qbrank_params != "gbt-tuned" and "qbrank" in self.models:
             out.append(f"QBRank with fixed η {self.eta} and {self.leaves} leaves, not GBT's tuned values (the paper: "
                        "\"we did not retune them for QBRank\")")
