@@ -1,7 +1,12 @@
-"""The one command-line contract of every experiment: its flags, their parsing, the error path.
+"""The top floor: the one command-line contract of every study — its flags, their parsing,
+the error path.
 
-An experiment registers only the flags it honours (:func:`add_flags` by name, from
-:data:`FLAGS`); a flag it does not take is refused by argparse like any unknown one. Every
+``python -m experiments.<name>`` is :func:`entry_point`: the study's parser
+(:func:`parser_for` its :class:`~experiments.registry.Experiment` record: the shared flags it
+honours, from :func:`_flag_specs`, and its own), then :func:`parse_command` — the typed
+configuration (or the one a ``--config`` manifest stored) and the
+:class:`~experiments.execution.Execution` — then :func:`experiments.run`. A flag a study does
+not take is refused by argparse like any unknown one. Every
 experiment takes the execution flags (:data:`EXECUTION`: ``--seed --out --jobs --threads
 --backend --scheduler --scheduler-timeout --force --quiet --no-report --debug --config``);
 the boosting length is ``--rounds`` and the model list ``--models`` wherever they apply.
