@@ -30,6 +30,7 @@ def run(config, execution=None, **keywords):
     execution as the command line does. A user error raises (:class:`experiments.errors.UsageError`
     and the other ``USER_ERRORS``); nothing exits."""
     from experiments.api import run_keywords
+    from experiments.config import RunConfig
     from experiments.execution import Execution
     from experiments.study import run as run_config
 
@@ -40,6 +41,12 @@ def run(config, execution=None, **keywords):
     elif keywords:
         raise TypeError(f"experiments.run(config, execution): unexpected keywords {sorted(keywords)}; "
                         f"execution options go into Execution(...)")
+    elif not isinstance(config, RunConfig):
+        raise TypeError(f"experiments.run: the first argument is a configuration (experiments.configure(name, "
+                        f"...)) or a study's name, not a {type(config).__name__}")
+    if execution is not None and not isinstance(execution, Execution):
+        raise TypeError(f"experiments.run: the execution is an experiments.execution.Execution(out=..., ...), not "
+                        f"a {type(execution).__name__}")
     return run_config(config, execution or Execution())
 
 

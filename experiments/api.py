@@ -40,29 +40,32 @@ def run_keywords(name: str, keywords: dict):
     """``(config, execution)`` of study ``name`` from the command's flags as keywords (quiet
     unless ``quiet=False``)."""
     keywords = {"quiet": True, **keywords}
-    with _parser_errors_raise(name):
+    with _parser_errors_raise(f"experiments.run({name!r})"):
         return parse_command(name, _argv(keywords))
 
 
 def configure(name: str, flags: dict):
     """The configuration of study ``name`` from its flags as keywords (no execution flag)."""
-    execution = {f.name for f in fields(Execution)} | {"config", "debug"}
+    if "config" in flags:
+        raise UsageError(f"experiments.configure({name!r}): to re-run a stored configuration, read it with "
+                         f"experiments.registry.get({name!r}).config_cls.from_manifest(PATH, {name!r})")
+    execution = {f.name for f in fields(Execution)} | {"debug"}
     given = sorted(set(flags) & execution)
     if given:
         raise UsageError(f"experiments.configure({name!r}): {', '.join(given)} belong(s) to the execution "
                          f"(Execution(...) or experiments.run(name, ...)), not the configuration")
-    with _parser_errors_raise(name):
+    with _parser_errors_raise(f"experiments.configure({name!r})"):
         return parse_command(name, _argv(flags))[0]
 
 
 @contextmanager
-def _parser_errors_raise(experiment: str):
+def _parser_errors_raise(caller: str):
     """The command's parser reports a bad flag by exiting (``SystemExit(2)``, after printing
-    ``error: …``); inside the Python API it raises :class:`~experiments.cli.UsageError` instead,
+    ``error: …``); inside the Python API it raises :class:`~experiments.errors.UsageError` instead,
     naming the keyword as the caller wrote it."""
     def rename(message):
         message = re.sub(r"--([\w-]+)", lambda m: f"{m.group(1).replace('-', '_')} ({m.group(0)})", message)
-        return f"experiments.run({experiment!r}): {message}"
+        return f"{caller}: {message}"
 
     token = PARSER_ERRORS_RAISE.set(rename)
     try:

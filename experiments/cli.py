@@ -23,7 +23,7 @@ import contextvars
 import functools
 import sys
 
-from experiments.config import DATASETS, parse_levels, parse_names
+from experiments.config import DATASETS, parse_levels, parse_names, positive_int, seed_int
 from experiments.errors import USER_ERRORS, UsageError
 from ltrrepro.device import DEVICES
 from ltrrepro.fit.boosting import PRESETS
@@ -92,21 +92,6 @@ class ArgumentParser(argparse.ArgumentParser):
 PARSER_ERRORS_RAISE: contextvars.ContextVar = contextvars.ContextVar("parser_errors_raise", default=None)
 
 
-def _int_at_least(low: int, words: str):
-    """An argparse type: an integer ``>= low`` (``words`` says the rule in the error)."""
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if v < low:
-            raise argparse.ArgumentTypeError(f"{text!r} must be {words}")
-        return v
-    return parse
-
-
-positive_int = _int_at_least(1, "at least 1")
-seed_int = _int_at_least(0, "a non-negative integer")
 
 
 def _flag_specs() -> dict:
@@ -130,9 +115,9 @@ def _flag_specs() -> dict:
                                            "synthetic data)"}),
         "rounds": (("--rounds",), {"type": positive_int, "default": None,
                                    "help": "boosting length (the maximum, with early stopping)"}),
-        "models": (("--models",), {"default": None, "help": "comma-separated model (system) names; Bruch's "
-                                                                "experiments also take plug-in objectives, "
-                                                                "package.module:Name(k=v, ...)"}),
+        "models": (("--models",), {"default": None, "help": "comma-separated model (system) names and plug-in "
+                                                                "objectives package.module:Name(k=v, ...) (Xia: "
+                                                                "SPEC-se / -rwse / -ole; see the README)"}),
         "baseline": (("--baseline",), {"default": "lambdamart", "metavar": "MODEL",
                                        "help": "what plug-in objectives are compared with in the claims "
                                                "(default lambdamart, the library's LambdaMART)"}),

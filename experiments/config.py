@@ -3,7 +3,7 @@
 A configuration holds everything that decides a run's numbers (dataset, trials, seed,
 models, hyperparameters, levels); execution (jobs, threads, backend, output directory) is not
 part of it. Fields are checked in ``__post_init__`` (a bad value raises
-:class:`~experiments.cli.UsageError`), the deviations from the paper are computed from the
+:class:`~experiments.errors.UsageError`), the deviations from the paper are computed from the
 fields, and the manifest stores :meth:`RunConfig.to_dict`, from which
 :meth:`RunConfig.from_manifest` rebuilds the same configuration (``--config OUT/manifest.json``).
 """
@@ -22,7 +22,7 @@ from ltrrepro.datasets import REGISTRY
 from ltrrepro.fit.plugins import PluginError
 
 __all__ = ["RunConfig", "DATASETS", "is_synthetic", "load_manifest_config", "parse_names", "parse_levels",
-           "parse_models"]
+           "parse_models", "positive_int", "seed_int"]
 
 #: the datasets known by name: the registered real ones and the synthetic profiles
 DATASETS = (*REGISTRY, "synthetic-web30k", "synthetic-yahoo")
@@ -50,6 +50,10 @@ class RunConfig:
 
     paper_trials = 100
     paper_datasets = ("web30k", "yahoo")
+    #: fields added after runs of this configuration were stored: left out of :meth:`to_dict`
+    #: (the manifest and the stored hash) while at their default, so that those runs keep
+    #: their hash and resume instead of recomputing every unit
+    added_fields = ()
 
     def __post_init__(self):
         if self.dataset not in (*DATASETS, "svmlight", "simulated"):
@@ -123,10 +127,44 @@ class RunConfig:
         """The fields, the type, and with plug-ins (a ``plugins`` field) each one's source
         file, package version and source digest: a new version is a new configuration."""
         out = {"type": type(self).__name__, **dataclasses.asdict(self)}
+        for f in fields(self):
+            if f.name in self.added_fields and getattr(self, f.name) == f.default:
+                del out[f.name]
         if getattr(self, "plugins", ()):
             from ltrrepro.fit.plugins import describe
             out["plugin_sources"] = [describe(spec) for _, spec in self.plugins]
         return out
+
+    def check_plugins(self, suffixes=()) -> None:
+        """The ``plugins`` field agrees with ``models``: each spec's unit name is its key, each
+        plug-in is used by a model (``<key>``, or ``<key>-<suffix>`` with ``suffixes``: Xia's
+        principles), no two share a label in the tables, and each model's system can be made
+        (the plug-in imported and checked: a broken one, or OLE without the pair structure, is
+        one line now, before any work)."""
+        from ltrrepro.fit.plugins import PluginError, load_plugin, plugin_key
+        from experiments.analysis import plugin_label
+
+        labels: dict = {}
+        for key, spec in self.plugins:
+            if plugin_key(spec) != key:
+                raise UsageError(f"plug-in {spec!r} has the unit name {plugin_key(spec)!r}, not {key!r}")
+            used = [m for m in self.models if m == key or (m.rpartition("-")[0] == key and
+                                                           m.rpartition("-")[2] in suffixes)]
+            if not used:
+                raise UsageError(f"plug-in {spec!r} is listed in plugins but no model uses it: name it in --models")
+            if plugin_label(spec) in labels:
+                raise UsageError(f"plug-ins {labels[plugin_label(spec)]!r} and {spec!r} would share the label "
+                                 f"{plugin_label(spec)!r} in the tables: run them in separate --out directories")
+            labels[plugin_label(spec)] = spec
+            load_plugin(spec)
+        for m in self.plugin_models(self.models):
+            try:
+                self.system(m)
+            except KeyError:
+                raise UsageError(f"--models: {m!r} is not a plug-in arm: write SPEC-<{'|'.join(suffixes)}>"
+                                 if suffixes else f"--models: unknown model {m!r}") from None
+            except PluginError:
+                raise
 
     def plugin_models(self, models) -> tuple:
         """The ``models`` that are plug-in objectives (``<key>`` or an arm ``<key>-<suffix>``):
@@ -226,6 +264,25 @@ def load_manifest_config(path) -> dict:
 
 
 # ------------------------------------------------------------------ values of the flags and manifests
+def _int_at_least(low: int, words: str):
+    """An argparse type: an integer ``>= low`` (``words`` says the rule in the error)."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if v < low:
+            raise argparse.ArgumentTypeError(f"{text!r} must be {words}")
+        return v
+    return parse
+
+
+positive_int = _int_at_least(1, "at least 1")
+seed_int = _int_at_least(0, "a non-negative integer")
+
+
 def _number(x: str):
     v = float(x)
     return int(v) if v.is_integer() else v

@@ -98,9 +98,9 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     The exit code is the result's ``exit_code`` (1 when some units failed)."""
     execution = execution or Execution()
     exp = registry.get(config.experiment)
-    units = exp.units(config)
     if execution.report_only:
         return _report_only(exp, config, execution)
+    units = exp.units(config)
     check_units(units)
     out = check_outputs(execution.out_dir(config))
     check_same_experiment(out, config.experiment)
@@ -134,17 +134,12 @@ def _report_only(exp, config, execution: Execution) -> StudyResult:
     if not store.records():                   # those of the stored configuration (its hash)
         raise UsageError(f"{store.root}: no finished unit to report on")
     info = exp.report(store)
-    text = info.get("text", "") if isinstance(info, dict) else getattr(info, "text", "")
     if not execution.quiet:
-        print(text)
-        print(f"{len(_get(info, 'files', []))} file(s) written under {store.root}", file=sys.stderr)
+        print(info.text)
+        print(f"{len(info.files)} file(s) written under {store.root}", file=sys.stderr)
     res = _result(store.root, 0)
     res.report = info
     return res
-
-
-def _get(info, name, default=None):
-    return info.get(name, default) if isinstance(info, dict) else getattr(info, name, default)
 
 
 def _result(out, code: int) -> StudyResult:
@@ -247,7 +242,7 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
                                 quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout)
             wall = time.perf_counter() - t0
             if not execution.no_report and summary.n_done + summary.n_skipped > 0:
-                text = _get(report_fn(store), "text")
+                text = report_fn(store).text          # a ltrrepro.report.Report, written
                 if not execution.quiet and text:
                     print(text)
         except KeyboardInterrupt:

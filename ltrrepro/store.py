@@ -99,6 +99,10 @@ class ResultStore:
         self.failures_dir = self.root / "failures"
         self.config = to_jsonable(config or {})
         self.config_hash = config_hash({k: v for k, v in self.config.items() if k not in self.UNHASHED})
+        #: the hash the same configuration had when the prose was hashed too (stores written
+        #: before UNHASHED): its records are this configuration's, so a run resumes across the upgrade
+        self.legacy_hashes = ({config_hash(self.config)} if any(k in self.config for k in self.UNHASHED)
+                              else set())
         self.selected: set[str] | None = None
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self.code = {"ltrrepro": library_versions().get("ltrrepro"), "git_commit": git_commit()}
@@ -138,7 +142,7 @@ class ResultStore:
         others, versions = 0, set()
         for js in sorted(self.units_dir.glob("*.json")) if self.units_dir.exists() else []:
             rec = self._load_record(js)
-            if rec is None or rec.get("config_hash") != self.config_hash:
+            if rec is None or not self.current(rec):
                 continue
             if rec.get("key") not in self.selected:
                 others += 1
@@ -218,13 +222,18 @@ class ResultStore:
         """The stored record of ``key`` (None when absent or damaged)."""
         return self._load_record(self._paths(key)[0])
 
+    def current(self, record: dict) -> bool:
+        """The record was computed under this configuration (its hash, or its legacy hash)."""
+        h = record.get("config_hash")
+        return h == self.config_hash or h in self.legacy_hashes
+
     def is_done(self, key: str) -> bool:
         """The record loads, was computed under this configuration, and its arrays load."""
         js, npz, _ = self._paths(key)
         if not js.exists():
             return False
         rec = self._load_record(js)
-        if rec is None or rec.get("config_hash") != self.config_hash:
+        if rec is None or not self.current(rec):
             return False
         if rec.get("key") != key:
             self.log(f"warning: {js} holds the record of another unit ({rec.get('key')!r}, copied or renamed?); "
@@ -248,7 +257,7 @@ class ResultStore:
             js, _, _ = self._paths(k)
             if js.exists():
                 rec = self._load_record(js)
-                if rec is not None and rec.get("config_hash") != self.config_hash:
+                if rec is not None and not self.current(rec):
                     out.append(k)
         return out
 
@@ -280,7 +289,7 @@ class ResultStore:
             rec = self._load_record(js)
             if rec is None:
                 continue
-            if current_only and self.config and rec.get("config_hash") != self.config_hash:
+            if current_only and self.config and not self.current(rec):
                 continue
             if current_only and self.selected is not None and rec.get("key") not in self.selected:
                 continue

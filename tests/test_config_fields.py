@@ -98,6 +98,8 @@ def test_every_bruch_field_reaches_the_run(tmp_path):
     plug = dataclasses.replace(base, models=("xendcg", key), plugins=((key, spec),), baseline="xendcg")
     if fingerprint(plug, tmp_path / "plug")[0] == ref[0]:
         same.append("plugins")
+    with pytest.raises(UsageError, match="no model uses it"):          # a plug-in no model names is refused
+        dataclasses.replace(base, plugins=((key, spec),))
     # the user's files: another directory, other data
     a, b = tmp_path / "a", tmp_path / "b"
     for d, src in ((a, "test"), (b, "vali")):

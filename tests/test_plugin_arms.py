@@ -35,10 +35,21 @@ def user_module(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_a_plugin_is_a_xia_arm_under_se_and_rwse(user_module):
+def _spy_isolation(monkeypatch) -> list:
+    """The models of the units that ran in a process of their own (plug-ins must)."""
+    import ltrrepro.runner as runner
+
+    seen, real = [], runner._run_isolated
+    monkeypatch.setattr(runner, "_run_isolated", lambda fn, unit, ctx: (seen.append(unit.model), real(fn, unit, ctx))[1])
+    return seen
+
+
+def test_a_plugin_is_a_xia_arm_under_se_and_rwse(user_module, monkeypatch):
+    isolated = _spy_isolation(monkeypatch)
     res = experiments.run("split_principles", out="xia", queries=40, trials=1, rounds=3, leaves="4", rates="0.1",
                           models=f"lambdamart-se,{SPEC}-se,{SPEC}-rwse", jobs=1)
     assert res.exit_code == 0, res.failed
+    assert sorted(isolated) == ["userloss.Tilted@tilt=2-rwse", "userloss.Tilted@tilt=2-se"]    # not lambdamart-se
     table = res.tables["table_se_ole"]
     row = table[table.system == "userloss.Tilted@tilt=2"]
     assert len(row) == 1 and row.filter(like="RWSE").notna().all(axis=None)
@@ -46,12 +57,19 @@ def test_a_plugin_is_a_xia_arm_under_se_and_rwse(user_module):
     assert any("extension: plug-in userloss:Tilted(tilt=2) as an arm under SE, RWSE" in d for d in res.deviations)
     with pytest.raises(USER_ERRORS, match="the OLE principle needs the pair structure"):
         experiments.run("split_principles", out="xia-ole", queries=40, models=f"{SPEC}-ole")
+    # a plug-in-only run reports too (no paper system, no OLE arm)
+    alone = experiments.run("split_principles", out="xia-alone", queries=40, trials=1, rounds=3, leaves="4",
+                            rates="0.1", models=f"{SPEC}-se", jobs=1)
+    assert alone.exit_code == 0 and list(alone.tables["table_se_ole"].system) == ["userloss.Tilted@tilt=2"]
+    assert not any(c["claim"].startswith("lambdamart") for c in alone.claims)
 
 
-def test_a_plugin_is_a_zheng_run_beside_gbt(user_module):
+def test_a_plugin_is_a_zheng_run_beside_gbt(user_module, monkeypatch):
+    isolated = _spy_isolation(monkeypatch)
     res = experiments.run("qbrank", out="zheng", queries=100, trials=1, rounds=3, models=f"gbt,{SPEC}",
                           gbt_grid="0.1:4", jobs=1)
     assert res.exit_code == 0, res.failed
+    assert isolated == ["userloss.Tilted@tilt=2"]
     assert f"{LABEL}(L2)" in set(res.tables["dcg5"].run)
     assert f"{LABEL}(L2)" in res.tables["table1_precision"].columns
     assert any(c["claim"].startswith(f"{LABEL}(L2) beats GBT(L2)") for c in res.claims)

@@ -75,6 +75,18 @@ def test_the_ground_floor_does_not_import_the_command_line():
                 assert "experiments.cli" not in _imports(path), path
 
 
+def test_running_a_study_loads_no_command_line():
+    """Not only the direct imports: the registry, every paper's studies and the run function
+    together leave ``experiments.cli`` unloaded (checked in a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, experiments.study; from experiments import registry; registry.experiments(); "
+            "assert 'experiments.cli' not in sys.modules, sorted(m for m in sys.modules if m.startswith('experiments'))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
 def test_execution_flags_default_to_execution_and_shared_flags_to_the_configuration():
     for name, exp in registry.experiments().items():
         args = parser_for(exp).parse_args([])

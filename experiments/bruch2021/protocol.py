@@ -26,7 +26,7 @@ from experiments.errors import UsageError
 from experiments.bruch2021.checks import check_settings
 from experiments.config import RunConfig
 from ltrrepro.fit import SYSTEMS, system_for
-from ltrrepro.fit.plugins import describe, is_plugin_spec, load_plugin, plugin_key, split_models
+from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
 from ltrrepro.fit.ranking import RankingOptions, RankingTrainer
 from ltrrepro.metrics import evaluate
 from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
@@ -87,10 +87,7 @@ class BruchConfig(RunConfig):
             raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
         if self.preset not in PRESETS:
             raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
-        for key, spec in self.plugins:
-            if plugin_key(spec) != key:
-                raise UsageError(f"plug-in {spec!r} has the unit name {plugin_key(spec)!r}, not {key!r}")
-            load_plugin(spec)                       # imported and checked: a broken one is one line now
+        self.check_plugins()                        # imported and checked: a broken one is one line now
         known = [*ranking_systems(), *dict(self.plugins)]
         unknown = [m for m in self.models if m not in known]
         if unknown:
@@ -112,13 +109,6 @@ class BruchConfig(RunConfig):
 
     def system(self, model: str):
         return system_for(model, self.plugins)
-
-    def to_dict(self) -> dict:
-        """Also each plug-in's source file and package version (a new version is a new config)."""
-        out = super().to_dict()
-        if self.plugins:
-            out["plugin_sources"] = [describe(spec) for _, spec in self.plugins]
-        return out
 
     def check_device(self) -> None:
         """The device can be used by the library of every model (a GPU probe; before any work)."""

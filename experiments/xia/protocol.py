@@ -31,8 +31,8 @@ from experiments.errors import UsageError
 from experiments.config import RunConfig
 from ltrrepro.datasets import load_fold
 from ltrrepro.fit import Boosting, system_for
-from ltrrepro.fit.plugins import plugin_key
 from ltrrepro.fit.xia import GROWTH, LEAF_RULES, GBDTOptions
+from ltrrepro.fit.xia import PRINCIPLES as ARM_PRINCIPLES
 from ltrrepro.metrics import evaluate
 from ltrrepro.runner import DataRef, Unit
 from ltrrepro.splits import trial_split
@@ -65,19 +65,15 @@ class XiaConfig(RunConfig):
 
     paper_trials = 1
     paper_datasets = ("web10k", "yahoo")
+    added_fields = ("plugins",)
 
     def __post_init__(self):
         super().__post_init__()
-        for key, spec in self.plugins:
-            if plugin_key(spec) != key:
-                raise UsageError(f"plug-in {spec!r} has the unit name {plugin_key(spec)!r}, not {key!r}")
-        bad = [m for m in self.models if m not in MODELS and m.rpartition("-")[0] not in dict(self.plugins)]
+        bad = [m for m in self.models if m not in MODELS and m not in self.plugin_models(self.models)]
         if bad or not self.models:
             raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(MODELS)}, and plug-in "
                              f"objectives package.module:Name(k=v)-<se|rwse|ole>")
-        for m in self.models:
-            if m not in MODELS:
-                self.system(m)              # imported and checked: a broken one (or OLE without pairs) is one line
+        self.check_plugins(suffixes=ARM_PRINCIPLES)  # imported and checked (OLE without pairs: one line)
         if any(lv < 2 for lv in self.leaves) or any(not 0 < r <= 1 for r in self.rates):
             raise UsageError("--leaves must be >= 2 and --rates in (0, 1]")
         if self.growth not in GROWTH:

@@ -25,7 +25,9 @@ RWSE = the Newton gain, Theorem 1) and ``lambdamart-se``, ``lambdamart-ole``,
 ``--leaf-rule diagonal`` (Eq. 8, the paper's SE baseline) or ``exact`` in every arm.
 ``--rounds`` sets both systems' (default: the paper's 1,000 LambdaMART / 2,500 McRank on real
 data; 60 / 60 on synthetic data, the default run: 300 queries, about 4 minutes on 2 cores).
-Folds: the official five of a fold layout (``--trials`` ≤ 5), else random 60/20/20 splits."""
+Folds: the official five of a fold layout (``--trials`` ≤ 5), else random 60/20/20 splits.
+A loss of your own is an arm too: ``--models lambdamart-se,mylosses:Focal(gamma=2)-se`` (also
+``-rwse``; ``-ole`` when the objective has ``grad_hess_pairs``), LambdaMART's rounds."""
 
 
 def build(a) -> XiaConfig:

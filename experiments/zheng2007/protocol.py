@@ -31,7 +31,6 @@ from experiments.errors import UsageError
 from experiments.config import RunConfig
 from ltrrepro.data import RankingDataset
 from ltrrepro.fit import BACKENDS, Boosting, system_for
-from ltrrepro.fit.plugins import load_plugin, plugin_key
 from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
 from ltrrepro.fit.zheng import GBTOptions, QBRankOptions, RankSVMOptions, dcg5, n_pairs
 from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
@@ -73,19 +72,17 @@ class ZhengConfig(RunConfig):
 
     paper_trials = 1
     paper_datasets = ("yahoo",)
+    added_fields = ("plugins",)
 
     def __post_init__(self):
         super().__post_init__()
         if self.library not in ("lightgbm", "xgboost"):
             raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
-        for key, spec in self.plugins:
-            if plugin_key(spec) != key:
-                raise UsageError(f"plug-in {spec!r} has the unit name {plugin_key(spec)!r}, not {key!r}")
-            load_plugin(spec)                       # imported and checked: a broken one is one line now
         bad = [m for m in self.models if m not in (*SYSTEM_NAMES, *dict(self.plugins))]
         if bad or not self.models:
             raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(SYSTEM_NAMES)} and plug-in "
                              f"objectives package.module:Name(k=v)")
+        self.check_plugins()                        # imported and checked: a broken one is one line now
         if self.qbrank_params not in QBRANK_PARAMS:
             raise UsageError(f"--qbrank-params must be one of {', '.join(QBRANK_PARAMS)}, got {self.qbrank_params!r}")
         if self.tied_pairs not in TIED_PAIRS:

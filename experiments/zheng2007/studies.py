@@ -3,7 +3,7 @@ record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn
 report :func:`.report.report`)."""
 from __future__ import annotations
 
-from experiments.cli import positive_int
+from experiments.config import positive_int
 from experiments.config import parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
@@ -23,7 +23,8 @@ tuning picks on the same judgments — ``--qbrank-params paper`` fixes η = 0.05
 and the per-round line search — LightGBM; with ``--library xgboost`` η only, a stated
 deviation) and
 RankSVM(P2) (squared hinge, primal Newton, C tuned over {0.01, 0.1, 1}, at most
-``--max-pairs`` pairs). ``--models`` picks systems: gbt, qbrank, ranksvm. Precision at K% on
+``--max-pairs`` pairs). ``--models`` picks systems: gbt, qbrank, ranksvm, and plug-in
+objectives ``package.module:Name(k=v)``: one more run each, trained on L2 beside GBT(L2). Precision at K% on
 P3 (a tied pair counts as non-contradicting, the paper's word; ``--tied-pairs contradicting``
 for the strict rule) and DCG-5 on L3, DCG-5 every ``--every`` rounds for the curves."""
 
