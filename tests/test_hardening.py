@@ -288,3 +288,18 @@ def test_a_dataset_path_that_is_a_broken_link_says_so(tmp_path, capsys, target):
     assert quality.main(["--dataset", str(link), "--out", str(tmp_path / "o")]) == 2
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert len(err) == 1 and "a symbolic link that leads nowhere" in err[0], err
+
+
+def test_a_run_stored_before_the_prose_left_the_hash_resumes(tmp_path):
+    """Records hashed under the old recipe (the deviations and choices hashed too) are this
+    configuration's: a run stored before the upgrade resumes instead of recomputing."""
+    from ltrrepro.store import ResultStore, config_hash
+    config = {"type": "X", "seed": 0, "deviations": ["few trials"], "choices": ["a choice"]}
+    store = ResultStore(tmp_path, config)
+    store.write("u1", {"means": {"m": 1.0}})
+    rec = json.loads((tmp_path / "units" / "u1.json").read_text())
+    rec["config_hash"] = config_hash(config)                      # as a store before UNHASHED wrote it
+    (tmp_path / "units" / "u1.json").write_text(json.dumps(rec))
+    assert store.is_done("u1") and len(store.records()) == 1
+    other = ResultStore(tmp_path, {**config, "choices": ["another choice"]})      # prose changed since: stale
+    assert not other.is_done("u1") and other.records() == []
