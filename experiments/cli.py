@@ -23,7 +23,8 @@ import contextvars
 import functools
 import sys
 
-from experiments.config import DATASETS, parse_levels, parse_names, positive_int, seed_int
+from experiments.config import DATASETS
+from experiments.values import parse_levels, parse_names, positive_int, seed_int
 from experiments.errors import USER_ERRORS, UsageError
 from ltrrepro.device import DEVICES
 from ltrrepro.fit.boosting import PRESETS

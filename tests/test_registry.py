@@ -66,7 +66,7 @@ def test_the_library_never_imports_the_experiments():
 
 
 def test_the_ground_floor_does_not_import_the_command_line():
-    for name in ("errors", "execution", "config", "registry", "results", "study"):
+    for name in ("errors", "values", "execution", "config", "registry", "results", "study"):
         assert "experiments.cli" not in _imports(PKG / f"{name}.py"), name
     for paper in registry.PAPERS:
         for mod in ("protocol", "paper"):

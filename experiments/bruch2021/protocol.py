@@ -259,7 +259,7 @@ def unit_fn(unit, ctx):
 def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_queries: int,
                      default_models=(), real_trials: int | None = None, **fields) -> BruchConfig:
     """The :class:`BruchConfig` of a command line (defaults settled here, checked by the config)."""
-    from experiments.config import parse_names
+    from experiments.values import parse_names
 
     synthetic = args.dataset.startswith("synthetic")
     trials = args.trials or (synthetic_trials if synthetic else real_trials or PAPER_TRIALS.get(experiment, 100))

@@ -8,7 +8,7 @@ from experiments import analysis as an
 from experiments.bruch2021 import jensen_gap
 from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
 from experiments.bruch2021.report import figure1, figure2, noise, table1
-from experiments.config import parse_levels, positive_int
+from experiments.values import parse_levels, positive_int
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
 from ltrrepro.runner import Unit

@@ -3,7 +3,7 @@ record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn
 report :func:`.report.report`)."""
 from __future__ import annotations
 
-from experiments.config import parse_levels, parse_models
+from experiments.values import parse_levels, parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
 from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, MODELS, PAPER_ROUNDS, XiaConfig,

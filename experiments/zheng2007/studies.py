@@ -3,8 +3,8 @@ record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn
 report :func:`.report.report`)."""
 from __future__ import annotations
 
-from experiments.config import positive_int
-from experiments.config import parse_models
+from experiments.values import positive_int
+from experiments.values import parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
 from experiments.zheng2007.protocol import (EXPERIMENT, QBRANK_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
