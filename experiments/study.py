@@ -242,7 +242,8 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
                                 quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout)
             wall = time.perf_counter() - t0
             if not execution.no_report and summary.n_done + summary.n_skipped > 0:
-                text = report_fn(store).text          # a ltrrepro.report.Report, written
+                info = report_fn(store)               # a ltrrepro.report.Report, written
+                text = getattr(info, "text", None)
                 if not execution.quiet and text:
                     print(text)
         except KeyboardInterrupt:
