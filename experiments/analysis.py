@@ -61,18 +61,6 @@ def identity(record: dict) -> dict:
     return {"family": system.family, "variant": system.variant} if system else {"family": model, "variant": ""}
 
 
-def plugin_label(spec: str) -> str:
-    """A plug-in's name in tables, ``Name(k=v)``, from its spec (nothing is imported).
-
-    >>> plugin_label("mylosses:Focal(gamma=2)")
-    'Focal(gamma=2)'
-    """
-    from ltrrepro.fit.plugins import parse_spec
-
-    _, name, kwargs = parse_spec(spec)
-    return name + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else "")
-
-
 def stored_config(store, config_cls):
     """``(config, deviations, choices)`` of the run in ``store``: the typed configuration it was
     made with (``config_cls.from_stored``: no check touches files or imports a plug-in, so a

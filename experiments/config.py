@@ -140,8 +140,7 @@ class RunConfig:
         principles), no two share a label in the tables, and each model's system can be made
         (the plug-in imported and checked: a broken one, or OLE without the pair structure, is
         one line now, before any work)."""
-        from ltrrepro.fit.plugins import PluginError, load_plugin, plugin_key
-        from experiments.analysis import plugin_label
+        from ltrrepro.fit.plugins import PluginError, load_plugin, plugin_key, plugin_label
 
         labels: dict = {}
         for key, spec in self.plugins:

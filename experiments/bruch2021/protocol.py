@@ -44,7 +44,7 @@ NDCG5, NDCG10 = TEST_METRICS[2], TEST_METRICS[3]
 def model_label(model: str, cfg) -> str:
     """A model's name in tables: a registered system's label, or a plug-in's ``Name(k=v)``
     (from the configuration's specs, without importing it)."""
-    from experiments.analysis import plugin_label
+    from ltrrepro.fit.plugins import plugin_label
 
     if model in SYSTEMS:
         return SYSTEMS[model].label

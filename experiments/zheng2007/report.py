@@ -13,6 +13,7 @@ from experiments import analysis as an
 from experiments.zheng2007.paper import PAPER_L1_SHARE, PAPER_RANKSVM_DCG5, PAPER_TABLE1
 from experiments.zheng2007.protocol import DCG5, LABELS, PERCENTS, RUNS, ZhengConfig, run_name
 from ltrrepro.claims import Claim
+from ltrrepro.fit.plugins import plugin_label
 from ltrrepro.report import Figure, Report, Table, band
 
 MODELS = tuple(RUNS)
@@ -36,7 +37,7 @@ def run_label(run: str, cfg) -> str:
         return LABELS[run]
     specs = dict(cfg.plugins)
     key, _, train = run.rpartition("_")
-    return f"{an.plugin_label(specs[key])}({train})" if key in specs else run
+    return f"{plugin_label(specs[key])}({train})" if key in specs else run
 
 
 def plugin_runs(cfg) -> list[str]:

@@ -42,7 +42,7 @@ from .base import System
 from .ranking import RankingOptions, RankingTrainer
 from .xia import PRINCIPLES, needs_pairs, principle_system
 
-__all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "load_plugin", "plugin_system",
+__all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "plugin_label", "load_plugin", "plugin_system",
            "resolve_factory", "split_models"]
 
 _SPEC = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<name>[A-Za-z_]\w*)\s*(\((?P<args>.*)\))?$", re.S)
@@ -109,6 +109,16 @@ def _token(v) -> str:
     return text
 
 
+def plugin_label(spec: str) -> str:
+    """A plug-in's name in tables, ``Name(k=v)``, from its spec (nothing is imported).
+
+    >>> plugin_label("mylosses:Focal(gamma=2)")
+    'Focal(gamma=2)'
+    """
+    _, name, kwargs = parse_spec(spec)
+    return name + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else "")
+
+
 def plugin_key(spec: str) -> str:
     """The plug-in's unit name: ``pkg.mod.Name`` plus ``@k=v,...`` (sorted) when it has arguments."""
     module, name, kwargs = parse_spec(spec)
@@ -144,7 +154,7 @@ def load_plugin(spec: str) -> System:
                           f"iteration, rng))")
     _smoke(spec, objective)
     key = plugin_key(spec)
-    return System(key, f"{name}" + (f"({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})" if kwargs else ""),
+    return System(key, plugin_label(spec),
                   RankingTrainer, options=RankingOptions(objective=factory, objective_kwargs=tuple(kwargs.items())),
                   paper=f"plug-in {spec} ({getattr(module, '__file__', '?')}, version {_version(module)})",
                   family=key, variant="custom")
