@@ -19,7 +19,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .stats import paired_power, trials_for_power
+from .stats import paired_power, trials_for_power, trials_for_power_range
 
 __all__ = ["Claim", "verdict", "power_block", "no_test_reason", "undefined_reason", "label", "POWER_TARGET",
            "UNDERPOWERED", "CLAIM_COLUMNS"]
@@ -54,17 +54,24 @@ def power_block(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
     """A claim's power fields: the paper's effect (in the claim's units), the observed SD of
     the paired differences, the power of a paired t-test over ``trials`` at ``alpha`` to
     detect the paper's effect and the trials that would give 80%
-    (:func:`ltrrepro.stats.trials_for_power`). No paper effect (or no SD), no power (NaN).
+    (:func:`ltrrepro.stats.trials_for_power`), with their range over the SD's 95% confidence
+    interval (``trials_80_range``, :func:`ltrrepro.stats.trials_for_power_range`: an SD from a
+    few trials settles little; None at an end beyond 100,000). No paper effect (or no SD), no
+    power (NaN) and no range.
 
     >>> power_block(None, 0.01, 5)
-    {'paper_effect': nan, 'sd': 0.01, 'power': nan, 'trials_80': None}
+    {'paper_effect': nan, 'sd': 0.01, 'power': nan, 'trials_80': None, 'trials_80_range': None}
+    >>> power_block(0.0015, 0.010664, 5)["trials_80_range"]          # Bruch Table 1: 594 trials for 80%
+    (216, 4878)
     """
     eff = NAN if paper_effect is None else float(paper_effect)
     sd = NAN if sd is None else float(sd)
     ok = np.isfinite(eff) and eff != 0 and np.isfinite(sd) and sd > 0
     return {"paper_effect": eff, "sd": sd,
             "power": paired_power(abs(eff), sd, int(trials), alpha) if ok else NAN,
-            "trials_80": trials_for_power(abs(eff), sd, POWER_TARGET, alpha) if ok else None}
+            "trials_80": trials_for_power(abs(eff), sd, POWER_TARGET, alpha) if ok else None,
+            "trials_80_range": (trials_for_power_range(abs(eff), sd, int(trials), POWER_TARGET, alpha)
+                                if ok and int(trials) >= 2 else None)}
 
 
 def label(name: str) -> str:
@@ -105,7 +112,19 @@ def no_test_reason(n: int, sd=None, metric: str | None = None, part: str = "test
 
 
 #: the columns of ``claims.{md,tex,csv}``, in order (``claims.json`` keeps every field)
-CLAIM_COLUMNS = ("claim", "value", "paper_effect", "p", "trials", "power", "trials_80", "verdict", "detail")
+CLAIM_COLUMNS = ("claim", "value", "paper_effect", "p", "trials", "power", "trials_80", "trials_80_range", "verdict",
+                 "detail")
+
+
+def range_text(bounds) -> str:
+    """``(216, 4878)`` -> ``216–4,878`` (an end beyond the search: ``> 100,000``).
+
+    >>> range_text((216, 4878)), range_text((12, None)), range_text(None)
+    ('216–4,878', '12–> 100,000', '–')
+    """
+    if not bounds:
+        return "–"
+    return "–".join("> 100,000" if b is None else f"{int(b):,}" for b in bounds)
 
 
 @dataclass(frozen=True)
@@ -130,6 +149,7 @@ class Claim:
     sd: float = NAN
     power: float = NAN
     trials_80: int | None = None
+    trials_80_range: tuple | None = None          # (low, high) over the SD's 95% CI; None: > 100,000
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -208,4 +228,6 @@ class Claim:
         for k in ("value", "p", "paper_effect", "sd", "power"):
             if k in known:
                 known[k] = NAN if known[k] is None else float(known[k])
+        if isinstance(known.get("trials_80_range"), list):
+            known["trials_80_range"] = tuple(known["trials_80_range"])
         return cls(text=d["claim"], extra=extra, **known)

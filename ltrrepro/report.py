@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .claims import CLAIM_COLUMNS, POWER_TARGET, Claim
+from .claims import CLAIM_COLUMNS, POWER_TARGET, Claim, range_text
 from .fileio import atomic_write_bytes, atomic_write_text, write_json
 
 __all__ = ["Report", "Table", "Figure", "Claim", "write_table", "markdown_table", "latex_table", "display_frame",
@@ -255,15 +255,19 @@ def write_claims(root, claims, deviations: list[str], caption: str, alpha: float
                                                "choices": list(choices), **(extra or {})})]
     if rows:
         df = pd.DataFrame(rows)
+        if "trials_80_range" in df:
+            df["trials_80_range"] = [range_text(r) if isinstance(r, (tuple, list)) else "–" for r in df.trials_80_range]
         cols = [c for c in CLAIM_COLUMNS if c in df]
         files += write_table(df[cols], root / "claims", caption=caption, digits=4,
                              formats={"p": "p", "trials": "int", "power": 2, "trials_80": "int"},
-                             rename={"paper_effect": "paper effect", "trials_80": "trials for 80% power"},
+                             rename={"paper_effect": "paper effect", "trials_80": "trials for 80% power",
+                                     "trials_80_range": "range (SD's 95% CI)"},
                              legend=f"value: the observed statistic (its definition in detail); paper effect: the "
                                     f"paper's number for it (– where the paper gives none); power: of this run's "
                                     f"paired t-test at α = {alpha:g} to detect the paper's effect, given the observed "
                                     f"SD of the paired differences (noncentral t); trials for 80% power: the trials "
-                                    f"that would give 80%. verdict: supported = expected direction and p < "
+                                    f"that would give 80%, and their range over the 95% CI of that SD (χ², n − 1 "
+                                    f"degrees of freedom). verdict: supported = expected direction and p < "
                                     f"{alpha:g}; contradicted = opposite direction, p < {alpha:g}; when p ≥ "
                                     f"{alpha:g}: inconclusive (underpowered) if power < {POWER_TARGET:g}, else "
                                     f"direction only (expected direction) or not supported. "
@@ -279,7 +283,9 @@ def claims_text(claims, deviations: list[str], alpha: float = 0.01, choices=()) 
         ptxt = f", p = {c.p:.3g}" if c.p is not None and np.isfinite(c.p) else ""
         if c.power is not None and np.isfinite(c.power):
             need = c.trials_80
-            ptxt += f", power {c.power:.2f} for the paper's effect ({need if need else '> 100,000'} trials for 80%)"
+            spread = f"; {range_text(c.trials_80_range)} over the SD's 95% CI" if c.trials_80_range else ""
+            ptxt += (f", power {c.power:.2f} for the paper's effect ({need if need else '> 100,000'} trials for "
+                     f"80%{spread})")
         lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}")
     if deviations:
         lines.append("Deviations from the paper: " + "; ".join(deviations))

@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats as _st
 
-__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "paired_power", "trials_for_power"]
+__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "paired_power", "trials_for_power",
+           "sd_interval", "trials_for_power_range"]
 
 
 @dataclass(frozen=True)
@@ -166,3 +167,33 @@ def trials_for_power(effect: float, sd: float, power: float = 0.8, alpha: float 
         else:
             lo = mid + 1
     return hi
+
+
+def sd_interval(sd: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` confidence interval of a normal SD estimated from ``n`` values:
+    ``sd·√((n−1)/χ²_{1−a/2}) … sd·√((n−1)/χ²_{a/2})`` with n − 1 degrees of freedom (a = 1 − level).
+
+    >>> [round(v, 4) for v in sd_interval(1.0, 5)]
+    [0.5991, 2.8736]
+    """
+    a = 1.0 - level
+    df = int(n) - 1
+    return (float(sd * np.sqrt(df / _st.chi2.ppf(1 - a / 2, df))),
+            float(sd * np.sqrt(df / _st.chi2.ppf(a / 2, df))))
+
+
+def trials_for_power_range(effect: float, sd: float, n: int, power: float = 0.8, alpha: float = 0.01,
+                           level: float = 0.95, max_trials: int = 100_000) -> tuple[int | None, int | None]:
+    """The trials for ``power`` (:func:`trials_for_power`) at the two ends of the SD's ``level``
+    confidence interval (:func:`sd_interval`, from ``n`` paired differences): how uncertain
+    "the trials that would settle it" is when the SD comes from few trials. None at an end
+    beyond ``max_trials`` (or below n = 2: no interval).
+
+    >>> trials_for_power_range(0.0015, 0.010664, 5)          # Bruch Table 1, XE_NDCG − λMART, 5 trials
+    (216, 4878)
+    """
+    if int(n) < 2 or not np.isfinite(sd) or sd <= 0 or effect == 0:
+        return None, None
+    lo, hi = sd_interval(sd, n, level)
+    return (trials_for_power(effect, lo, power, alpha, max_trials),
+            trials_for_power(effect, hi, power, alpha, max_trials))

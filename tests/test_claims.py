@@ -165,3 +165,18 @@ def test_jensen_is_a_sanity_check_not_a_paper_claim(tmp_path):
     doc = json.loads((out / "claims.json").read_text())
     assert all("Jensen's inequality" not in c["claim"] for c in doc["claims"])
     assert doc["sanity_checks"][0]["result"] == "passed" and "inequality" in doc["sanity_checks"][0]["check"]
+
+
+def test_trials_for_80_percent_come_with_their_range_over_the_sd_interval():
+    """#27: "594 trials" from an SD of 5 trials is 216–4,878 over the SD's 95% CI (the issue's
+    figures, Bruch Table 1's XE_NDCG − λMART on the default data); the range widens as the
+    trials shrink, holds the point value, and survives claims.json."""
+    from ltrrepro.claims import Claim
+    from ltrrepro.stats import trials_for_power, trials_for_power_range
+
+    c = Claim.check("x", -0.0066, 0.237, 5, "d", paper_effect=0.0015, sd=0.010664)
+    assert c.trials_80 == 594 and c.trials_80_range == (216, 4878)
+    assert Claim.from_dict(json.loads(json.dumps(c.to_dict()))).trials_80_range == (216, 4878)
+    few, many = trials_for_power_range(0.0015, 0.010664, 5), trials_for_power_range(0.0015, 0.010664, 50)
+    assert few[0] < many[0] <= trials_for_power(0.0015, 0.010664, 0.8, 0.01) <= many[1] < few[1]
+    assert Claim.check("x", 0.01, 0.2, 1, "d", paper_effect=0.01, sd=0.01).trials_80_range is None   # no SD CI
