@@ -132,10 +132,6 @@ class BruchConfig(RunConfig):
         """Where Bruch is silent, what this run does (listed by every report)."""
         models = set(self.models)
         out = []
-        if models & {"xendcg", "listnet", "lgb_rank_xendcg"}:
-            out.append("ε = 0 in XE_NDCG's ρ = e^f / (Σ e^f + ε) (the paper leaves ε open; LightGBM's rank_xendcg "
-                       "uses none); γ ~ U[0,1]^m drawn afresh for every list at every iteration; Newton step with "
-                       "the Neumann series to order 2")
         if models & {"lambdamart", "xgb_rank_ndcg", "lambdamart_custom"}:
             out.append("λMART's lambdas as the library computes them: LightGBM lambdarank truncated at rank 30 (its "
                        "default), σ = 1, no normalization; XGBoost rank:ndcg with its default top-k pair "
@@ -166,6 +162,10 @@ class BruchConfig(RunConfig):
                                                   f"paper's '{paper}' {PRESETS.get(paper)}")
         if self.rounds is not None:
             out.append(f"at most {self.rounds} trees")
+        if set(self.models) & {"xendcg", "listnet", "lgb_rank_xendcg"}:
+            out.append("ε = 0 in XE_NDCG's ρ = e^f / (Σ e^f + ε), where Eq. 14 takes a negligible ε > 0 (as LightGBM's "
+                       "rank_xendcg; the Neumann step still converges on the gradient, orthogonal to the Hessian's "
+                       "null direction); γ drawn afresh per list and iteration and the series to order 2 as the paper")
         if self.click_model == "pbm":
             out.append(f"position-based click model (eta {self.eta}), not the paper's cascade model")
         return out
