@@ -50,6 +50,35 @@ def verdict(diff: float, p: float, expected_sign: int, alpha: float = 0.01, powe
     return "direction only" if right else "not supported"
 
 
+#: the smallest effect of interest per metric family, where the paper gives no number for a
+#: claim: an absolute difference of one point for the [0, 1] metrics; for DCG (unbounded) 1% of
+#: the baseline's mean, Zheng et al.'s own words ("a 1% DCG gain is significant", footnote 3)
+DEFAULT_EFFECTS = {"ndcg": 0.01, "err": 0.01, "ap": 0.01, "map": 0.01, "mrr": 0.01, "prec": 0.01, "p": 0.01,
+                   "recall": 0.01}
+DCG_RELATIVE_EFFECT = 0.01
+
+
+def smallest_effect(metric: str, baseline_mean: float = NAN) -> tuple[float, str]:
+    """``(effect, where it comes from)``: the smallest effect of interest a claim on ``metric``
+    is powered against when the paper gives no number (:data:`DEFAULT_EFFECTS`); NaN for a
+    metric family without one.
+
+    >>> smallest_effect("ndcg@5[gain=exp2,norel=drop]")
+    (0.01, 'the default effect of interest for NDCG, 0.01')
+    >>> smallest_effect("dcg@5[gain=exp2,norel=zero]", 8.0)
+    (0.08, "1% of the baseline's DCG@5, 0.08 (Zheng et al.: a 1% DCG gain is significant)")
+    """
+    family = label(metric).split("@")[0].lower()
+    if family == "dcg" and np.isfinite(baseline_mean):
+        effect = DCG_RELATIVE_EFFECT * abs(float(baseline_mean))
+        return effect, (f"1% of the baseline's {label(metric)}, {effect:.4g} (Zheng et al.: a 1% DCG gain is "
+                        f"significant)")
+    if family in DEFAULT_EFFECTS:
+        return (DEFAULT_EFFECTS[family],
+                f"the default effect of interest for {label(metric).split('@')[0]}, {DEFAULT_EFFECTS[family]:g}")
+    return NAN, ""
+
+
 def power_block(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
     """A claim's power fields: the paper's effect (in the claim's units), the observed SD of
     the paired differences, the power of a paired t-test over ``trials`` at ``alpha`` to
@@ -112,7 +141,7 @@ def no_test_reason(n: int, sd=None, metric: str | None = None, part: str = "test
 
 
 #: the columns of ``claims.{md,tex,csv}``, in order (``claims.json`` keeps every field)
-CLAIM_COLUMNS = ("claim", "value", "paper_effect", "p", "trials", "power", "trials_80", "trials_80_range", "verdict",
+CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "trials", "power", "trials_80", "trials_80_range", "verdict",
                  "detail")
 
 
@@ -150,6 +179,7 @@ class Claim:
     power: float = NAN
     trials_80: int | None = None
     trials_80_range: tuple | None = None          # (low, high) over the SD's 95% CI; None: > 100,000
+    effect_source: str | None = None              # where the paper gives no number: the effect powered against
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -161,7 +191,8 @@ class Claim:
     @classmethod
     def check(cls, text: str, value: float, p: float, trials: int, detail: str, expected_sign: int = +1,
               alpha: float = 0.01, verdict_text: str | None = None, paper_effect=None, sd=None,
-              missing: str | None = None, on: str = "trial", **extra) -> "Claim":
+              missing: str | None = None, on: str = "trial", effect=None, effect_source: str | None = None,
+              **extra) -> "Claim":
         """The claim with its verdict: :func:`verdict` of ``value`` (expected sign
         ``expected_sign``), ``p`` and the power against ``paper_effect`` (in the units of
         ``value``, with ``sd`` the SD of the paired differences). ``verdict_text`` settles a
@@ -175,7 +206,12 @@ class Claim:
         >>> Claim.check("x", 0.01, float("nan"), 1, "d").verdict
         'inconclusive (one trial: no test)'
         """
+        powered_by = None
+        if paper_effect is None and effect is not None and np.isfinite(effect):
+            paper_effect, powered_by = effect, effect_source or "the smallest effect of interest"
         pw = power_block(paper_effect, sd, trials, alpha)
+        if powered_by is not None:          # the paper gave none: the effect of interest, in its own field
+            pw = {**pw, "paper_effect": NAN, "effect_source": powered_by}
         if missing is None and verdict_text is None and not (np.isfinite(p) and np.isfinite(value)):
             missing = no_test_reason(int(trials) if np.isfinite(value) else 0, sd, on=on) or "no p-value"
         v = verdict(float(value), float(p), expected_sign, alpha, pw["power"])
@@ -191,7 +227,9 @@ class Claim:
                         expected_sign: int = +1, paper_effect=None) -> "Claim | None":
         """The claim "a beats b on ``metric``" from a paired comparison ``c``
         (:class:`ltrrepro.stats.Comparison` of a − b; None when there is none, then no claim);
-        ``paper_effect``: the paper's a − b, for the power."""
+        ``paper_effect``: the paper's a − b, for the power; without one, the claim is powered
+        against the metric's smallest effect of interest (:func:`smallest_effect`), said in its
+        ``effect_source``, so that "not supported" needs the power to see that effect."""
         if c is None:
             return None
         a, b = names
@@ -199,8 +237,9 @@ class Claim:
         detail = (f"{a} − {b} on {label(metric)}: no defined pair" if c.n == 0 else
                   f"{a} − {b} on {label(metric)}: {c.diff:+.4f} (95% CI {c.ci_low:+.4f}..{c.ci_high:+.4f}), "
                   f"W/T/L {c.wins}/{c.ties}/{c.losses}")
+        effect, source = smallest_effect(metric, c.mean_b) if paper_effect is None else (None, None)
         return cls.check(text, c.diff, c.p, c.n, detail, expected_sign, alpha, paper_effect=paper_effect,
-                         sd=c.std_diff, missing=missing)
+                         sd=c.std_diff, missing=missing, effect=effect, effect_source=source)
 
     @property
     def tested(self) -> bool:

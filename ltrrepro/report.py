@@ -255,16 +255,19 @@ def write_claims(root, claims, deviations: list[str], caption: str, alpha: float
                                                "choices": list(choices), **(extra or {})})]
     if rows:
         df = pd.DataFrame(rows)
+        if "effect_source" in df:
+            df["effect_source"] = df.effect_source.fillna("–")
         if "trials_80_range" in df:
             df["trials_80_range"] = [range_text(r) if isinstance(r, (tuple, list)) else "–" for r in df.trials_80_range]
         cols = [c for c in CLAIM_COLUMNS if c in df]
         files += write_table(df[cols], root / "claims", caption=caption, digits=4,
                              formats={"p": "p", "trials": "int", "power": 2, "trials_80": "int"},
                              rename={"paper_effect": "paper effect", "trials_80": "trials for 80% power",
-                                     "trials_80_range": "range (SD's 95% CI)"},
+                                     "trials_80_range": "range (SD's 95% CI)", "effect_source": "effect of interest"},
                              legend=f"value: the observed statistic (its definition in detail); paper effect: the "
                                     f"paper's number for it (– where the paper gives none); power: of this run's "
-                                    f"paired t-test at α = {alpha:g} to detect the paper's effect, given the observed "
+                                    f"paired t-test at α = {alpha:g} to detect the paper's effect (where the paper gives "
+                                    f"none, the smallest effect of interest: its column), given the observed "
                                     f"SD of the paired differences (noncentral t); trials for 80% power: the trials "
                                     f"that would give 80%, and their range over the 95% CI of that SD (χ², n − 1 "
                                     f"degrees of freedom). verdict: supported = expected direction and p < "
@@ -284,7 +287,8 @@ def claims_text(claims, deviations: list[str], alpha: float = 0.01, choices=()) 
         if c.power is not None and np.isfinite(c.power):
             need = c.trials_80
             spread = f"; {range_text(c.trials_80_range)} over the SD's 95% CI" if c.trials_80_range else ""
-            ptxt += (f", power {c.power:.2f} for the paper's effect ({need if need else '> 100,000'} trials for "
+            against = c.effect_source or "the paper's effect"
+            ptxt += (f", power {c.power:.2f} against {against} ({need if need else '> 100,000'} trials for "
                      f"80%{spread})")
         lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}")
     if deviations:

@@ -182,3 +182,24 @@ def test_trials_for_80_percent_come_with_their_range_over_the_sd_interval():
     few, many = trials_for_power_range(0.0015, 0.010664, 5), trials_for_power_range(0.0015, 0.010664, 50)
     assert few[0] < many[0] <= trials_for_power(0.0015, 0.010664, 0.8, 0.01) <= many[1] < few[1]
     assert Claim.check("x", 0.01, 0.2, 1, "d", paper_effect=0.01, sd=0.01).trials_80_range is None   # no SD CI
+
+
+def test_a_claim_without_a_paper_number_is_powered_against_the_smallest_effect_of_interest():
+    """#27: "not supported" needs the power to see an effect; where the paper gives no number
+    the claim is powered against the metric's smallest effect of interest (NDCG: 0.01; DCG: 1%
+    of the baseline, Zheng's footnote), named in the claim."""
+    from ltrrepro.claims import Claim
+    from ltrrepro.stats import paired_test
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(0.50, 0.02, 6)
+    b = a + rng.normal(0.0, 0.02, 6)                      # no effect, noisy: 6 trials cannot see 0.01
+    c = Claim.from_comparison("A > B", paired_test(a, b), ("A", "B"), "ndcg@5[gain=exp2,norel=drop]")
+    assert c.verdict == "inconclusive (underpowered)" and c.power < 0.8 and c.trials_80 > 6
+    assert c.effect_source == "the default effect of interest for NDCG, 0.01" and np.isnan(c.paper_effect)
+    base, noise = np.linspace(0.4, 0.6, 40), rng.normal(0.0, 0.002, 40)
+    e = Claim.from_comparison("A > B", paired_test(base + noise - noise.mean(), base), ("A", "B"),
+                              "ndcg@5[gain=exp2,norel=drop]")     # 40 trials, SD 0.002: powered, no gain seen
+    assert e.power > 0.99 and e.verdict in ("not supported", "direction only")      # (a mean of ±1e-17)
+    z = Claim.from_comparison("Z", paired_test(a * 20, b * 20), ("A", "B"), "dcg@5[gain=exp2,norel=zero]")
+    assert z.effect_source.startswith("1% of the baseline's DCG@5")

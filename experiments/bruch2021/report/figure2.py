@@ -12,7 +12,7 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
 from experiments.bruch2021.report import ALPHA
-from ltrrepro.claims import Claim
+from ltrrepro.claims import Claim, smallest_effect
 from ltrrepro.report import Figure, Report, Table, band
 
 MODELS = ("lambdamart", "xendcg")
@@ -105,8 +105,10 @@ def claims(c: dict) -> list[Claim]:
         detail = (f"lead at {early} trees {t.mean_a:+.4f} vs at {n_trees} trees {t.mean_b:+.4f}"
                   + (f" ({t.n} of {n_trials} trials defined)" if t.n < n_trials else "")) if t.n else \
             f"no lead: {an.undefined_reason(NDCG5, 'validation')}"
+    interest, source = smallest_effect(NDCG5)
     return [Claim.check("XE_NDCG's lead over λMART is larger with fewer trees", t.diff if t else float("nan"),
-                        t.p if t else float("nan"), t.n if t else 0, detail, alpha=ALPHA, missing=reason)]
+                        t.p if t else float("nan"), t.n if t else 0, detail, alpha=ALPHA, missing=reason,
+                        sd=t.std_diff if t else None, effect=interest, effect_source=source)]
 
 
 def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:

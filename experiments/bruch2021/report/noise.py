@@ -15,7 +15,7 @@ from scipy import stats as st
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
 from experiments.bruch2021.report import ALPHA, NOISE_MARK, model_name
-from ltrrepro.claims import Claim
+from ltrrepro.claims import Claim, smallest_effect
 from ltrrepro.report import Figure, Report, Table, band, file_stem
 from ltrrepro.stats import paired_test, summarize
 
@@ -124,11 +124,16 @@ def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "l
                 "labels": f"{nb} degrades faster than {na} as labels are perturbed",
                 "clicks": f"{na} is more robust to click noise ({nb} degrades faster as non-relevant "
                           "documents are clicked more)"}[noise]
+        interest, source = smallest_effect(metric)         # over the whole level range: a slope per point
+        span = float(lv[-1]) - float(lv[0])
         out.append(Claim.check(text, mean, p, slopes.size,
                                f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from "
                                f"level {lv[0]:g} to {lv[-1]:g}: {nb} {drop[b]:+.4f}, {na} {drop[a]:+.4f}"
                                if slopes.size else "no trial with NDCG@5 defined at every level", alpha=ALPHA,
                                noise=noise, missing=missing,
+                               sd=float(slopes.std(ddof=1)) if slopes.size > 1 else None, effect=interest / span,
+                               effect_source=f"{source} over levels {lv[0]:g}–{lv[-1]:g} (a slope of "
+                                             f"{interest / span:.2e} per level point)",
                                statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
     return out
 
@@ -147,7 +152,8 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]
                                f"Δ NDCG@5 {r['diff']:+.4f} (95% CI {r.diff_lo:+.4f}..{r.diff_hi:+.4f}), W/T/L "
                                f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else
                                "Δ NDCG@5: no defined pair", alpha=ALPHA, noise=noise, level=float(r.level), sd=r.sd,
-                               missing=missing))
+                               missing=missing, effect=smallest_effect(NDCG5)[0],
+                               effect_source=smallest_effect(NDCG5)[1]))
     if out:
         verdicts = [c.verdict for c in out]
         k = verdicts.count("supported")

@@ -14,7 +14,7 @@ from experiments import analysis as an
 from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
 from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS
 from experiments.bruch2021.report import ALPHA, TABLE1_MARK, model_name
-from ltrrepro.claims import Claim
+from ltrrepro.claims import Claim, smallest_effect
 from ltrrepro.report import Report, Table
 from ltrrepro.stats import holm
 
@@ -87,8 +87,10 @@ def claims(comp: pd.DataFrame, cfg) -> list[Claim]:
             detail = (f"no trial where both are defined{where}" if int(r.n) == 0 else
                       f"mean difference {r['diff']:+.4f} (95% CI {r.ci_low:+.4f}..{r.ci_high:+.4f}), "
                       f"W/T/L {r.wins}/{r.ties}/{r.losses}{where}")
+            interest, source = smallest_effect(k) if effect is None else (None, None)   # (a plug-in's claim)
             out.append(Claim.check(f"{model_name(a, cfg)} > {model_name(b, cfg)} on {k}", r["diff"], r.p, r.n,
-                                   detail, alpha=ALPHA, paper_effect=effect, sd=r.std_diff, missing=missing))
+                                   detail, alpha=ALPHA, paper_effect=effect, sd=r.std_diff, missing=missing,
+                                   effect=interest, effect_source=source))
     return out
 
 
