@@ -11,9 +11,17 @@ different grades of L2 (training part) and L3 (ties excluded). The sizes are rep
 the system (``gbt``, ``qbrank``, ``ranksvm`` of :mod:`ltrrepro.fit.zheng`) and its setting
 the training data: GBT(L1), GBT(L2), GBT(L1 ∪ L2), QBRank(P2), QBRank(P2 ∪ L1), RankSVM(P2).
 
+**One η and leaf count per trial** for every tree run (GBT, QBRank, a plug-in): the paper's
+η = 0.05 and 20 leaves by default (``shared_params="paper"``, the values ``eta``, ``leaves``:
+Zheng et al. tuned them once, for GBT, and "did not retune them for QBrank"); with
+``shared_params="tuned"`` they are tuned once per trial over ``grid`` on GBT(L2)'s
+validation DCG-5 (:func:`shared_params`) and shared by all runs. The realized values are in
+every unit's ``info["shared_params"]``. The number of boosting iterations (``rounds``) is the
+harness's choice: the paper gives none.
+
 **A plug-in loss** (``--models gbt,qbrank,ranksvm,package.module:Name(k=v)``) is one more
-run, ``<key>_L2``: the objective trained on the L2 judgments beside GBT(L2), with the fixed η
-and leaf count (``eta``, ``leaves``: the paper's QBRank settings) and the same boosting length,
+run, ``<key>_L2``: the objective trained on the L2 judgments beside GBT(L2), with the trial's
+shared η and leaf count and the same boosting length,
 its number of trees picked on the validation queries by NDCG@5 (the rule of every ranking
 system of the harness; GBT and QBRank keep all ``rounds``) — a plug-in is not a system of the
 paper, so its run is an extension, listed among the deviations.
@@ -47,13 +55,19 @@ SYSTEM_NAMES = ("gbt", "qbrank", "ranksvm")
 PERCENTS = tuple(range(10, 101, 10))
 L2_SHARE = 1300 / 2700          # the paper's L2 : L3 query ratio
 VALID_SHARE = 0.2               # of L2's queries, for tuning
-QBRANK_PARAMS = ("gbt-tuned", "paper")   # QBRank's η and leaves: GBT's tuned ones, or the fixed eta/leaves
+#: the (η, leaves) every tree run of a trial shares: the paper's (``eta``, ``leaves``), or tuned once per trial
+SHARED_PARAMS = ("paper", "tuned")
+PAPER_ETA, PAPER_LEAVES = 0.05, 20      # Zheng et al. §4: "We set η to be 0.05 … 20 leaf nodes"
 
 
 @dataclass(frozen=True)
 class ZhengConfig(RunConfig):
-    """Zheng's settings: ``rounds`` boosting iterations (paper 300), QBRank's ``w``, η and
-    leaves, GBT's tuning ``grid`` ((η, leaves), ...), RankSVM's ``c_grid`` and ``max_pairs``."""
+    """Zheng's settings: ``rounds`` boosting iterations (the harness's choice: the paper gives
+    none), QBRank's ``w``; ``shared_params``: every tree run of a trial at ``eta`` and
+    ``leaves`` (``"paper"``: 0.05 and 20 by default) or at the (η, leaves) of ``grid`` that
+    GBT(L2)'s validation DCG-5 picks once per trial (``"tuned"``); RankSVM's ``c_grid`` and
+    ``max_pairs``. Manifests written before ``shared_params`` carry ``qbrank_params``
+    (``"gbt-tuned"`` / ``"paper"``): read as ``"tuned"`` / ``"paper"`` (:meth:`from_dict`)."""
 
     dataset: str = "synthetic-yahoo"
     library: str = "lightgbm"
@@ -61,12 +75,12 @@ class ZhengConfig(RunConfig):
     rounds: int = 300
     every: int = 10
     w: float = QBRankOptions.w                  # the systems' defaults: declared once, by their options
-    eta: float = 0.05
-    leaves: int = 20
+    eta: float = PAPER_ETA
+    leaves: int = PAPER_LEAVES
     grid: tuple = GBTOptions.grid
     c_grid: tuple = RankSVMOptions.c_grid
     max_pairs: int = RankSVMOptions.max_pairs
-    qbrank_params: str = "gbt-tuned"
+    shared_params: str = "paper"
     tied_pairs: str = "non-contradicting"
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): runs <key>_L2
 
@@ -83,12 +97,39 @@ class ZhengConfig(RunConfig):
             raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(SYSTEM_NAMES)} and plug-in "
                              f"objectives package.module:Name(k=v)")
         self.check_plugins()                        # imported and checked: a broken one is one line now
-        if self.qbrank_params not in QBRANK_PARAMS:
-            raise UsageError(f"--qbrank-params must be one of {', '.join(QBRANK_PARAMS)}, got {self.qbrank_params!r}")
+        if self.shared_params not in SHARED_PARAMS:
+            raise UsageError(f"--shared-params must be one of {', '.join(SHARED_PARAMS)}, got {self.shared_params!r}")
+        if not 0 < self.eta <= 1 or self.leaves < 2:
+            raise UsageError(f"--eta needs 0 < eta <= 1 and --leaves >= 2; got {self.eta}, {self.leaves}")
         if self.tied_pairs not in TIED_PAIRS:
             raise UsageError(f"--tied-pairs must be one of {', '.join(TIED_PAIRS)}, got {self.tied_pairs!r}")
         if not self.grid or any(not 0 < eta <= 1 or leaves < 2 for eta, leaves in self.grid):
             raise UsageError(f"--gbt-grid needs 0 < eta <= 1 and leaves >= 2; got {self.grid}")
+
+    @staticmethod
+    def _renamed(d: dict) -> dict:
+        """A stored dict with the old ``qbrank_params`` read as ``shared_params``."""
+        if "qbrank_params" not in d:
+            return d
+        d = dict(d)
+        old = d.pop("qbrank_params")
+        d.setdefault("shared_params", "paper" if old == "paper" else "tuned")
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "configuration"):
+        return super().from_dict(cls._renamed(d), where)
+
+    @classmethod
+    def from_stored(cls, d: dict):
+        return super().from_stored(cls._renamed(d))
+
+    def shared_text(self) -> str:
+        """How the trial's one (η, leaves) is set, in words."""
+        if self.shared_params == "tuned":
+            return (f"η and leaves tuned once per trial over {list(self.grid)} on GBT(L2)'s validation DCG-5 and "
+                    "shared by every tree run of the trial")
+        return f"η {self.eta:g} and {self.leaves} leaves for every tree run"
 
     def check_data(self, ds: RankingDataset) -> None:
         """Before any training: enough queries with more than one grade for the random L2 /
@@ -101,13 +142,14 @@ class ZhengConfig(RunConfig):
 
     def deviations(self) -> list[str]:
         out = super().deviations()
-        if self.rounds != 300:
-            out.append(f"{self.rounds} boosting iterations")
+        trees = any(m != "ranksvm" for m in self.models)
+        if trees and self.shared_params == "tuned":
+            out.append(f"{self.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves (the "
+                       "paper tuned GBT by cross validation and kept its values for QBRank)")
+        elif trees and (self.eta, self.leaves) != (PAPER_ETA, PAPER_LEAVES):
+            out.append(f"{self.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves")
         if "qbrank" in self.models and not BACKENDS[self.library].rewrites_leaves:
             out.append(f"{BACKENDS[self.library].label}: QBRank without the per-round line search (η only)")
-        if self.qbrank_params != "gbt-tuned" and "qbrank" in self.models:
-            out.append(f"QBRank with fixed η {self.eta} and {self.leaves} leaves, not GBT's tuned values (the paper: "
-                       "\"we did not retune them for QBRank\")")
         if self.tied_pairs != "non-contradicting":
             out.append("precision at K% counts a tied pair as contradicting (the paper counts non-contradicting "
                        "pairs: a tie does not contradict)")
@@ -115,7 +157,7 @@ class ZhengConfig(RunConfig):
             out.append("QBRank's tree fit weights a document by its number of pairs (Newton leaves −Σg/Σh with h = w "
                        "per pair), where Algorithm 2 fits each document's averaged target once")
         for key, spec in self.plugins:
-            out.append(f"extension: plug-in {spec} trained on L2 (η {self.eta}, {self.leaves} leaves, at most "
+            out.append(f"extension: plug-in {spec} trained on L2 (the trial's shared η and leaves, at most "
                        f"{self.rounds} trees picked on validation NDCG@5); not a system of the paper")
         if "ranksvm" in self.models:
             out.append(f"RankSVM: linear, squared hinge on standardized features, solved in the primal (Chapelle & "
@@ -124,12 +166,19 @@ class ZhengConfig(RunConfig):
         return out
 
     def choices(self) -> list[str]:
-        return ["L1 = the queries whose documents share one grade; the others split at random per trial into L2 "
+        out = []
+        if any(m != "ranksvm" for m in self.models):
+            if self.shared_params == "tuned":
+                out.append(f"the paper tunes by cross validation: we tune once per trial on the validation part "
+                           f"of L2 ({int(VALID_SHARE * 100)}% of its queries), by GBT(L2)'s DCG-5 over "
+                           f"{list(self.grid)}")
+            out.append(f"the paper gives no number of boosting iterations: we run {self.rounds} for every tree run "
+                       "(the harness's choice; GBT and QBRank keep all of them)")
+        return out + ["L1 = the queries whose documents share one grade; the others split at random per trial into L2 "
                 f"and L3 in the paper's {1300}:{1400} query ratio, {int(VALID_SHARE * 100)}% of L2's queries held "
                 "out for validation (tuning)",
                 "P2, P3: every within-query pair of different grades (ties excluded), τ = |grade difference|",
-                f"DCG-5 gain 2^g − 1 (the paper gives none); GBT's η and leaves tuned over {list(self.grid)} on "
-                "validation DCG-5 (the paper: cross validation)",
+                "DCG-5 gain 2^g − 1 (the paper gives none)",
                 f"precision at K%: a tied pair counts as {self.tied_pairs}; equal margins keep pair order"]
 
     def run_table(self) -> dict[str, tuple[str, str]]:
@@ -146,14 +195,15 @@ class ZhengConfig(RunConfig):
         """The system of a unit's ``model``: GBT, QBRank, RankSVM, or a plug-in objective."""
         return system_for(model, self.plugins)
 
-    def boosting(self, system: str) -> Boosting:
-        if system == "qbrank" or system in dict(self.plugins):
-            return Boosting(learning_rate=self.eta, num_leaves=self.leaves, rounds=self.rounds)
-        return Boosting(rounds=self.rounds)
+    def boosting(self, system: str, params: tuple | None = None) -> Boosting:
+        """The boosting of a run: every tree run at the trial's shared ``params`` (η, leaves;
+        default: ``eta``, ``leaves``)."""
+        eta, leaves = params or (self.eta, self.leaves)
+        return Boosting(learning_rate=eta, num_leaves=leaves, rounds=self.rounds)
 
-    def options(self, system: str) -> dict:
-        tune = {"tune_grid": self.grid} if self.qbrank_params == "gbt-tuned" else {}
-        return {"gbt": {"grid": self.grid}, "qbrank": {"w": self.w, **tune},
+    def options(self, system: str, params: tuple | None = None) -> dict:
+        """A system's options; GBT's grid is the trial's one shared (η, leaves): no tuning of its own."""
+        return {"gbt": {"grid": (tuple(params or (self.eta, self.leaves)),)}, "qbrank": {"w": self.w},
                 "ranksvm": {"c_grid": self.c_grid, "max_pairs": self.max_pairs}}.get(system, {})
 
 
@@ -204,19 +254,46 @@ def train_size(unit, ctx) -> float:
     return float({"L1": docs["L1"], "L2": docs["L2"], "P2": docs["L2"]}.get(train, docs["L1"] + docs["L2"]))
 
 
+_TUNED: dict = {}
+
+
+def shared_params(cfg: ZhengConfig, sub: dict, unit, threads: int) -> dict:
+    """The (η, leaves) every tree run of ``unit``'s trial uses: the configuration's
+    (``shared_params="paper"``), or GBT trained on the trial's L2 over ``grid`` with the
+    seed of the trial's GBT(L2) unit, picked by validation DCG-5 (``"tuned"``; the same in
+    every unit of the trial, computed once per process and trial)."""
+    if cfg.shared_params == "paper":
+        return {"eta": float(cfg.eta), "leaves": int(cfg.leaves), "by": "fixed (the paper's values)"
+                if (cfg.eta, cfg.leaves) == (PAPER_ETA, PAPER_LEAVES) else "fixed"}
+    key = (cfg.dataset, cfg.queries, cfg.data_dir, cfg.grid, cfg.rounds, cfg.library, unit.seed, unit.trial)
+    if key not in _TUNED:
+        ref = Unit(EXPERIMENT, cfg.unit_dataset, unit.trial, "gbt", (("train", "L2"),), seed=unit.seed)
+        gbt = system_for("gbt", ()).trainer(Boosting(rounds=cfg.rounds), library=cfg.library, seed=ref.model_seed(),
+                                            threads=threads, grid=cfg.grid)
+        gbt.add_train(sub["L2"])
+        gbt.add_valid(sub["V"])
+        info = gbt.fit().info
+        _TUNED[key] = {"eta": float(info["eta"]), "leaves": int(info["leaves"]),
+                       "by": "tuned on GBT(L2)'s validation DCG-5", "valid_dcg5": float(info["valid_dcg5"])}
+    return dict(_TUNED[key])
+
+
 def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     ds = DataRef(**ctx["data"]).open()
     parts = zheng_split(ds, unit.seed, unit.trial)
     sub = {k: ds.subset(v) for k, v in parts.items() if v.size}
+    trees = unit.model != "ranksvm"
+    shared = shared_params(cfg, sub, unit, ctx["threads"]) if trees else None
+    params = (shared["eta"], shared["leaves"]) if shared else None
     valid, test = sub["V"], sub["L3"]
     sizes = {"L1_queries": int(parts["L1"].size), "L1_docs": int(sub["L1"].n_docs) if "L1" in sub else 0,
              "L2_queries": int(parts["L2"].size), "L2_docs": int(sub["L2"].n_docs),
              "V_queries": int(parts["V"].size), "L3_queries": int(parts["L3"].size),
              "L3_docs": int(test.n_docs), "P2_pairs": n_pairs(sub["L2"]), "P3_pairs": n_pairs(test)}
     system = cfg.system(unit.model)
-    trainer = system.trainer(cfg.boosting(unit.model), library=cfg.library, seed=unit.model_seed(),
-                             threads=ctx["threads"], **cfg.options(unit.model))
+    trainer = system.trainer(cfg.boosting(unit.model, params), library=cfg.library, seed=unit.model_seed(),
+                             threads=ctx["threads"], **cfg.options(unit.model, params))
     train, labeled = training_data(sub, unit.settings["train"])
     trainer.add_train(train, labeled=labeled)
     trainer.add_valid(valid)
@@ -231,7 +308,7 @@ def unit_fn(unit, ctx):
     record = {"means": {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
               "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
               "curve_points": points, "test_curve_dcg5": curve, "timings": {"train_s": fitted.train_s},
-              "info": {"sizes": sizes, **fitted.info}, "system": {"family": system.family, "variant": system.variant},
+              "info": {"sizes": sizes, **fitted.info, **({"shared_params": shared} if shared else {})}, "system": {"family": system.family, "variant": system.variant},
               "library": system.resolve_library(cfg.library),
               "log": f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}"}
     return record, {}

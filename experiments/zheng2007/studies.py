@@ -7,7 +7,7 @@ from experiments.values import positive_int
 from experiments.values import parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
-from experiments.zheng2007.protocol import (EXPERIMENT, QBRANK_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
+from experiments.zheng2007.protocol import (EXPERIMENT, SHARED_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
                                             train_size, unit_fn)
 from experiments.zheng2007.report import report
 from ltrrepro.metrics import TIED_PAIRS
@@ -17,13 +17,14 @@ DOC = """Zheng et al. (2007): QBRank against GBT and RankSVM — Table 1 and Fig
     python -m experiments.qbrank [--dataset yahoo --data-dir DIR] [--trials N] [--rounds 300]
 
 Six runs per trial on the trial's L1/L2/L3 split (a paired design): GBT(L1), GBT(L2),
-GBT(L1 ∪ L2) (squared loss, η and leaves tuned on validation DCG-5 over ``--gbt-grid``),
-QBRank(P2), QBRank(P2 ∪ L1) (Zheng's Algorithm 2, w = 0.5, the η and leaf count GBT's
-tuning picks on the same judgments — ``--qbrank-params paper`` fixes η = 0.05 and 20 leaves —
-and the per-round line search — LightGBM; with ``--library xgboost`` η only, a stated
-deviation) and
+GBT(L1 ∪ L2) (squared loss), QBRank(P2), QBRank(P2 ∪ L1) (Zheng's Algorithm 2, w = 0.5, the
+per-round line search — LightGBM; with ``--library xgboost`` η only, a stated deviation) — every
+tree run of a trial at one η and leaf count: the paper's 0.05 and 20 (``--eta``, ``--leaves``),
+or with ``--shared-params tuned`` the pair of ``--gbt-grid`` that GBT(L2)'s validation DCG-5
+picks, tuned once per trial and shared — and
 RankSVM(P2) (squared hinge, primal Newton, C tuned over {0.01, 0.1, 1}, at most
-``--max-pairs`` pairs). ``--models`` picks systems: gbt, qbrank, ranksvm, and plug-in
+``--max-pairs`` pairs). The number of boosting iterations (``--rounds``) is the harness's
+choice: the paper gives none. ``--models`` picks systems: gbt, qbrank, ranksvm, and plug-in
 objectives ``package.module:Name(k=v)``: one more run each, trained on L2 beside GBT(L2). Precision at K% on
 P3 (a tied pair counts as non-contradicting, the paper's word; ``--tied-pairs contradicting``
 for the strict rule) and DCG-5 on L3, DCG-5 every ``--every`` rounds for the curves."""
@@ -45,16 +46,30 @@ def build(a) -> ZhengConfig:
                        trials=a.trials or (3 if synthetic else 10), seed=a.seed, library=a.library,
                        models=models, plugins=plugins,
                        rounds=a.rounds or (150 if synthetic else 300), every=a.every, grid=_grid(a.gbt_grid),
-                       max_pairs=a.max_pairs, qbrank_params=a.qbrank_params, tied_pairs=a.tied_pairs)
+                       max_pairs=a.max_pairs, shared_params=_shared(a), eta=a.eta, leaves=a.leaves,
+                       tied_pairs=a.tied_pairs)
+
+
+def _shared(a) -> str:
+    """``--shared-params``; the old ``--qbrank-params`` (gbt-tuned / paper) is read as tuned / paper."""
+    if a.qbrank_params is None:
+        return a.shared_params
+    return "paper" if a.qbrank_params == "paper" else "tuned"
 
 
 def own_flags(ap) -> None:
     ap.add_argument("--max-pairs", type=positive_int, default=ZhengConfig.max_pairs,
                     help="RankSVM: pairs sampled from P2 at most")
     ap.add_argument("--gbt-grid", default=",".join(f"{e}:{n}" for e, n in ZhengConfig.grid),
-                    help="GBT tuning grid eta:leaves,...")
-    ap.add_argument("--qbrank-params", choices=QBRANK_PARAMS, default=ZhengConfig.qbrank_params,
-                    help="QBRank's eta and leaves: GBT's tuned ones (the paper's, default) or the fixed 0.05 / 20")
+                    help="with --shared-params tuned: the eta:leaves pairs GBT(L2)'s validation DCG-5 picks from")
+    ap.add_argument("--shared-params", choices=SHARED_PARAMS, default=ZhengConfig.shared_params,
+                    help="the one eta and leaf count of every tree run of a trial: --eta/--leaves (paper, default: "
+                         "the paper's 0.05 and 20) or tuned once per trial on GBT(L2)'s validation part (tuned)")
+    ap.add_argument("--eta", type=float, default=ZhengConfig.eta, help="the shared learning rate (paper 0.05)")
+    ap.add_argument("--leaves", type=positive_int, default=ZhengConfig.leaves,
+                    help="the shared leaf count (paper 20)")
+    ap.add_argument("--qbrank-params", choices=("gbt-tuned", "paper"), default=None,
+                    help="old name of --shared-params: gbt-tuned reads as tuned, paper as paper")
     ap.add_argument("--tied-pairs", choices=TIED_PAIRS, default=ZhengConfig.tied_pairs,
                     help="precision at K%%: a pair scored tied counts as non-contradicting (the paper, default) or "
                          "contradicting")
