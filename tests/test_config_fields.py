@@ -113,13 +113,13 @@ def test_every_bruch_field_reaches_the_run(tmp_path):
 
 def test_every_zheng_field_reaches_the_run(tmp_path):
     base = ZhengConfig(experiment="qbrank", queries=80, trials=1, rounds=2, every=1, models=("qbrank",),
-                       grid=((0.1, 4),), qbrank_params="paper", leaves=4)
+                       grid=((0.1, 4),), leaves=4)
     _check(base, {"dataset": "synthetic-web30k", "queries": 90, "trials": 2, "seed": 1, "library": "xgboost",
                   "models": ("qbrank", "gbt"), "rounds": 3, "every": 2, "w": 0.9, "eta": 0.3, "leaves": 3,
-                  "qbrank_params": "gbt-tuned", "tied_pairs": "contradicting"}, tmp_path,
+                  "shared_params": "tuned", "tied_pairs": "contradicting"}, tmp_path,
            elsewhere={"grid", "c_grid", "max_pairs", "plugins"})       # plugins: tests/test_plugin_arms.py
-    # GBT's grid, on GBT's runs; RankSVM's settings, on a RankSVM run (136 features, a few hundred pairs)
-    gbt = dataclasses.replace(base, models=("gbt",))
+    # the tuning grid, on a tuned GBT run; RankSVM's settings, on a RankSVM run (136 features, a few hundred pairs)
+    gbt = dataclasses.replace(base, models=("gbt",), shared_params="tuned")
     same = ["grid"] if fingerprint(dataclasses.replace(gbt, grid=((0.3, 3),)), tmp_path / "g") == \
         fingerprint(gbt, tmp_path / "gbt") else []
     svm = dataclasses.replace(base, dataset="synthetic-web30k", queries=40, models=("ranksvm",), c_grid=(0.1,),

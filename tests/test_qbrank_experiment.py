@@ -115,3 +115,73 @@ def test_qbrank_experiment_xgboost_library(tmp_path):
     assert all(r["means"][zp.DCG5] > 0 for r in recs)
     devs = json.loads((out / "claims.json").read_text())["deviations"]
     assert any("without the per-round line search" in d for d in devs)
+
+
+def test_default_shares_the_papers_eta_and_leaves_and_old_manifests_load():
+    """Every tree run of a trial at one (η, leaves): the paper's 0.05 and 20 by default, not a
+    deviation; iterations are the harness's choice; ``qbrank_params`` of old manifests reads."""
+    cfg = zp.ZhengConfig(experiment="qbrank", queries=100)
+    assert (cfg.shared_params, cfg.eta, cfg.leaves) == ("paper", 0.05, 20)
+    for system in ("gbt", "qbrank"):
+        b = cfg.boosting(system)
+        assert (b.learning_rate, b.num_leaves) == (0.05, 20)
+    assert cfg.options("gbt") == {"grid": ((0.05, 20),)} and "tune_grid" not in cfg.options("qbrank")
+    assert cfg.boosting("qbrank", (0.1, 10)).num_leaves == 10 and cfg.options("gbt", (0.1, 10))["grid"] == ((0.1, 10),)
+    devs, choices = " ".join(cfg.deviations()), " ".join(cfg.choices())
+    assert "η" not in devs and "iterations" not in devs
+    assert "harness's choice" in choices
+    tuned = zp.ZhengConfig(experiment="qbrank", queries=100, shared_params="tuned")
+    assert "tuned once per trial" in " ".join(tuned.deviations())
+    assert "not the paper's" in " ".join(zp.ZhengConfig(experiment="qbrank", queries=100, eta=0.1).deviations())
+    old = {k: v for k, v in cfg.to_dict().items() if k != "shared_params"}
+    for was, now in (("gbt-tuned", "tuned"), ("paper", "paper")):
+        assert zp.ZhengConfig.from_dict({**old, "qbrank_params": was}).shared_params == now
+        assert zp.ZhengConfig.from_stored({**old, "qbrank_params": was}).shared_params == now
+    with pytest.raises(Exception, match="shared-params"):
+        zp.ZhengConfig(experiment="qbrank", queries=100, shared_params="per-run")
+
+
+def test_claims_are_the_papers_table1_family_and_figure1_once(rng):
+    """Table 1: QBRank > GBT and > RankSVM at every K, one Holm family powered against the
+    paper's differences; no GBT > RankSVM; each DCG-5 comparison once, labelled Figure 1's."""
+    from experiments.zheng2007 import report as zr
+    from ltrrepro.stats import holm
+    rows = []
+    for t in range(6):
+        for run, shift in {"gbt_L1": -1, "gbt_L2": 0, "gbt_L1L2": .1, "qbrank_P2": .2, "qbrank_P2L1": .3,
+                           "ranksvm_P2": -.5}.items():
+            rows.append({"trial": t, "model": run, zp.DCG5: 10 + shift + rng.normal(0, .05),
+                         **{f"prec@{k}%": .7 + shift / 10 + rng.normal(0, .002) for k in zp.PERCENTS}})
+    df = pd.DataFrame(rows)
+    cfg = zp.ZhengConfig(experiment="qbrank", queries=100)
+    claims = zr.claims(df, cfg)
+    fam = [c for c in claims if c.text.startswith("Table 1:")]
+    assert len(fam) == 20 and {c.extra["family"] for c in fam} == {fam[0].extra["family"]}
+    for k in zp.PERCENTS:
+        assert {c.text for c in fam if c.text.endswith(f" {k}%")} == {
+            f"Table 1: QBRank(P2) > GBT on precision at {k}%", f"Table 1: QBRank(P2) > RankSVM on precision at {k}%"}
+    np.testing.assert_allclose([c.extra["p_holm"] for c in fam], holm([c.p for c in fam]))
+    paper = zr.PAPER_TABLE1[50]
+    at50 = {c.text: c for c in fam if c.text.endswith(" 50%")}
+    assert at50["Table 1: QBRank(P2) > RankSVM on precision at 50%"].paper_effect == pytest.approx(paper[0] - paper[2])
+    assert all(c.verdict == "supported" for c in fam)
+    assert not any("GBT >" in c.text and "RankSVM" in c.text for c in claims)
+    fig = [c for c in claims if not c.text.startswith("Table 1:")]
+    assert all(c.text.startswith("Figure 1:") for c in fig) and len(fig) == 5
+    assert len({c.detail.split(" on ")[0] for c in fig}) == len(fig)          # each comparison once
+
+
+def test_tuned_params_are_shared_by_every_run_of_a_trial(tmp_path):
+    out = tmp_path / "t"
+    argv = ["--queries", "100", "--trials", "1", "--rounds", "3", "--every", "3", "--models", "gbt,qbrank",
+            "--shared-params", "tuned", "--gbt-grid", "0.3:3,0.1:6", "--jobs", "1", "--quiet", "--out", str(out)]
+    assert qbrank.main(argv) == 0
+    recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
+    shared = {(r["info"]["shared_params"]["eta"], r["info"]["shared_params"]["leaves"]) for r in recs}
+    assert len(recs) == 5 and len(shared) == 1 and shared <= {(0.3, 3), (0.1, 6)}
+    gbt = [r for r in recs if r["unit"]["model"] == "gbt"]
+    assert {(r["info"]["eta"], r["info"]["leaves"]) for r in gbt} == shared
+    legend = (out / "tables" / "table1_precision.md").read_text()
+    eta, leaves = shared.pop()
+    assert f"at η {eta:g} and {leaves} leaves" in legend
+    assert any("tuned once per trial" in d for d in json.loads((out / "claims.json").read_text())["deviations"])
