@@ -1,8 +1,10 @@
 """Zheng et al. (2007)'s systems: GBT on the grades, QBRank with its line search, and a linear
 RankSVM (docs/protocols/zheng2007.md).
 
-* ``gbt``: squared loss on the grades; η and the leaf count tuned on the validation DCG-5
-  over ``grid`` (fixed ``rounds``, no early stopping).
+* ``gbt``: squared loss on the grades; η and the leaf count picked on the validation DCG-5
+  over ``grid`` (fixed ``rounds``, no early stopping). Zheng's harness
+  (:mod:`experiments.zheng2007`) passes a grid of one pair — the (η, leaves) every tree run of
+  a trial shares — so GBT does no tuning of its own there.
 * ``qbrank``: Zheng's Algorithm 2 (:class:`~ltrrepro.objectives.QBRank`, τ = |grade
   difference|, ``w``), trees of ``num_leaves`` leaves; where the library lets a grown tree's
   leaves be rewritten (LightGBM) the per-round line search on the true objective rescales
@@ -97,8 +99,9 @@ class GBTOptions:
 class QBRankOptions:
     """``w``: the weight of the pair term, 1 − w that of the regression on labeled documents
     (R(h) in docs/protocols/zheng2007.md §1; the paper's w = 0.5, §3); ``tune_grid``: when given, QBRank takes the η and leaf count that GBT's validation tuning
-    picks over it on the same judgments (Zheng et al.: "we did not retune them for QBRank"),
-    and needs :meth:`~QBRankTrainer.add_valid`; None: the boosting's own η and leaves."""
+    picks over it on the same judgments, and needs :meth:`~QBRankTrainer.add_valid`; None: the
+    boosting's own η and leaves. Zheng's harness leaves it None: every run of a trial shares one
+    (η, leaves), as the paper ("we did not retune them for QBRank")."""
 
     w: float = 0.5
     tune_grid: tuple | None = None
