@@ -18,7 +18,8 @@ random splits.
 
 **Reported.** Test NDCG@1/3/10 (gain 2^y − 1, queries without a relevant document dropped)
 and ERR (g_max = 4) at the last round and every ``every`` rounds (Figure 2), the final
-training objective loss and the wall time.
+training objective loss, the wall time and the leaves per tree (``leaves_per_tree``: mean, min, max,
+trees below the leaf limit).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from experiments.errors import UsageError
 from experiments.config import RunConfig
 from ltrrepro.datasets import load_fold
 from ltrrepro.fit import Boosting, system_for
-from ltrrepro.fit.xia import GROWTH, LEAF_RULES, GBDTOptions
+from ltrrepro.fit.xia import GROWTH, LEAF_RULES, SPLIT_RULES, GBDTOptions
 from ltrrepro.fit.xia import PRINCIPLES as ARM_PRINCIPLES
 from ltrrepro.metrics import evaluate
 from ltrrepro.runner import DataRef, Unit
@@ -61,11 +62,12 @@ class XiaConfig(RunConfig):
     min_data_in_leaf: int = 20
     growth: str = GBDTOptions.growth            # the tree learner's defaults, declared once by its options
     leaf_rule: str = GBDTOptions.leaf_rule
+    split_rule: str = GBDTOptions.split_rule     # leaf-limit (the paper's) or positive-gain
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
 
     paper_trials = 1
     paper_datasets = ("web10k", "yahoo")
-    added_fields = ("plugins",)
+    added_fields = ("plugins", "split_rule")
 
     def __post_init__(self):
         super().__post_init__()
@@ -80,6 +82,8 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--growth must be one of {', '.join(GROWTH)}, got {self.growth!r}")
         if self.leaf_rule not in LEAF_RULES:
             raise UsageError(f"--leaf-rule must be one of {', '.join(LEAF_RULES)}, got {self.leaf_rule!r}")
+        if self.split_rule not in SPLIT_RULES:
+            raise UsageError(f"--split-rule must be one of {', '.join(SPLIT_RULES)}, got {self.split_rule!r}")
         if self.fold_layout and self.trials > 5:
             raise UsageError(f"{self.dataset} has five folds; --trials must be <= 5")
 
@@ -111,18 +115,24 @@ class XiaConfig(RunConfig):
             out.append(f"extension: plug-in {spec} as an arm under "
                        f"{', '.join(m.rpartition('-')[2].upper() for m in self.models if m.startswith(key + '-'))} "
                        f"({self.rounds_of(key + '-se')} rounds, LambdaMART's); not a system of the paper")
-        if self.leaf_rule != "diagonal":
+        if self.leaf_rule == "exact":
             out.append("exact leaves in every arm (−L′/L″ of the whole objective, the pairs inside a leaf removed "
                        "from L″), not Eq. 8's per-document (diagonal) leaf of the paper's SE baseline")
+        if self.split_rule != "leaf-limit":
+            out.append("positive-gain splits: an exact-OLE node splits only with gain > 0, so OLE trees can stop short "
+                       "of the leaf limit (the paper grows to the leaf limit and uses OLE only to choose the split)")
         return out
 
     def choices(self) -> list[str]:
         lam = any(m.startswith("lambdamart") for m in self.models)
         mc = any(m.startswith("mcrank") for m in self.models)
-        rule = (" (Eq. 8, −ΣL′/ΣL″ over the leaf's documents: the standard LambdaMART leaf and the paper's SE "
-                "baseline; the paper does not say which rule its OLE arm used: --leaf-rule exact for the other)"
-                if self.leaf_rule == "diagonal" else " (the paper does not say which rule its OLE arm used)")
-        out = [f"leaf rule {self.leaf_rule} in every arm{rule}"
+        rule = {"diagonal": " in every arm (Eq. 8, −ΣL′/ΣL″ over the leaf's documents: the standard LambdaMART leaf "
+                            "and the paper's SE baseline; the paper does not say which rule its OLE arm used: "
+                            "--leaf-rule exact or own for the others)",
+                "exact": " in every arm (the paper does not say which rule its OLE arm used)",
+                "own": " (each principle's own estimate: Eq. 8 for SE and RWSE, Eq. 11's exact −L′/L″ for OLE; the "
+                       "paper does not say which rule its OLE arm used)"}[self.leaf_rule]
+        out = [f"leaf rule {self.leaf_rule}{rule}"
                + ("; McRank's loss is derivative additive, so both rules give the same McRank leaves" if mc else ""),
                f"{self.growth} growth: nodes split in breadth-first order (left to right within a level), so a "
                f"leaf limit inside a level leaves its rightmost nodes unsplit" if self.growth == "width-first" else
@@ -165,7 +175,7 @@ def unit_fn(unit, ctx):
     train, test = fold_parts(unit, ctx)
     system = cfg.system(unit.model)
     trainer = system.trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"],
-                                          growth=cfg.growth, leaf_rule=cfg.leaf_rule)
+                             growth=cfg.growth, leaf_rule=cfg.leaf_rule, split_rule=cfg.split_rule)
     trainer.add_train(train)
     fitted = trainer.fit()
     points = checkpoints(fitted.n_rounds, cfg.every)
@@ -179,6 +189,7 @@ def unit_fn(unit, ctx):
            "system": {"family": system.family, "variant": system.variant},
            "curve_points": points, "curves": curves,
            "timings": {"train_s": fitted.train_s, "boost_s": fitted.info["boost_s"], "tree_s": fitted.info["tree_s"]},
+           "leaves_per_tree": fitted.info.get("leaves_per_tree"),
            "info": {**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
            "log": " ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
                   + (f" loss={fitted.train_loss:.6g}" if fitted.train_loss is not None else "")   # a plug-in may

@@ -10,7 +10,7 @@ from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, MODELS, PAPER_RO
                                       build_units, unit_fn)
 from experiments.xia.report import report
 from ltrrepro.datasets import locate_fold
-from ltrrepro.fit.xia import GROWTH, LEAF_RULES, PRINCIPLES
+from ltrrepro.fit.xia import GROWTH, LEAF_RULES, PRINCIPLES, SPLIT_RULES
 
 DOC = """Xia, Zhai, Wang: the SE and OLE split principles for McRank and LambdaMART — Tables 2 and 3,
 Figure 2 (docs/protocols/xia.md).
@@ -22,7 +22,9 @@ RWSE = the Newton gain, Theorem 1) and ``lambdamart-se``, ``lambdamart-ole``,
 ``lambdamart-rwse`` (LambdaMART: exact OLE; RWSE = the libraries' gain), over the grid
 ``--leaves`` × ``--rates``, a fixed number of rounds from zero scores. Trees grow
 ``--growth width-first`` (the paper's; ``best-first`` is LightGBM's order); leaves follow
-``--leaf-rule diagonal`` (Eq. 8, the paper's SE baseline) or ``exact`` in every arm.
+``--leaf-rule diagonal`` (Eq. 8, the paper's SE baseline) or ``exact`` in every arm, or ``own``
+(Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE); ``--split-rule leaf-limit`` (the paper's)
+or ``positive-gain``.
 ``--rounds`` sets both systems' (default: the paper's 1,000 LambdaMART / 2,500 McRank on real
 data; 60 / 60 on synthetic data, the default run: 300 queries, about 4 minutes on 2 cores).
 Folds: the official five of a fold layout (``--trials`` ≤ 5), else random 60/20/20 splits.
@@ -45,7 +47,8 @@ def build(a) -> XiaConfig:
                      queries=(a.queries or 300) if synthetic else a.queries, trials=trials, seed=a.seed,
                      models=models, plugins=plugins,
                      rounds=tuple(rounds.items()), every=a.every or max(1, max(rounds.values()) // 20),
-                     leaves=tuple(leaves), rates=tuple(rates), growth=a.growth, leaf_rule=a.leaf_rule)
+                     leaves=tuple(leaves), rates=tuple(rates), growth=a.growth, leaf_rule=a.leaf_rule,
+                     split_rule=a.split_rule)
 
 
 def own_flags(ap) -> None:
@@ -54,8 +57,11 @@ def own_flags(ap) -> None:
     ap.add_argument("--growth", choices=GROWTH, default=XiaConfig.growth,
                     help="tree growth: width-first (the paper's, default) or best-first (LightGBM's)")
     ap.add_argument("--leaf-rule", choices=LEAF_RULES, default=XiaConfig.leaf_rule,
-                    help="leaf values in every arm: diagonal (Eq. 8, default) or exact (pairs inside a leaf removed "
-                         "from its second derivative)")
+                    help="leaf values: diagonal (Eq. 8, default) or exact (pairs inside a leaf removed from its second "
+                         "derivative) in every arm, or own (Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE)")
+    ap.add_argument("--split-rule", choices=SPLIT_RULES, default=XiaConfig.split_rule,
+                    help="when a node splits: leaf-limit (default, the paper's: exact OLE splits to the leaf limit "
+                         "whatever its gain's sign) or positive-gain (gain > 0 only)")
 
 
 def check_folds(cfg: XiaConfig) -> None:

@@ -7,10 +7,14 @@ Trainer options (the same for every arm):
 * ``growth``: ``"width-first"`` (default; Xia §4, breadth-first to the leaf limit) or
   ``"best-first"`` (LightGBM's leaf-wise order);
 * ``leaf_rule``: ``"diagonal"`` (default; Xia Eq. 8, −ΣL′/ΣL″ with per-document second
-  derivatives — the standard LambdaMART leaf, the paper's SE baseline) or ``"exact"``
+  derivatives — the standard LambdaMART leaf, the paper's SE baseline), ``"exact"``
   (−L′/L″ of the whole objective in the leaf's output: the pairs inside the leaf removed
-  from L″, footnote 2). The paper does not say which rule its OLE arm used. McRank's loss is
-  derivative additive, so both rules give the same leaves there.
+  from L″, footnote 2) in every arm, or ``"own"`` (each principle's own estimate: Eq. 8 for
+  SE and RWSE, Eq. 11's exact step −L′/L″ for OLE). The paper does not say which rule its
+  OLE arm used. McRank's loss is derivative additive, so all rules give the same leaves there.
+* ``split_rule``: ``"leaf-limit"`` (default; the paper's: trees grow to the leaf limit, OLE
+  only chooses the split, so an exact-OLE node splits even where its gain is negative) or
+  ``"positive-gain"`` (a node splits only with gain > 0: an exact-OLE tree can stop short).
 
 Systems:
 
@@ -37,6 +41,8 @@ objective to expose the pair structure of its Hessian (``grad_hess_pairs``), see
 
 ``Fitted.info["boost_s"]``: the seconds spent in the boosting rounds (objective + trees),
 without binning or the final loss — the time the report compares between arms.
+``Fitted.info["leaves_per_tree"]``: leaves per tree over the run (``mean``, ``min``, ``max``, ``short``:
+trees below the leaf limit, ``trees``).
 
 Deviation (all systems): histogram splits (``max_bin`` bins) instead of every distinct value.
 """
@@ -51,11 +57,13 @@ from .base import Fitted, System, Trainer, int_seed, register
 from .callbacks import UnitHessian
 
 __all__ = ["GBDTTrainer", "GBDTOptions", "LibraryMcRankTrainer", "LibraryMcRankOptions", "LightGBMMcRankTrainer",
-           "principle_system", "needs_pairs", "N_CLASSES", "GROWTH", "LEAF_RULES", "PRINCIPLES"]
+           "principle_system", "needs_pairs", "N_CLASSES", "GROWTH", "LEAF_RULES", "SPLIT_RULES", "PRINCIPLES",
+           "leaf_hessian"]
 
 N_CLASSES = 5
 GROWTH = ("width-first", "best-first")
-LEAF_RULES = ("diagonal", "exact")
+LEAF_RULES = ("diagonal", "exact", "own")
+SPLIT_RULES = ("leaf-limit", "positive-gain")
 PRINCIPLES = ("se", "ole", "rwse")
 MIN_SUM_HESSIAN = 1e-3
 
@@ -64,7 +72,25 @@ def needs_pairs(principle: str, leaf_rule: str = "diagonal") -> bool:
     """Whether an arm needs the objective's pair structure (``grad_hess_pairs``): OLE's gain
     and exact leaf values remove the pairs inside a leaf from its second derivative (Xia et
     al. §3, footnote 2), which the per-document (grad, hess) of an objective cannot tell."""
-    return principle == "ole" or leaf_rule == "exact"
+    return principle == "ole" or leaf_hessian(principle, leaf_rule) == "exact"
+
+
+def leaf_hessian(principle: str, leaf_rule: str) -> str:
+    """The tree learner's leaf rule of an arm: ``own`` is Eq. 11's exact step for OLE and
+    Eq. 8's diagonal leaf for SE and RWSE; ``diagonal`` and ``exact`` are the same in every arm."""
+    if leaf_rule == "own":
+        return "exact" if principle == "ole" else "diagonal"
+    return leaf_rule
+
+
+def leaves_summary(leaves, limit: int) -> dict:
+    """Leaves per tree of a run: mean, min, max, trees below the leaf ``limit`` and trees."""
+    import numpy as np
+    a = np.asarray(leaves, dtype=np.int64)
+    if not a.size:
+        return {"mean": None, "min": None, "max": None, "short": 0, "trees": 0}
+    return {"mean": float(a.mean()), "min": int(a.min()), "max": int(a.max()), "short": int((a < limit).sum()),
+            "trees": int(a.size)}
 
 
 @dataclass(frozen=True)
@@ -73,12 +99,14 @@ class GBDTOptions:
 
     ``objective``: a factory called with the :class:`~ltrrepro.fit.Boosting` (LambdaMART
     takes its σ); ``principle``: ``se``, ``ole`` or ``rwse``; ``growth``: ``width-first``
-    (Xia §4) or ``best-first``; ``leaf_rule``: ``diagonal`` (Eq. 8) or ``exact``."""
+    (Xia §4) or ``best-first``; ``leaf_rule``: ``diagonal`` (Eq. 8), ``exact`` or ``own``
+    (:func:`leaf_hessian`); ``split_rule``: ``leaf-limit`` (the paper's) or ``positive-gain``."""
 
     objective: Callable
     principle: str
     growth: str = "width-first"
     leaf_rule: str = "diagonal"
+    split_rule: str = "leaf-limit"
 
     def __post_init__(self):
         if self.principle not in PRINCIPLES:
@@ -86,6 +114,8 @@ class GBDTOptions:
         if self.growth not in GROWTH or self.leaf_rule not in LEAF_RULES:
             raise ValueError(f"growth must be one of {GROWTH} and leaf_rule one of {LEAF_RULES}, "
                              f"got {self.growth!r}, {self.leaf_rule!r}")
+        if self.split_rule not in SPLIT_RULES:
+            raise ValueError(f"split_rule must be one of {SPLIT_RULES}, got {self.split_rule!r}")
 
 
 @dataclass(frozen=True)
@@ -128,7 +158,8 @@ class GBDTTrainer(Trainer):
         model, log = gbdt_train(obj, tr, criterion=o.principle, num_rounds=b.rounds,
                                 learning_rate=b.learning_rate, num_leaves=b.num_leaves, max_bin=b.max_bin,
                                 min_data_in_leaf=b.min_data_in_leaf, min_sum_hessian_in_leaf=MIN_SUM_HESSIAN,
-                                leaf_hessian=o.leaf_rule, growth=o.growth, seed=int_seed(self.seed),
+                                leaf_hessian=leaf_hessian(o.principle, o.leaf_rule), growth=o.growth,
+                                split_rule=o.split_rule, seed=int_seed(self.seed),
                                 threads=self.threads)
         try:
             loss = float(obj.loss(model.train_scores, tr.y, tr.offsets))
@@ -144,7 +175,8 @@ class GBDTTrainer(Trainer):
         return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=dict(model.meta), **ranking,
                       info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries),
                             "boost_s": float(sum(log.objective_s) + sum(log.tree_s)),
-                            "tree_s": float(sum(log.tree_s))})
+                            "tree_s": float(sum(log.tree_s)),
+                            "leaves_per_tree": leaves_summary(log.leaves, b.num_leaves)})
 
 
 class LibraryMcRankTrainer(Trainer):

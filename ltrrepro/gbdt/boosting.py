@@ -44,6 +44,7 @@ class TrainLog:
     train_loss: list = field(default_factory=list)
     objective_s: list = field(default_factory=list)
     tree_s: list = field(default_factory=list)
+    leaves: list = field(default_factory=list)        # leaves of each tree, in order
     best_iteration: int = 0
     n_pairs: list = field(default_factory=list)
 
@@ -141,12 +142,14 @@ def train(objective, train_set: RankingDataset, valid_set: RankingDataset | None
           criterion: str = "ole", num_rounds: int = 100, learning_rate: float = 0.1, num_leaves: int = 20,
           max_bin: int = 255, min_data_in_leaf: int = 20, min_sum_hessian_in_leaf: float = 1e-3,
           lambda_l2: float = 0.0, leaf_hessian: str = "exact", growth: str = "best-first",
-          valid_metric: str = "ndcg@10",
+          split_rule: str = "leaf-limit", valid_metric: str = "ndcg@10",
           early_stopping_rounds: int | None = None, track_loss: bool = False, seed: int = 0,
           threads: int | None = None, bin_mapper: BinMapper | None = None, callback=None):
     """Boost ``num_rounds`` rounds of trees grown under ``criterion`` ("se", "rwse", "ole"),
     ``growth`` "best-first" (LightGBM's order) or "width-first" (Xia et al.'s), leaves set by
-    ``leaf_hessian`` "exact" or "diagonal" (Xia Eq. 8; see :class:`~.tree.TreeGrower`).
+    ``leaf_hessian`` "exact" or "diagonal" (Xia Eq. 8; see :class:`~.tree.TreeGrower`), nodes
+    split under ``split_rule`` "leaf-limit" (exact OLE splits whatever its gain's sign, the
+    paper's) or "positive-gain". ``log.leaves``: the leaves of every tree, in order.
 
     ``objective``: an :class:`~ltrrepro.objectives.base.Objective` (McRank: one tree per
     class per round). Returns ``(model, log)``. ``callback(iteration, scores, log)`` runs
@@ -158,21 +161,22 @@ def train(objective, train_set: RankingDataset, valid_set: RankingDataset | None
     try:
         return _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate, num_leaves, max_bin,
                       min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, leaf_hessian, growth, valid_metric,
-                      early_stopping_rounds, track_loss, seed, bin_mapper, callback)
+                      early_stopping_rounds, track_loss, seed, bin_mapper, callback, split_rule)
     finally:
         numba.set_num_threads(previous)      # the caller's thread count, as it was
 
 
 def _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate, num_leaves, max_bin,
            min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, leaf_hessian, growth, valid_metric, early_stopping_rounds,
-           track_loss, seed, bin_mapper, callback):
+           track_loss, seed, bin_mapper, callback, split_rule="leaf-limit"):
     rng = np.random.default_rng(seed)
     mapper = bin_mapper or BinMapper(max_bin=max_bin).fit(train_set.X, rng=np.random.default_rng(seed))
     bins = mapper.transform(train_set.X)
     vbins = mapper.transform(valid_set.X) if valid_set is not None else None
     grower = TreeGrower(bins, mapper.n_bins, mapper.thresholds, criterion=criterion, num_leaves=num_leaves,
                         min_data_in_leaf=min_data_in_leaf, min_sum_hessian_in_leaf=min_sum_hessian_in_leaf,
-                        lambda_l2=lambda_l2, leaf_hessian=leaf_hessian, growth=growth)
+                        lambda_l2=lambda_l2, leaf_hessian=leaf_hessian, growth=growth,
+                        split_rule=split_rule)
     K_out = int(getattr(objective, "n_outputs", 1))
     n = train_set.n_docs
     y = train_set.y
@@ -204,6 +208,7 @@ def _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate
                 if vbins is not None:
                     tree.predict_binned(vbins, vscores)
             trees.append(tree)
+            log.leaves.append(tree.num_leaves)
             tree_output.append(k)
         t2 = time.perf_counter()
         log.objective_s.append(t1 - t0)
@@ -228,7 +233,7 @@ def _train(objective, train_set, valid_set, criterion, num_rounds, learning_rate
             break
         if early_stopping_rounds is not None and valid_set is not None and since >= early_stopping_rounds:
             break
-    meta = {"criterion": criterion, "leaf_hessian": leaf_hessian, "growth": growth, "objective": repr(objective),
+    meta = {"criterion": criterion, "leaf_hessian": leaf_hessian, "growth": growth, "split_rule": split_rule, "objective": repr(objective),
             "learning_rate": learning_rate, "num_leaves": num_leaves, "max_bin": max_bin,
             "min_data_in_leaf": min_data_in_leaf, "min_sum_hessian_in_leaf": min_sum_hessian_in_leaf,
             "lambda_l2": lambda_l2, "seed": seed, "best_iteration": log.best_iteration}

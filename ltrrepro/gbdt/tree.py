@@ -42,9 +42,19 @@ Growth (``growth``), to ``num_leaves`` leaves:
   threshold or gain ≤ ``min_gain_to_split``) stays a leaf and the search goes on.
 * ``"best-first"`` — LightGBM's leaf-wise growth: the leaf of largest gain splits next.
 
-A leaf splits only with gain > ``min_gain_to_split`` and children of at least
-``min_data_in_leaf`` documents and ``min_sum_hessian_in_leaf`` diagonal Hessian (the same
-feasible set for every principle). Ties between thresholds go to the lower feature and bin.
+A leaf splits only with children of at least ``min_data_in_leaf`` documents and
+``min_sum_hessian_in_leaf`` diagonal Hessian (the same feasible set for every principle), and
+(``split_rule``):
+
+* ``"leaf-limit"`` (default; Xia et al.: the tree grows to the leaf limit, OLE only chooses the
+  split) — an exact-OLE node (``criterion="ole"`` with pairs) splits at its best feasible
+  threshold whatever the sign of the gain (an exact-OLE gain can be negative: the pairs
+  crossing the children); SE and RWSE (and OLE without pairs, = RWSE) keep gain >
+  ``min_gain_to_split``, their gains being ≥ 0;
+* ``"positive-gain"`` — every node needs gain > ``min_gain_to_split`` (an exact-OLE tree can
+  then stop short of the leaf limit).
+
+Ties between thresholds go to the lower feature and bin.
 
 Deviation from the paper: thresholds are histogram bins (≤ 256 per feature, as LightGBM),
 not every distinct value.
@@ -58,7 +68,10 @@ import numpy as np
 
 from . import kernels as K
 
-__all__ = ["Tree", "TreeGrower"]
+__all__ = ["Tree", "TreeGrower", "SPLIT_RULES"]
+
+#: when a node may split: any feasible threshold for exact OLE (the paper's) or gain > min gain
+SPLIT_RULES = ("leaf-limit", "positive-gain")
 
 
 @dataclass
@@ -111,13 +124,18 @@ class TreeGrower:
     leaf_hessian : "exact" (−G / L″, L″ excluding the leaf's inner pairs) or "diagonal"
         (−ΣL′/ΣL″ over the leaf's documents: Xia Eq. 8, the standard LambdaMART leaf).
     growth : "width-first" (Xia et al.) or "best-first" (LightGBM's leaf-wise order).
+    split_rule : "leaf-limit" (exact-OLE nodes split whatever their gain's sign) or
+        "positive-gain" (gain > ``min_gain_to_split`` for every node), see :data:`SPLIT_RULES`.
     """
 
     GROWTH = ("width-first", "best-first")
 
     def __init__(self, bins, n_bins, thresholds, criterion="ole", num_leaves=20, min_data_in_leaf=20,
                  min_sum_hessian_in_leaf=1e-3, lambda_l2=0.0, min_gain_to_split=0.0, leaf_hessian="exact",
-                 growth="best-first"):
+                 growth="best-first", split_rule="leaf-limit"):
+        if split_rule not in SPLIT_RULES:
+            raise ValueError(f"split_rule must be one of {SPLIT_RULES}, got {split_rule!r}")
+        self.split_rule = split_rule
         if criterion not in K.CRITERIA:
             raise ValueError(f"criterion must be one of {sorted(K.CRITERIA)}, got {criterion!r}")
         if leaf_hessian not in ("exact", "diagonal"):
@@ -228,6 +246,8 @@ class TreeGrower:
             pbuf = (np.empty(npairs, dtype=np.int64), np.empty(npairs, dtype=np.int64), np.empty(npairs))
             self._pair_scratch = self._scratch(K.max_pair_span(pairs[0], pairs[1], 0, npairs))
         inner = pairs if ole else None
+        # exact OLE under the paper's rule: any feasible split (gain > −inf) until the leaf limit
+        self._floor = -np.inf if ole and self.split_rule == "leaf-limit" else self.min_gain
         root = _Leaf(0, n, 0, npairs, -1, False)
         root.hist = self._doc_hist(root, grad, hess)
         self._totals(root, inner)
@@ -279,7 +299,7 @@ class TreeGrower:
     def _next(self, leaves) -> int:
         """Index of the leaf to split next, −1 when none can: the oldest splittable leaf
         (width-first: creation order is breadth-first order) or the one of largest gain."""
-        ok = [i for i, lf in enumerate(leaves) if lf.gain > self.min_gain]
+        ok = [i for i, lf in enumerate(leaves) if lf.gain > self._floor]
         if not ok:
             return -1
         if self.growth == "width-first":
