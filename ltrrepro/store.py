@@ -99,13 +99,30 @@ class ResultStore:
         self.failures_dir = self.root / "failures"
         self.config = to_jsonable(config or {})
         self.config_hash = config_hash({k: v for k, v in self.config.items() if k not in self.UNHASHED})
-        #: the hash the same configuration had when the prose was hashed too (stores written
-        #: before UNHASHED): its records are this configuration's, so a run resumes across the upgrade
+        #: hashes whose records are this configuration's: the hash it had when the prose was
+        #: hashed too (stores written before UNHASHED), and the hash the directory's manifest
+        #: recorded when its configuration agrees with this one on every hashed entry (the prose
+        #: has been re-worded since); such a record is re-stamped with the current hash when
+        #: found (:meth:`current`), so a run resumes across the upgrade and stays resumable
         self.legacy_hashes = ({config_hash(self.config)} if any(k in self.config for k in self.UNHASHED)
                               else set())
         self.selected: set[str] | None = None
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self.code = {"ltrrepro": library_versions().get("ltrrepro"), "git_commit": git_commit()}
+        if self.legacy_hashes:
+            self.legacy_hashes |= self._manifest_hashes()
+
+    def _manifest_hashes(self) -> set:
+        """The hash the manifest recorded, when its configuration is this one but for the prose."""
+        try:
+            prev = json.loads(self.manifest_path.read_text())
+            cfg, h = prev.get("config"), prev.get("config_hash")
+        except (OSError, ValueError, AttributeError):
+            return set()
+        if isinstance(cfg, dict) and isinstance(h, str) and \
+                config_hash({k: v for k, v in cfg.items() if k not in self.UNHASHED}) == self.config_hash:
+            return {h}
+        return set()
 
     # ---------------------------------------------------------------- one run at a time
     @contextmanager
@@ -223,9 +240,23 @@ class ResultStore:
         return self._load_record(self._paths(key)[0])
 
     def current(self, record: dict) -> bool:
-        """The record was computed under this configuration (its hash, or its legacy hash)."""
+        """The record was computed under this configuration (its hash, or a legacy hash: then the
+        stored record is re-stamped with the current one, written atomically)."""
         h = record.get("config_hash")
-        return h == self.config_hash or h in self.legacy_hashes
+        if h == self.config_hash:
+            return True
+        if h not in self.legacy_hashes:
+            return False
+        if record.get("key"):
+            js, _, _ = self._paths(record["key"])
+            try:
+                if js.exists():
+                    atomic_write_text(js, json.dumps(to_jsonable({**record, "config_hash": self.config_hash}),
+                                                     indent=1))
+                    record["config_hash"] = self.config_hash
+            except OSError:
+                pass                       # read-only results: still this configuration's, not re-stamped
+        return True
 
     def is_done(self, key: str) -> bool:
         """The record loads, was computed under this configuration, and its arrays load."""

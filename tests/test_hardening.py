@@ -301,5 +301,27 @@ def test_a_run_stored_before_the_prose_left_the_hash_resumes(tmp_path):
     rec["config_hash"] = config_hash(config)                      # as a store before UNHASHED wrote it
     (tmp_path / "units" / "u1.json").write_text(json.dumps(rec))
     assert store.is_done("u1") and len(store.records()) == 1
-    other = ResultStore(tmp_path, {**config, "choices": ["another choice"]})      # prose changed since: stale
-    assert not other.is_done("u1") and other.records() == []
+    # found once, the record is re-stamped: re-wording the prose later recomputes nothing, a field does
+    assert ResultStore(tmp_path, {**config, "choices": ["another choice"]}).is_done("u1")
+    assert not ResultStore(tmp_path, {**config, "seed": 1}).is_done("u1")
+
+
+def test_a_stored_run_resumes_after_its_prose_is_reworded_too(tmp_path):
+    """A store written under the old recipe, whose prose has been re-worded since: the manifest's
+    recorded hash (same hashed entries) makes its records current, and they are re-stamped, so
+    the run stays resumable after this one rewrites the manifest."""
+    from ltrrepro.store import ResultStore, config_hash
+    old = {"type": "X", "seed": 0, "deviations": ["few trials"], "choices": ["a choice"]}
+    store = ResultStore(tmp_path, old)
+    store.write("u1", {"means": {"m": 1.0}})
+    rec = json.loads((tmp_path / "units" / "u1.json").read_text())
+    rec["config_hash"] = config_hash(old)
+    (tmp_path / "units" / "u1.json").write_text(json.dumps(rec))
+    (tmp_path / "manifest.json").write_text(json.dumps({"config": old, "config_hash": config_hash(old)}))
+    new = ResultStore(tmp_path, {**old, "choices": ["the choice, re-worded"]})
+    assert new.is_done("u1")
+    assert json.loads((tmp_path / "units" / "u1.json").read_text())["config_hash"] == new.config_hash
+    (tmp_path / "manifest.json").write_text(json.dumps({"config": {}, "config_hash": "x"}))
+    assert ResultStore(tmp_path, {**old, "choices": ["once more"]}).is_done("u1")
+    assert not ResultStore(tmp_path, {**old, "seed": 1}).is_done("u1")
+
