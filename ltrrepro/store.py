@@ -252,7 +252,7 @@ class ResultStore:
             try:
                 if js.exists():
                     atomic_write_text(js, json.dumps(to_jsonable({**record, "config_hash": self.config_hash}),
-                                                     indent=1))
+                                                     indent=None, allow_nan=True))     # as write() stores it
                     record["config_hash"] = self.config_hash
             except OSError:
                 pass                       # read-only results: still this configuration's, not re-stamped
