@@ -2,8 +2,8 @@
 RankSVM (docs/protocols/zheng2007.md).
 
 * ``gbt``: squared loss on the grades; η and the leaf count picked on the validation DCG-5
-  over ``grid`` (fixed ``rounds``, no early stopping). Zheng's harness
-  (:mod:`experiments.zheng2007`) passes a grid of one pair — the (η, leaves) every tree run of
+  over ``grid`` (fixed ``rounds``, no early stopping). Zheng's
+  experiment (its protocol module) passes a grid of one pair — the (η, leaves) every tree run of
   a trial shares — so GBT does no tuning of its own there.
 * ``qbrank``: Zheng's Algorithm 2 (:class:`~ltrrepro.objectives.QBRank`, τ = |grade
   difference|, ``w``), trees of ``num_leaves`` leaves; where the library lets a grown tree's
