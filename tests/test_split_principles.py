@@ -197,7 +197,17 @@ def _claims_frame(ole_minus_se, loss_rel, folds=3, sd=0.001, seed=0):
 def _xia_claims(df):
     _, _, diffs, losses = xr.tables(df, "web10k")
     return {"loss" if "loss" in c.text else "most": c
-            for c in xr.claims(df, diffs, losses, pd.DataFrame(), "web10k", int(df.fold.nunique()))}
+            for c in xr.claims(df, diffs, losses, "web10k", int(df.fold.nunique()))}
+
+
+def test_xia_loss_claim_names_the_leaf_rule():
+    """The leaf rule decides the loss claim (issue #30): its line names the rule in use."""
+    df = _claims_frame(0.005, -0.005, folds=3)
+    _, _, diffs, losses = xr.tables(df, "web10k")
+    for rule, words in (("diagonal", "Eq. 8 in every arm"), ("exact", "exact −L′/L″ in every arm"),
+                        ("own", "Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE")):
+        loss = [c for c in xr.claims(df, diffs, losses, "web10k", 3, rule) if "loss" in c.text]
+        assert len(loss) == 1 and loss[0].detail.startswith(f"leaf rule {rule} ({words})")
 
 
 def test_xia_claim_verdicts_on_constructed_results():
@@ -243,7 +253,13 @@ def test_end_to_end_run_resumes_and_reports(tmp_path, capsys):
     d = pd.read_csv(out / "tables" / "ole_minus_se.csv")
     assert len(d) == 2 * 2 * 4
     claims = json.loads((out / "claims.json").read_text())["claims"]
-    assert any("most comparisons" in c["claim"] for c in claims) and any("time overhead" in c["claim"] for c in claims)
+    assert any("most comparisons" in c["claim"] for c in claims)
+    assert not any("time overhead" in c["claim"] for c in claims)          # a timing: the wall-time table
+    w = pd.read_csv(out / "tables" / "wall_time.csv").set_index("system")
+    assert w.loc["lambdamart", "paper OLE / SE"] == 1.3 and w.loc["mcrank", "paper OLE / SE"] == 1.0
+    lv = pd.read_csv(out / "tables" / "leaves_per_tree.csv")
+    assert set(lv.principle) == {"SE", "OLE", "RWSE"} and (lv["mean leaves"] <= lv.leaves).all()
+    assert all(r["leaves_per_tree"]["trees"] > 0 for r in recs)
     assert all("power" in c and "trials_80" in c for c in claims)
     manifest = json.loads((out / "manifest.json").read_text())["config"]
     assert manifest["growth"] == "width-first" and manifest["leaf_rule"] == "diagonal"

@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, PAPER_TIME_RATIO,
-                                   paper_counts, paper_differences, paper_table)
+from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
+                                   paper_differences, paper_table)
 from experiments.xia.protocol import METRICS, PRINCIPLES, XiaConfig
 from ltrrepro.claims import Claim
 from experiments.xia.figure import figure
+from experiments.xia.tables import LEAVES_LEGEND, leaves_table, time_legend, time_table
 from ltrrepro.report import Report, Table
 from ltrrepro.stats import paired_test
 
@@ -21,8 +22,11 @@ from ltrrepro.stats import paired_test
 SYSTEMS = PRINCIPLES
 METRIC_LABELS = {m: an.label(m) for m in METRICS}
 ALPHA = 0.01
-#: the record fields the report reads beside the means (Figure 2's curves)
-FIELDS = ("curve_points", "curves")
+#: what each leaf rule puts in the leaves (the loss claim's line names the rule in use)
+RULE_WORDS = {"diagonal": " (Eq. 8 in every arm)", "exact": " (exact −L′/L″ in every arm)",
+              "own": " (Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE)"}
+#: the record fields the report reads beside the means (Figure 2's curves, leaves per tree)
+FIELDS = ("curve_points", "curves", "leaves_per_tree")
 
 
 def frame(store) -> pd.DataFrame:
@@ -145,11 +149,12 @@ def _loss_verdict(value: float, p: float) -> str | None:
             else f"lower, by less than the paper's {lo:g}–{hi:g}%")
 
 
-def claims(df, diffs, losses, times, key, folds) -> list[Claim]:
+def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None) -> list[Claim]:
     """The paper's claims per system: OLE beats SE in most comparisons (count, and a paired
     t-test over folds of the mean over configurations and metrics, powered against the
-    paper's mean OLE − SE); OLE's final loss is 0.32%–1% lower (magnitude checked); OLE's
-    time overhead (≈30% for LambdaMART, none for McRank)."""
+    paper's mean OLE − SE); OLE's final loss is 0.32%–1% lower (magnitude checked; the line
+    names the run's ``leaf_rule``, which decides it). OLE's time overhead is a timing of this
+    implementation, not a claim: the wall-time table (:func:`.tables.time_table`)."""
     cl = []
     for system, principles in systems(df).items():
         if system not in SYSTEMS:                   # a plug-in arm: no paper number
@@ -193,20 +198,11 @@ def claims(df, diffs, losses, times, key, folds) -> list[Claim]:
             cl.append(Claim.check(
                 f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
                 f"{PAPER_LOSS_RANGE[1]:g}% (paper)", value, p, folds,
-                f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} configuration(s); "
+                (f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}; " if leaf_rule else "") + f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} configuration(s); "
                 f"mean over folds {value:+.2f}% (negative: OLE lower); supported only within the paper's "
                 f"magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)",
                 expected_sign=-1, verdict_text=_loss_verdict(value, p), paper_effect=-PAPER_LOSS_RANGE[0],
                 sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None, missing=missing))
-    if len(times) and "OLE / SE" in times:
-        for _, r in times.iterrows():
-            expect = PAPER_TIME_RATIO.get(r["system"])          # the paper's systems only (not a plug-in arm)
-            if expect is not None and np.isfinite(r.get("OLE / SE", np.nan)):
-                ratio = float(r["OLE / SE"])
-                cl.append(Claim.check(f"{r['system']}: OLE's time overhead over SE (paper: ≈{expect:.1f}x)", ratio,
-                                      np.nan, folds, f"mean time in the boosting rounds OLE / SE = {ratio:.2f} (not a "
-                                      f"test: within 1.5x of the paper's ratio counts as supported)",
-                                      verdict_text="supported" if ratio <= expect * 1.5 else "not supported"))
     return cl
 
 
@@ -238,21 +234,6 @@ def _extension_claims(df, system, principles, folds) -> list[Claim]:
     return out
 
 
-def time_table(df) -> tuple[pd.DataFrame, str]:
-    """Mean seconds per system and principle and OLE / SE; the seconds of the boosting rounds
-    (``boost_s``) where every record has them, else of the whole training (``train_s``)."""
-    tcol = "boost_s" if "boost_s" in df and df.boost_s.notna().all() else "train_s"
-    times = (df.groupby(["system", "principle"])[tcol].mean().unstack() if len(df) else pd.DataFrame())
-    rows = []
-    for system in times.index:
-        r = {"system": system, **{f"{p.upper()} s": float(times.loc[system, p]) for p in times.columns
-                                  if np.isfinite(times.loc[system, p])}}
-        if "SE s" in r and "OLE s" in r:
-            r["OLE / SE"] = r["OLE s"] / r["SE s"]
-        rows.append(r)
-    return pd.DataFrame(rows), tcol
-
-
 def build(df, cfg, deviations=(), choices=()) -> Report:
     """The report of a Xia run: its :func:`frame` and configuration (the trees' growth and leaf
     rule named in the legend are the configuration's)."""
@@ -275,18 +256,20 @@ def build(df, cfg, deviations=(), choices=()) -> Report:
                         "ranking; a plug-in: its own loss (– where it defines none). Paper: OLE 0.32%–1% lower than "
                         "SE.", formats={"lr": "g", "OLE vs SE (%)": 2}),
            Table("wall_time", times, caption="Mean training time per model (s)", digits=2,
-                 legend=("Seconds in the boosting rounds (objective and trees; binning and the final loss "
-                         "excluded), every arm in the same learner. " if tcol == "boost_s" else
-                         "Seconds per training run. ")
-                        + "Paper: OLE costs ≈30% more than SE for pairwise losses, nothing for pointwise ones.")]
+                  legend=time_legend(tcol), formats={"paper OLE / SE": 1})]
+    leaves = leaves_table(df)
+    if len(leaves):
+        out.append(Table("leaves_per_tree", leaves, caption="Leaves per tree", digits=2, legend=LEAVES_LEGEND))
     return Report(
         title=f"Xia et al. Tables 2/3 — SE vs OLE ({cfg.dataset}; paper table: {key or 'none'}), ×100, {folds} "
               f"fold(s); trees {cfg.growth}, leaf rule {cfg.leaf_rule}",
-        tables=out, figures=figures, claims=claims(df, diffs, losses, times, key, folds),
+        tables=out, figures=figures, claims=claims(df, diffs, losses, key, folds, cfg.leaf_rule),
         deviations=list(deviations), choices=list(choices), missing=an.missing_notes(df, METRICS),
         lines=[table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
                "Final training loss:", losses.to_string(index=False, float_format=lambda v: f"{v:.5g}"), "",
-               "Wall time:", times.to_string(index=False, float_format=lambda v: f"{v:.3f}"), ""],
+               "Wall time:", times.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",
+               *(["Leaves per tree:", leaves.to_string(index=False, float_format=lambda v: f"{v:.2f}"), ""]
+                 if len(leaves) else [])],
         alpha=ALPHA, claims_caption="Claims check (Xia et al.)")
 
 

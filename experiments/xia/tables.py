@@ -1,0 +1,66 @@
+"""Xia et al.: the report's tables of the implementation rather than of the paper's claims —
+wall times with OLE's overhead beside the paper's ratio (a timing of this implementation, never
+a claim: it depends on the machine and ``--jobs``), and the leaves per tree of every arm (exact
+OLE can stop short of the leaf limit under ``--split-rule positive-gain``)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from experiments.xia.paper import PAPER_TIME_RATIO
+
+__all__ = ["time_table", "time_legend", "leaves_table", "LEAVES_LEGEND"]
+
+
+def time_table(df) -> tuple[pd.DataFrame, str]:
+    """Mean seconds per system and principle, OLE / SE and the paper's ratio beside it; the
+    seconds of the boosting rounds (``boost_s``) where every record has them, else of the whole
+    training (``train_s``)."""
+    tcol = "boost_s" if "boost_s" in df and df.boost_s.notna().all() else "train_s"
+    times = (df.groupby(["system", "principle"])[tcol].mean().unstack() if len(df) else pd.DataFrame())
+    rows = []
+    for system in times.index:
+        r = {"system": system, **{f"{p.upper()} s": float(times.loc[system, p]) for p in times.columns
+                                  if np.isfinite(times.loc[system, p])}}
+        if "SE s" in r and "OLE s" in r:
+            r["OLE / SE"] = r["OLE s"] / r["SE s"]
+            if system in PAPER_TIME_RATIO:              # the paper's systems only (not a plug-in arm)
+                r["paper OLE / SE"] = PAPER_TIME_RATIO[system]
+        rows.append(r)
+    return pd.DataFrame(rows), tcol
+
+
+def time_legend(tcol: str) -> str:
+    """What the wall-time table measures, and why its ratio is no claim."""
+    what = ("Seconds in the boosting rounds (objective and trees; binning and the final loss excluded), every arm "
+            "in the same learner. " if tcol == "boost_s" else "Seconds per training run. ")
+    return (what + "OLE / SE: the ratio of those means — a timing of this implementation (ltrrepro.gbdt's "
+            "kernels on this machine, with the run's --jobs sharing its cores), not of the method, so it is reported, "
+            "not checked as a claim. Paper OLE / SE: Xia et al.'s own implementation, ≈1.3× for LambdaMART (pairwise: "
+            "OLE's pair histograms) and ≈1× for McRank (pointwise: OLE = RWSE).")
+
+
+LEAVES_LEGEND = ("Leaves per tree over every tree of the arm's runs (all folds and learning rates): mean, "
+                 "minimum, and trees below the leaf limit of all trees. Exact-OLE gains can be negative (the pairs "
+                 "crossing the children); under the paper's rule (--split-rule leaf-limit, the default) such a split "
+                 "is still taken, so trees stop short only where no feasible split is left (min documents per "
+                 "leaf); under --split-rule positive-gain they stop at the first node without a positive gain.")
+
+
+def leaves_table(df) -> pd.DataFrame:
+    """Per system, principle and leaf limit: mean and minimum leaves per tree and trees below
+    the limit, from each unit's ``leaves_per_tree`` record (a run made before it was recorded:
+    an empty table)."""
+    if not len(df) or "leaves_per_tree" not in df:
+        return pd.DataFrame()
+    rows = []
+    for (system, principle, limit), g in df.groupby(["system", "principle", "leaves"], sort=False):
+        recs = [r for r in g.leaves_per_tree if isinstance(r, dict) and r.get("trees")]
+        if not recs:
+            continue
+        trees = sum(r["trees"] for r in recs)
+        rows.append({"system": system, "principle": principle.upper(), "leaves": int(limit),
+                     "mean leaves": sum(r["mean"] * r["trees"] for r in recs) / trees,
+                     "min leaves": min(r["min"] for r in recs), "trees short": int(sum(r["short"] for r in recs)),
+                     "trees": int(trees)})
+    return pd.DataFrame(rows)
