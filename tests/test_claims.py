@@ -119,9 +119,10 @@ def test_every_run_lists_the_choices_the_paper_leaves_open():
     zd = " ".join(z.deviations())
     assert "number of pairs" in zd and "squared hinge on standardized features" in zd
     assert "non-contradicting" in " ".join(z.choices())
+    assert "η 0.05" not in zd and "tuned once per trial" not in zd      # the paper's shared 0.05/20: no deviation
     zd = " ".join(ZhengConfig(experiment="qbrank", dataset="synthetic-yahoo", queries=100,
-                              qbrank_params="paper", tied_pairs="contradicting").deviations())
-    assert "not GBT's tuned values" in zd and "tied pair as contradicting" in zd
+                              shared_params="tuned", tied_pairs="contradicting").deviations())
+    assert "not the paper's η 0.05 and 20 leaves" in zd and "tied pair as contradicting" in zd
 
 
 def test_qbrank_takes_gbts_tuned_eta_and_leaves():
