@@ -54,7 +54,11 @@ def leaves_table(df) -> pd.DataFrame:
     if not len(df) or "leaves_per_tree" not in df:
         return pd.DataFrame()
     rows = []
-    for (system, principle, limit), g in df.groupby(["system", "principle", "leaves"], sort=False):
+    order = {p: i for i, p in enumerate(("se", "ole", "rwse"))}
+    groups = sorted(df.groupby(["system", "principle", "leaves"]),
+                    key=lambda kv: (list(dict.fromkeys(df.system)).index(kv[0][0]), kv[0][2],
+                                    order.get(kv[0][1], len(order)), kv[0][1]))
+    for (system, principle, limit), g in groups:
         recs = [r for r in g.leaves_per_tree if isinstance(r, dict) and r.get("trees")]
         if not recs:
             continue
