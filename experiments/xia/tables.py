@@ -44,7 +44,8 @@ LEAVES_LEGEND = ("Leaves per tree over every tree of the arm's runs (all folds a
                  "minimum, and trees below the leaf limit of all trees. Exact-OLE gains can be negative (the pairs "
                  "crossing the children); under the paper's rule (--split-rule leaf-limit, the default) such a split "
                  "is still taken, so trees stop short only where no feasible split is left (min documents per "
-                 "leaf); under --split-rule positive-gain they stop at the first node without a positive gain.")
+                 "leaf); under --split-rule positive-gain a node without a positive gain stays a leaf and the search moves on, "
+                 "so a tree can keep the leaf limit with another shape, or stop short when no node is left.")
 
 
 def leaves_table(df) -> pd.DataFrame:
