@@ -161,8 +161,9 @@ def test_qbrank_report_without_preference_pairs_in_one_trial(tmp_path):
                                         "choices": []}, units)
     info = rebuild(tmp_path / "run", quiet=True)
     verdicts = {c.text: c.verdict for c in info.claims}
-    assert verdicts["QBRank ≥ GBT on precision at 10%"] == "inconclusive (no preference pair in the test parts)"
-    assert verdicts["adding L1 helps GBT (DCG-5)"] == "inconclusive (one trial: no test)"
+    assert verdicts["Table 1: QBRank(P2) > GBT on precision at 10%"] == \
+        "inconclusive (no preference pair in the test parts)"
+    assert verdicts["Figure 1: adding L1 helps GBT — GBT(L1∪L2) > GBT(L2) (DCG-5)"] == "inconclusive (one trial: no test)"
 
 
 # ----------------------------------------------------------------------------- 2. stale outputs
