@@ -37,13 +37,13 @@ import numpy as np
 
 from experiments.errors import UsageError
 from experiments.config import RunConfig
+from experiments.zheng2007.design import VALID_SHARE, single_grade, training_data, zheng_split
 from ltrrepro.data import RankingDataset
 from ltrrepro.fit import BACKENDS, Boosting, system_for
 from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
 from ltrrepro.fit.zheng import GBTOptions, QBRankOptions, RankSVMOptions, dcg5, n_pairs
 from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
-from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, unit_seed
-from ltrrepro.splits import random_query_split
+from ltrrepro.runner import DataRef, Unit
 
 EXPERIMENT = "qbrank"
 #: run name -> (system, training data)
@@ -53,8 +53,6 @@ LABELS = {"gbt_L1": "GBT(L1)", "gbt_L2": "GBT(L2)", "gbt_L1L2": "GBT(L1∪L2)", 
           "qbrank_P2L1": "QBRank(P2∪L1)", "ranksvm_P2": "RankSVM(P2)"}
 SYSTEM_NAMES = ("gbt", "qbrank", "ranksvm")
 PERCENTS = tuple(range(10, 101, 10))
-L2_SHARE = 1300 / 2700          # the paper's L2 : L3 query ratio
-VALID_SHARE = 0.2               # of L2's queries, for tuning
 #: the (η, leaves) every tree run of a trial shares: the paper's (``eta``, ``leaves``), or tuned once per trial
 SHARED_PARAMS = ("paper", "tuned")
 PAPER_ETA, PAPER_LEAVES = 0.05, 20      # Zheng et al. §4: "We set η to be 0.05 … 20 leaf nodes"
@@ -214,34 +212,6 @@ def build_units(cfg: ZhengConfig) -> list[Unit]:
 
 def run_name(model: str, train: str) -> str:
     return f"{model}_{train}"
-
-
-# --------------------------------------------------------------------------- data design
-def single_grade(ds: RankingDataset) -> np.ndarray:
-    """Query mask: every document of the query has the same grade (L1)."""
-    return np.maximum.reduceat(ds.y, ds.offsets[:-1]) == np.minimum.reduceat(ds.y, ds.offsets[:-1])
-
-
-def zheng_split(ds: RankingDataset, seed: int, trial: int) -> dict[str, np.ndarray]:
-    """Query numbers of L1 (fixed), L2 train / L2 validation / L3 (random per trial)."""
-    l1 = np.flatnonzero(single_grade(ds))
-    rest = np.flatnonzero(~single_grade(ds))
-    rng = np.random.default_rng(unit_seed(seed, trial, STREAM_SPLIT))
-    sp = random_query_split(rest.size, rng, ((1 - VALID_SHARE) * L2_SHARE, VALID_SHARE * L2_SHARE, 1 - L2_SHARE))
-    return {"L1": l1, "L2": rest[sp.train], "V": rest[sp.valid], "L3": rest[sp.test]}
-
-
-def training_data(sub: dict, train: str):
-    """``(dataset, labeled mask or None)`` of a run's training data."""
-    if train in ("L1", "L1L2", "P2L1") and "L1" not in sub:
-        raise ValueError("the dataset has no single-grade query (L1 is empty)")
-    if train == "L1":
-        return sub["L1"], None
-    if train in ("L2", "P2"):
-        return sub["L2"], None
-    both = RankingDataset.concat([sub["L1"], sub["L2"]], name="L1+L2")
-    labeled = np.r_[np.ones(sub["L1"].n_docs, bool), np.zeros(sub["L2"].n_docs, bool)] if train == "P2L1" else None
-    return both, labeled
 
 
 def train_size(unit, ctx) -> float:
