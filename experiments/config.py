@@ -140,7 +140,7 @@ class RunConfig:
         principles), no two share a label in the tables, and each model's system can be made
         (the plug-in imported and checked: a broken one, or OLE without the pair structure, is
         one line now, before any work)."""
-        from ltrrepro.fit.plugins import PluginError, load_plugin, plugin_key, plugin_label
+        from ltrrepro.fit.plugins import load_plugin, plugin_key, plugin_label
 
         labels: dict = {}
         for key, spec in self.plugins:
@@ -161,8 +161,6 @@ class RunConfig:
             except KeyError:
                 raise UsageError(f"--models: {m!r} is not a plug-in arm: write SPEC-<{'|'.join(suffixes)}>"
                                  if suffixes else f"--models: unknown model {m!r}") from None
-            except PluginError:
-                raise
 
     def plugin_models(self, models) -> tuple:
         """The ``models`` that are plug-in objectives (``<key>`` or an arm ``<key>-<suffix>``):
