@@ -16,7 +16,7 @@ from ltrrepro.claims import label, no_test_reason, undefined_reason
 from ltrrepro.metrics import parse_metric
 from ltrrepro.stats import holm, paired_test, summarize
 
-__all__ = ["canonical", "label", "frame", "stored_config", "paired", "compare", "holm_within", "query_wtl",
+__all__ = ["canonical", "label", "frame", "stored_config", "stored_as_paper", "paired", "compare", "holm_within", "query_wtl",
            "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
 
 
@@ -67,6 +67,14 @@ def stored_config(store, config_cls):
     run is reported on any machine) and the deviations and choices its manifest recorded."""
     stored = store.read_manifest()["config"]
     return config_cls.from_stored(stored), list(stored.get("deviations", [])), list(stored.get("choices", []))
+
+
+def stored_as_paper(store, cfg) -> list[str]:
+    """The settings a stored run took from the paper (the protocol notes' third column), as
+    its manifest recorded them; a manifest written before the column existed: the
+    configuration's own (:meth:`~experiments.config.RunConfig.as_paper`)."""
+    stored = store.read_manifest()["config"]
+    return list(stored["as_paper"]) if "as_paper" in stored else cfg.as_paper()
 
 
 def paired(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "trial",

@@ -119,8 +119,19 @@ class RunConfig:
 
     def choices(self) -> list[str]:
         """The modelling choices the harness makes where the paper is silent (recorded in
-        the manifest and listed by every report beside the deviations)."""
+        the manifest and listed by every report beside the deviations): each says what the
+        paper leaves open and what this run does."""
         return []
+
+    def as_paper(self) -> list[str]:
+        """The settings this run takes from the paper where a reader could doubt it (a
+        library default that differs, a setting easy to get wrong): the third column of the
+        protocol notes, beside :meth:`choices` and :meth:`deviations`."""
+        return []
+
+    def protocol_notes(self) -> dict[str, list[str]]:
+        """The three columns of the run's protocol notes, as its manifest stores them."""
+        return {"as_paper": self.as_paper(), "choices": self.choices(), "deviations": self.deviations()}
 
     def to_dict(self) -> dict:
         """The fields, the type, and with plug-ins (a ``plugins`` field) each one's source
@@ -216,7 +227,7 @@ class RunConfig:
 
 
 #: what a manifest's configuration holds beside the fields: derived, written for readers
-STORED_EXTRAS = frozenset({"type", "plugin_sources", "deviations", "choices", "data"})
+STORED_EXTRAS = frozenset({"type", "plugin_sources", "deviations", "choices", "as_paper", "data"})
 
 
 def _typed(name: str, value, hint, where: str):

@@ -13,7 +13,7 @@ __all__ = ["StudyResult", "load"]
 @dataclass
 class StudyResult:
     """What a run wrote, read back: ``tables`` (name -> DataFrame of ``tables/NAME.csv``),
-    ``claims`` and ``deviations`` (``claims.json``), ``figures`` (PNG paths), the
+    ``claims`` and the protocol notes ``as_paper``, ``choices``, ``deviations`` (``claims.json``), ``figures`` (PNG paths), the
     ``manifest``, the command's ``exit_code`` (1 when some units failed), and the
     ``estimate`` lines of an ``--estimate`` run."""
 
@@ -22,6 +22,8 @@ class StudyResult:
     tables: dict = field(default_factory=dict)
     claims: list = field(default_factory=list)
     deviations: list = field(default_factory=list)
+    choices: list = field(default_factory=list)
+    as_paper: list = field(default_factory=list)
     figures: list = field(default_factory=list)
     manifest: dict = field(default_factory=dict)
     estimate: list = field(default_factory=list)          # the lines of an --estimate run
@@ -92,4 +94,5 @@ def load(out, exit_code: int = 0) -> StudyResult:
         except (ValueError, UnicodeDecodeError) as err:
             raise _damaged(claims, err, rebuild) from None
         res.claims, res.deviations = got.get("claims", []), got.get("deviations", [])
+        res.choices, res.as_paper = got.get("choices", []), got.get("as_paper", [])
     return res

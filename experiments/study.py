@@ -110,7 +110,7 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     if exp.before is not None:
         exp.before(config)
     info = prepare_data(config, out) if exp.reads_data(config) else DataInfo()
-    stored = {**config.to_dict(), "deviations": config.deviations(), "choices": config.choices(), "data": info.facts}
+    stored = {**config.to_dict(), **config.protocol_notes(), "data": info.facts}
     store = ResultStore(out, stored)
     ctx = {"cfg": config, "data": info.ref,
            "isolated": config.plugin_models(u.model for u in units)}      # plug-ins run in their own process

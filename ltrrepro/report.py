@@ -236,23 +236,35 @@ def band(ax, x, mean, lo, hi, label: str, color=None, marker="o"):
     return line
 
 
-def protocol_notes(deviations, choices=()) -> str:
-    """The sentence every table legend ends with: the deviations from the paper and the
-    choices the harness made where the paper is silent."""
-    out = f"Deviations: {'; '.join(deviations) or 'none'}."
-    if choices:
-        out += f" Choices where the paper is silent: {'; '.join(choices)}."
-    return out
+#: the three columns of a run's protocol notes, in the order legends and printed reports give them
+NOTE_HEADINGS = {"as_paper": "As the paper", "choices": "The paper is silent; we chose",
+                 "deviations": "Deviations from the paper"}
+
+
+def protocol_notes(deviations, choices=(), as_paper=()) -> str:
+    """The sentence every table legend ends with, in three columns: the settings that follow
+    the paper where a reader could doubt it (``as_paper``), the choices the harness made where
+    the paper is silent, and the deviations from the paper ("none" when there is none).
+
+    >>> protocol_notes(["few trials"], ["ties in input order"], ["γ per iteration"])
+    'As the paper: γ per iteration. The paper is silent; we chose: ties in input order. Deviations from the paper: few trials.'
+    """
+    out = [f"{NOTE_HEADINGS['as_paper']}: {'; '.join(as_paper)}." if as_paper else "",
+           f"{NOTE_HEADINGS['choices']}: {'; '.join(choices)}." if choices else "",
+           f"{NOTE_HEADINGS['deviations']}: {'; '.join(deviations) or 'none'}."]
+    return " ".join(x for x in out if x)
 
 
 def write_claims(root, claims, deviations: list[str], caption: str, alpha: float = 0.01,
-                 extra: dict | None = None, choices=()) -> list[Path]:
-    """``claims.json`` (claims, deviations, choices, ``extra``) and ``claims.{md,tex,csv}`` of
-    a list of :class:`~ltrrepro.claims.Claim`."""
+                 extra: dict | None = None, choices=(), as_paper=()) -> list[Path]:
+    """``claims.json`` (claims, the protocol notes' three columns — ``as_paper``, ``choices``,
+    ``deviations`` — and ``extra``) and ``claims.{md,tex,csv}`` of a list of
+    :class:`~ltrrepro.claims.Claim`."""
     root = Path(root)
     rows = [c.to_dict() for c in claims]
-    files = [write_json(root / "claims.json", {"claims": rows, "deviations": list(deviations),
-                                               "choices": list(choices), **(extra or {})})]
+    files = [write_json(root / "claims.json", {"claims": rows, "as_paper": list(as_paper),
+                                               "choices": list(choices), "deviations": list(deviations),
+                                               **(extra or {})})]
     if rows:
         df = pd.DataFrame(rows)
         if "effect_source" in df:
@@ -274,13 +286,13 @@ def write_claims(root, claims, deviations: list[str], caption: str, alpha: float
                                     f"{alpha:g}; contradicted = opposite direction, p < {alpha:g}; when p ≥ "
                                     f"{alpha:g}: inconclusive (underpowered) if power < {POWER_TARGET:g}, else "
                                     f"direction only (expected direction) or not supported. "
-                                    + protocol_notes(deviations, choices))
+                                    + protocol_notes(deviations, choices, as_paper))
     return files
 
 
-def claims_text(claims, deviations: list[str], alpha: float = 0.01, choices=()) -> list[str]:
-    """The claims check (a list of :class:`~ltrrepro.claims.Claim`), the deviations and the
-    choices as printed lines."""
+def claims_text(claims, deviations: list[str], alpha: float = 0.01, choices=(), as_paper=()) -> list[str]:
+    """The claims check (a list of :class:`~ltrrepro.claims.Claim`) and the protocol notes'
+    three columns (:data:`NOTE_HEADINGS`) as printed lines."""
     lines = [f"Claims check (α = {alpha:g}):"]
     for c in claims:
         ptxt = f", p = {c.p:.3g}" if c.p is not None and np.isfinite(c.p) else ""
@@ -291,10 +303,9 @@ def claims_text(claims, deviations: list[str], alpha: float = 0.01, choices=()) 
             ptxt += (f", power {c.power:.2f} against {against} ({need if need else '> 100,000'} trials for "
                      f"80%{spread})")
         lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}")
-    if deviations:
-        lines.append("Deviations from the paper: " + "; ".join(deviations))
-    if choices:
-        lines.append("Choices where the paper is silent: " + "; ".join(choices))
+    for key, items in (("as_paper", as_paper), ("choices", choices), ("deviations", deviations)):
+        if items:
+            lines.append(f"{NOTE_HEADINGS[key]}: " + "; ".join(items))
     return lines
 
 
@@ -431,6 +442,7 @@ class Report:
     claims: list = field(default_factory=list)
     deviations: list = field(default_factory=list)
     choices: list = field(default_factory=list)
+    as_paper: list = field(default_factory=list)
     missing: list = field(default_factory=list)
     lines: list = field(default_factory=list)
     alpha: float = 0.01
@@ -445,13 +457,13 @@ class Report:
     def notes(self) -> str:
         """What every table with ``notes`` ends its legend with: the deviations and choices
         (:func:`protocol_notes`) and the missing values."""
-        return protocol_notes(self.deviations, self.choices) + "".join(f" Missing: {m}." for m in self.missing)
+        return protocol_notes(self.deviations, self.choices, self.as_paper) + "".join(f" Missing: {m}." for m in self.missing)
 
     @property
     def text(self) -> str:
         """The printed report (see the class)."""
         body = "\n".join([self.title, *(f"Missing: {m}" for m in self.missing), *self.lines,
-                           *claims_text(self.claims, self.deviations, self.alpha, self.choices)])
+                           *claims_text(self.claims, self.deviations, self.alpha, self.choices, self.as_paper)])
         return "\n".join([body, *(f"note: {ln}" for ln in self.write_notes)]).lstrip("\n")
 
     def table(self, name: str) -> Table:
@@ -477,7 +489,7 @@ class Report:
         for f in self.figures:
             files += save_figure(f.figure, root / "figures" / f.name)
         files += write_claims(root, self.claims, self.deviations, self.claims_caption, self.alpha,
-                              extra=self.claims_extra, choices=self.choices)
+                              extra=self.claims_extra, choices=self.choices, as_paper=self.as_paper)
         files += [write_json(root / name, obj) for name, obj in self.json_files.items()]
         rec = _record_report(root, files)
         self.files, self.stale, self.write_notes = files, rec["removed"] + rec["set_aside"], []

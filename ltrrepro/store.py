@@ -89,9 +89,9 @@ class ResultStore:
     """Records of one run directory (see module docstring)."""
 
     #: configuration entries written to the manifest for readers but left out of the hash: the
-    #: deviations and choices are prose computed from the fields, so re-wording a sentence
-    #: recomputes nothing
-    UNHASHED = ("deviations", "choices")
+    #: protocol notes (deviations, choices, settings as the paper) are prose computed from the
+    #: fields, so re-wording a sentence, or moving it between columns, recomputes nothing
+    UNHASHED = ("deviations", "choices", "as_paper")
 
     def __init__(self, run_dir, config: dict | None = None, log=None):
         self.root = Path(run_dir)

@@ -69,8 +69,8 @@ def test_claim_from_a_paired_comparison():
 def test_claim_dict_keeps_the_stored_order_and_room_for_new_fields():
     c = Claim.check("XE beats λ", 0.01, 0.001, 6, "d", noise="clicks", level=0.05)
     d = c.to_dict()
-    assert list(d) == ["claim", "noise", "level", "value", "p", "trials", "paper_effect", "sd", "power",
-                       "trials_80", "detail", "verdict"]
+    assert list(d) == ["claim", "noise", "level", "value", "p", "trials", "paper_effect", "effect", "sd",
+                       "power", "trials_80", "detail", "verdict"]
     back = Claim.from_dict(json.loads(json.dumps(d)))
     assert json.dumps(back.to_dict()) == json.dumps(d) and back.extra == {"noise": "clicks", "level": 0.05}
 
@@ -110,8 +110,8 @@ def test_report_writes_every_format_once(tmp_path):
         {"figures/fig.png", "figures/fig.pdf", "summary.json"} | {f"claims.{e}" for e in ("json", "md", "tex", "csv")}
     md = (tmp_path / "tables" / "main.md").read_text()
     # the legend: the table's own, the run's notes (deviations, choices, missing values), its end
-    assert md.endswith("Legend. Deviations: few trials. Choices where the paper is silent: ties in input order. "
-                       "Missing: v: no value in 1 unit. End.\n")
+    assert md.endswith("Legend. The paper is silent; we chose: ties in input order. Deviations from the paper: few "
+                       "trials. Missing: v: no value in 1 unit. End.\n")
     assert "0.5000 ± 0.0100" in md and (tmp_path / "tables" / "plain.md").read_text().endswith("\nPlain.\n")
     assert list(pd.read_csv(tmp_path / "tables" / "main.csv").columns) == ["model", "v", "v_ci"]
     stored = json.loads((tmp_path / "claims.json").read_text())

@@ -25,7 +25,9 @@ def _report(build, config_cls=BruchConfig, *extra, **frame_args):
     stored run, written under the store."""
     def report(store):
         cfg, deviations, choices = an.stored_config(store, config_cls)
-        return build(an.frame(store, **frame_args), cfg, deviations, choices, *extra).write(store.root)
+        rep = build(an.frame(store, **frame_args), cfg, deviations, choices, *extra)
+        rep.as_paper = an.stored_as_paper(store, cfg)
+        return rep.write(store.root)
     report.__doc__ = f"The report of the run in ``store`` ({build.__module__}.build), written."
     return report
 

@@ -276,4 +276,6 @@ def build(df, cfg, deviations=(), choices=()) -> Report:
 def report(store) -> Report:
     """The report of the run in ``store`` (:func:`build`), written."""
     cfg, deviations, choices = an.stored_config(store, XiaConfig)
-    return build(frame(store), cfg, deviations, choices).write(store.root)
+    rep = build(frame(store), cfg, deviations, choices)
+    rep.as_paper = an.stored_as_paper(store, cfg)
+    return rep.write(store.root)
