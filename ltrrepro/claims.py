@@ -163,6 +163,17 @@ class Claim:
     (:func:`power_block`) and the ``verdict``. Build one with :meth:`check` (the verdict
     rule) or :meth:`from_comparison` (a paired a − b test).
 
+    ``effect``: the effect the claim is powered against, in the units of ``value`` — the
+    paper's number (``paper_effect``, its sign as the paper gives it) where there is one, else
+    the smallest effect of interest (``effect_source`` says which and why) signed in the
+    claim's expected direction; NaN where there is none (a count, a ratio, a verdict text).
+
+    What a sequential monitor needs (:meth:`monitor`): ``value``, ``sd`` and ``trials`` are the
+    mean, the sample SD (ddof = 1) and the count of the per-trial statistic the claim's test
+    is on — the paired differences a − b (per trial, or per fold for Xia) for a comparison,
+    the per-trial slopes for Bruch's "degrades faster" — so the t statistic is
+    ``value / (sd / √trials)``. ``sd`` is NaN where the claim rests on no such statistic.
+
     ``extra``: fields a claim carries beside the standard ones (Bruch's noise type and level,
     the statistic's definition), written right after the claim's text. Further statistics (an
     effect size, an adjusted p, ...) are added as optional fields defaulting to None: a None
@@ -180,13 +191,14 @@ class Claim:
     trials_80: int | None = None
     trials_80_range: tuple | None = None          # (low, high) over the SD's 95% CI; None: > 100,000
     effect_source: str | None = None              # where the paper gives no number: the effect powered against
+    effect: float = NAN                           # the effect powered against: the paper's, else the one of interest
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
 
     #: the standard fields, in the order ``claims.json`` writes them (after ``claim`` and ``extra``)
-    _ORDER = ("value", "p", "trials", "paper_effect", "sd", "power", "trials_80", "detail", "verdict")
+    _ORDER = ("value", "p", "trials", "paper_effect", "effect", "sd", "power", "trials_80", "detail", "verdict")
 
     @classmethod
     def check(cls, text: str, value: float, p: float, trials: int, detail: str, expected_sign: int = +1,
@@ -208,8 +220,9 @@ class Claim:
         """
         powered_by = None
         if paper_effect is None and effect is not None and np.isfinite(effect):
-            paper_effect, powered_by = effect, effect_source or "the smallest effect of interest"
+            paper_effect, powered_by = expected_sign * abs(float(effect)), effect_source or "the smallest effect of interest"
         pw = power_block(paper_effect, sd, trials, alpha)
+        pw["effect"] = pw["paper_effect"]          # the effect powered against, whichever its source
         if powered_by is not None:          # the paper gave none: the effect of interest, in its own field
             pw = {**pw, "paper_effect": NAN, "effect_source": powered_by}
         if missing is None and verdict_text is None and not (np.isfinite(p) and np.isfinite(value)):
@@ -241,6 +254,18 @@ class Claim:
         return cls.check(text, c.diff, c.p, c.n, detail, expected_sign, alpha, paper_effect=paper_effect,
                          sd=c.std_diff, missing=missing, effect=effect, effect_source=source)
 
+    def monitor(self) -> dict:
+        """What a sequential monitor of this claim needs: ``mean``, ``sd``, ``n`` of the per-trial
+        statistic the test is on (``value``, ``sd``, ``trials``) and the ``effect`` powered
+        against (NaN: none); ``ok`` is False where the claim rests on no per-trial statistic
+        (no SD: a count, one trial, a composite claim).
+
+        >>> Claim.check("x", 0.004, 0.2, 5, "d", sd=0.01, effect=0.01).monitor()
+        {'mean': 0.004, 'sd': 0.01, 'n': 5, 'effect': 0.01, 'ok': True}
+        """
+        ok = bool(np.isfinite(self.value) and np.isfinite(self.sd) and self.sd > 0 and self.trials >= 2)
+        return {"mean": self.value, "sd": self.sd, "n": self.trials, "effect": self.effect, "ok": ok}
+
     @property
     def tested(self) -> bool:
         """The claim rests on a p-value."""
@@ -264,7 +289,7 @@ class Claim:
         names = {f.name for f in dataclasses.fields(cls)} - {"text", "extra"}
         known = {k: v for k, v in d.items() if k in names}
         extra = {k: v for k, v in d.items() if k not in names and k != "claim"}
-        for k in ("value", "p", "paper_effect", "sd", "power"):
+        for k in ("value", "p", "paper_effect", "effect", "sd", "power"):
             if k in known:
                 known[k] = NAN if known[k] is None else float(known[k])
         if isinstance(known.get("trials_80_range"), list):

@@ -204,3 +204,18 @@ def test_a_claim_without_a_paper_number_is_powered_against_the_smallest_effect_o
     assert e.power > 0.99 and e.verdict in ("not supported", "direction only")      # (a mean of ±1e-17)
     z = Claim.from_comparison("Z", paired_test(a * 20, b * 20), ("A", "B"), "dcg@5[gain=exp2,norel=zero]")
     assert z.effect_source.startswith("1% of the baseline's DCG@5")
+
+
+def test_claim_effect_is_what_it_is_powered_against_and_old_files_read_back():
+    """``effect``: the paper's number where given, else the effect of interest signed in the
+    claim's direction, NaN where none; a claims.json written before the field reads back (NaN)."""
+    assert Claim.check("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01).effect == 0.004
+    c = Claim.check("x", -0.001, 0.3, 5, "d", sd=0.01, expected_sign=-1, effect=0.01, effect_source="e")
+    assert c.effect == -0.01 and np.isnan(c.paper_effect) and c.power == pytest.approx(paired_power(0.01, 0.01, 5))
+    assert np.isnan(Claim.check("x", 2.0, np.nan, 5, "d", verdict_text="supported").effect)
+    m = c.monitor()
+    assert (m["mean"], m["sd"], m["n"], m["effect"], m["ok"]) == (-0.001, 0.01, 5, -0.01, True)
+    old = {k: v for k, v in c.to_dict().items() if k != "effect"}
+    back = Claim.from_dict(json.loads(json.dumps(old)))
+    assert np.isnan(back.effect) and "effect" not in back.extra
+    assert Claim.from_dict(json.loads(json.dumps(c.to_dict()))).effect == -0.01
