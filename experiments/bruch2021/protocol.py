@@ -23,6 +23,7 @@ import numpy as np
 
 from experiments.analysis import canonical
 from experiments.errors import UsageError
+from experiments.bruch2021 import notes
 from experiments.bruch2021.checks import check_settings
 from experiments.config import RunConfig
 from ltrrepro.fit import SYSTEMS, system_for
@@ -128,47 +129,14 @@ class BruchConfig(RunConfig):
         b = preset(self.preset, rounds=self.rounds)
         return b if self.early_stopping else b.replace(early_stopping=None)
 
+    def as_paper(self) -> list[str]:
+        return notes.as_paper(self, PAPER_PRESET.get(self.dataset.replace("synthetic-", "")))
+
     def choices(self) -> list[str]:
-        """Where Bruch is silent, what this run does (listed by every report)."""
-        models = set(self.models)
-        out = []
-        if models & {"lambdamart", "xgb_rank_ndcg", "lambdamart_custom"}:
-            out.append("λMART's lambdas as the library computes them: LightGBM lambdarank truncated at rank 30 (its "
-                       "default), σ = 1, no normalization; XGBoost rank:ndcg with its default top-k pair "
-                       "construction")
-        out.append("tied scores ranked in input order (as LightGBM and XGBoost); NDCG gain 2^y − 1")
-        if "documents" in self.noise:
-            out.append("extra negatives appended after a list's own documents (their position matters only for "
-                       "ties: scores start equal); the count per list m·level/100 rounded stochastically; "
-                       "borrowed rows drawn uniformly with replacement from all other training lists")
-        if "labels" in self.noise:
-            out.append("label noise: each list's count m·level/100 rounded stochastically, documents chosen "
-                       "without replacement")
-        if "clicks" in self.noise:
-            out.append("cascade clicks: each impression a fresh random shuffle of the list; a scan that ends "
-                       "with no click gives no impression (no all-zero list); validation lists turned into clicks "
-                       "the same way" if self.click_model == "cascade" else
-                       f"position-based clicks (eta {self.eta}): every impression kept")
-        return out
+        return notes.choices(self)
 
     def deviations(self) -> list[str]:
-        out = super().deviations()
-        paper = PAPER_PRESET.get(self.dataset.replace("synthetic-", ""))
-        if paper is None and self.preset not in ("bruch-web30k", "bruch-yahoo"):
-            out.insert(0, f"hyperparameters '{self.preset}' {PRESETS[self.preset]}, not one of the paper's "
-                          f"('bruch-web30k', 'bruch-yahoo')")
-        elif paper is not None and self.preset != paper:
-            out.insert(1 if self.synthetic else 0, f"hyperparameters '{self.preset}' {PRESETS[self.preset]}, not the "
-                                                  f"paper's '{paper}' {PRESETS.get(paper)}")
-        if self.rounds is not None:
-            out.append(f"at most {self.rounds} trees")
-        if set(self.models) & {"xendcg", "listnet", "lgb_rank_xendcg"}:
-            out.append("ε = 0 in XE_NDCG's ρ = e^f / (Σ e^f + ε), where Eq. 14 takes a negligible ε > 0 (as LightGBM's "
-                       "rank_xendcg; the Neumann step still converges on the gradient, orthogonal to the Hessian's "
-                       "null direction); γ drawn afresh per list and iteration and the series to order 2 as the paper")
-        if self.click_model == "pbm":
-            out.append(f"position-based click model (eta {self.eta}), not the paper's cascade model")
-        return out
+        return notes.deviations(self, super().deviations(), PAPER_PRESET.get(self.dataset.replace("synthetic-", "")))
 
 
 def _click_probs(level, cfg):

@@ -1,0 +1,90 @@
+"""Bruch (2021)'s protocol notes for a run, in the three columns every report prints
+(:func:`ltrrepro.report.protocol_notes`): what the run takes from the paper where a reader
+could doubt it, what it chose where the paper is silent, and where it deviates. Pure
+functions of a :class:`~experiments.bruch2021.protocol.BruchConfig` (its ``as_paper``,
+``choices`` and ``deviations`` call them); docs/protocols/bruch2021.md gives the sources."""
+from __future__ import annotations
+
+from ltrrepro.fit.boosting import PRESETS
+
+__all__ = ["as_paper", "choices", "deviations"]
+
+XE_MODELS = {"xendcg", "listnet", "lgb_rank_xendcg"}
+LAMBDA_MODELS = {"lambdamart", "xgb_rank_ndcg", "lambdamart_custom"}
+
+
+def as_paper(cfg, paper_preset: str | None) -> list[str]:
+    """Settings taken from the paper (§4.4, §5.1, §5.3, appendix E)."""
+    out = []
+    if set(cfg.models) & {"xendcg", "listnet"}:
+        out.append("γ ~ U[0, 1]^m drawn afresh for every training list at every boosting iteration, and the inverse "
+                   "Hessian by its Neumann series to order 2 (§4.4; ListNet through the same second-order step)")
+    out.append("every model of a trial trained and tested on the trial's 60/20/20 query split (a paired design); "
+               "paired t-test at α = 0.01")
+    out.append("the test metric drops queries without a relevant document (NDCG's ideal DCG is 0 there)")
+    if cfg.preset == paper_preset and cfg.early_stopping and cfg.rounds is None:
+        out.append(f"the paper's hyperparameters for {cfg.dataset.replace('synthetic-', '')} ('{cfg.preset}'): model "
+                   "selection on validation NDCG@5, early stopping after 50 rounds, at most 500 trees")
+    if set(cfg.noise) & {"documents", "labels"}:
+        out.append("noise in the training lists only; the test set untouched")
+    if "labels" in cfg.noise:
+        out.append(f"a relabelled document takes grade 0–4 with probabilities {list(cfg.noise_probs)}")
+    if "clicks" in cfg.noise and cfg.click_model == "cascade":
+        out.append(f"cascade clicks, a persistent user stopping at the first click, {cfg.impressions} impressions per "
+                   f"list, click probabilities {list(cfg.click_probs)[1:]} for grades 1–4 and the label-0 "
+                   "probability on the x-axis")
+    return out
+
+
+def choices(cfg) -> list[str]:
+    """Where Bruch is silent, what this run does."""
+    models = set(cfg.models)
+    out = []
+    if models & LAMBDA_MODELS:
+        out.append("λMART's lambdas as the library computes them: LightGBM lambdarank truncated at rank 30 (its "
+                   "default), σ = 1, no normalization; XGBoost rank:ndcg with its default top-k pair construction")
+    if cfg.experiment == "convergence" and not cfg.early_stopping:
+        out.append("every round trained (no early stopping) to draw Figure 2's whole validation curve; the paper "
+                   "shows one representative trial and does not say how it stopped")
+    out.append("tied scores ranked in input order (as LightGBM and XGBoost); NDCG gain 2^y − 1")
+    out.append("the validation metric (model selection, early stopping) also drops queries without a relevant "
+               "document")
+    if set(cfg.noise) & {"documents", "labels"}:
+        out.append("the validation set stays clean (no extra documents, no label noise): the paper says only that "
+                   "the test set is untouched; model selection on noisy validation lists would change the "
+                   "robustness comparison")
+    if "documents" in cfg.noise:
+        out.append("extra negatives appended after a list's own documents (their position matters only for ties: "
+                   "scores start equal); the count per list m·level/100 rounded stochastically; borrowed rows drawn "
+                   "uniformly with replacement from all other training lists")
+    if "labels" in cfg.noise:
+        out.append("label noise: each list's count m·level/100 rounded stochastically, documents chosen without "
+                   "replacement")
+    if "clicks" in cfg.noise:
+        out.append("cascade clicks: each impression a fresh random shuffle of the list; a scan that ends with no "
+                   "click gives no impression (no all-zero list); validation lists turned into clicks the same way"
+                   if cfg.click_model == "cascade" else
+                   f"position-based clicks (eta {cfg.eta}): every impression kept")
+    return out
+
+
+def deviations(cfg, base: list[str], paper_preset: str | None) -> list[str]:
+    """The run's deviations: the generic ones (``base``: data, trials) and Bruch's own."""
+    out = list(base)
+    if paper_preset is None and cfg.preset not in ("bruch-web30k", "bruch-yahoo"):
+        out.insert(0, f"hyperparameters '{cfg.preset}' {PRESETS[cfg.preset]}, not one of the paper's "
+                      f"('bruch-web30k', 'bruch-yahoo')")
+    elif paper_preset is not None and cfg.preset != paper_preset:
+        out.insert(1 if cfg.synthetic else 0, f"hyperparameters '{cfg.preset}' {PRESETS[cfg.preset]}, not the "
+                                             f"paper's '{paper_preset}' {PRESETS.get(paper_preset)}")
+    if cfg.rounds is not None:
+        out.append(f"at most {cfg.rounds} trees")
+    if not cfg.early_stopping and cfg.experiment != "convergence":
+        out.append("no early stopping: every round trained (the paper stops after 50 rounds without a gain)")
+    if set(cfg.models) & XE_MODELS:
+        out.append("ε = 0 in XE_NDCG's ρ = e^f / (Σ e^f + ε), where Eq. 14 takes a negligible ε > 0 (as LightGBM's "
+                   "rank_xendcg; the Neumann step still converges on the gradient, orthogonal to the Hessian's null "
+                   "direction)")
+    if cfg.click_model == "pbm":
+        out.append(f"position-based click model (eta {cfg.eta}), not the paper's cascade model")
+    return out
