@@ -19,10 +19,14 @@ from typing import Mapping
 
 import numpy as np
 
-from .stats import paired_power, trials_for_power, trials_for_power_range
+from scipy import stats as _st
+
+from .stats import (CORRECTION_NAMES, TEST_NAMES, adjust, current, paired_power, trials_for_power,
+                    trials_for_power_range)
 
 __all__ = ["Claim", "verdict", "power_block", "no_test_reason", "undefined_reason", "label", "POWER_TARGET",
-           "UNDERPOWERED", "CLAIM_COLUMNS"]
+           "UNDERPOWERED", "CLAIM_COLUMNS", "reproduction", "size_verdict", "correct", "parse_effects",
+           "legend_text", "EFFECT_FAMILIES"]
 
 #: the power below which a non-significant result cannot tell "no effect" from "too few trials"
 POWER_TARGET = 0.8
@@ -67,8 +71,22 @@ def smallest_effect(metric: str, baseline_mean: float = NAN) -> tuple[float, str
     (0.01, 'the default effect of interest for NDCG, 0.01')
     >>> smallest_effect("dcg@5[gain=exp2,norel=zero]", 8.0)
     (0.08, "1% of the baseline's DCG@5, 0.08 (Zheng et al.: a 1% DCG gain is significant)")
+
+    An effect set for the metric's family with ``--effect`` (:func:`parse_effects`, in the
+    :class:`~ltrrepro.stats.Inference` in force) replaces the default: absolute (``ndcg=0.005``)
+    or a share of the baseline's mean (``dcg=2%``).
     """
     family = label(metric).split("@")[0].lower()
+    chosen = current().effect_for(family)
+    if chosen is not None:                               # --effect FAMILY=VALUE[%]
+        value, relative = chosen
+        if not relative:
+            return value, f"the effect of interest set for {label(metric).split('@')[0]} (--effect), {value:g}"
+        if np.isfinite(baseline_mean):
+            effect = value * abs(float(baseline_mean))
+            return effect, (f"{100 * value:g}% of the baseline's {label(metric)}, {effect:.4g} (the effect of "
+                            f"interest set with --effect)")
+        return NAN, ""
     if family == "dcg" and np.isfinite(baseline_mean):
         effect = DCG_RELATIVE_EFFECT * abs(float(baseline_mean))
         return effect, (f"1% of the baseline's {label(metric)}, {effect:.4g} (Zheng et al.: a 1% DCG gain is "
@@ -77,6 +95,153 @@ def smallest_effect(metric: str, baseline_mean: float = NAN) -> tuple[float, str
         return (DEFAULT_EFFECTS[family],
                 f"the default effect of interest for {label(metric).split('@')[0]}, {DEFAULT_EFFECTS[family]:g}")
     return NAN, ""
+
+
+#: the metric families an effect of interest may be set for (``--effect FAMILY=VALUE[%]``)
+EFFECT_FAMILIES = (*DEFAULT_EFFECTS, "dcg")
+
+
+def parse_effects(text: str | None) -> tuple:
+    """``--effect`` text -> :attr:`ltrrepro.stats.Inference.effects`: comma-separated
+    ``FAMILY=VALUE`` (absolute, in the metric's units) or ``FAMILY=VALUE%`` (a share of the
+    baseline's mean), FAMILY one of :data:`EFFECT_FAMILIES`. A bad item raises ValueError naming it.
+
+    >>> parse_effects("ndcg=0.005,dcg=2%")
+    (('ndcg', 0.005, False), ('dcg', 0.02, True))
+    """
+    out = {}
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        fam, sep, value = item.partition("=")
+        fam = fam.strip().lower()
+        if not sep or fam not in EFFECT_FAMILIES:
+            raise ValueError(f"--effect {item!r}: write FAMILY=VALUE or FAMILY=VALUE% with FAMILY one of "
+                             f"{', '.join(EFFECT_FAMILIES)} (e.g. --effect ndcg=0.005,dcg=2%)")
+        value = value.strip()
+        rel = value.endswith("%")
+        try:
+            v = float(value[:-1] if rel else value) / (100 if rel else 1)
+        except ValueError:
+            v = NAN
+        if not (np.isfinite(v) and v > 0):
+            raise ValueError(f"--effect {item!r}: the effect must be a positive number (or percentage)")
+        out[fam] = (fam, v, rel)
+    return tuple(out.values())
+
+
+#: the size verdicts of a claim with a paper number (:func:`size_verdict`)
+SIZE_RULE = ("reproduced in size: the paper's effect lies inside the run's 95% CI of the difference (the ER's CI "
+             "holds 1); smaller / larger: the whole CI lies between 0 and the paper's effect (or beyond 0) / beyond "
+             "it; opposite sign: the whole CI on the other side of 0")
+
+
+def size_verdict(paper_effect: float, lo: float, hi: float) -> str | None:
+    """The size verdict of a run's 95% CI ``[lo, hi]`` of the difference against the paper's
+    effect (:data:`SIZE_RULE`); None without a CI or a paper effect.
+
+    >>> size_verdict(0.28, 1.9, 2.9), size_verdict(0.28, -0.1, 0.5), size_verdict(0.28, 0.01, 0.2)
+    ('larger', 'reproduced in size', 'smaller')
+    >>> size_verdict(0.28, -0.5, -0.1)
+    'opposite sign'
+    """
+    if not (np.isfinite(paper_effect) and paper_effect != 0 and np.isfinite(lo) and np.isfinite(hi)):
+        return None
+    s = np.sign(paper_effect)
+    lo, hi = sorted((s * lo, s * hi))                     # in the paper's direction
+    e = abs(paper_effect)
+    if lo <= e <= hi:
+        return "reproduced in size"
+    if hi < 0:
+        return "opposite sign"
+    return "smaller" if hi < e else "larger"
+
+
+def reproduction(diffs, base, paper_a: float | None, paper_b: float | None, paper_effect: float | None = None,
+                 level: float = 0.95) -> dict:
+    """Reproduction in size of a paired comparison a − b against the paper's, by Breuer et al.'s
+    measures (SIGIR 2020, "How to Measure the Reproducibility of System-oriented IR Experiments",
+    §3.2; the ``repro_eval`` package, ``measure.overall_effects``):
+
+    * Effect Ratio ER = mean(Δ') / mean(Δ): the run's mean improvement (``diffs`` = a' − b' per
+      trial or fold) over the paper's (``paper_effect``, else ``paper_a − paper_b``); 1 = the
+      same size. Its CI: the t CI of mean(Δ') divided by the paper's (a fixed number);
+    * ΔRI = RI − RI', RI = (mean(a) − mean(b)) / mean(b): the paper's relative improvement minus
+      the run's (0 = the same; > 0: the run's is smaller). The run's RI = D/B with D = mean(Δ'),
+      B = mean(b') (``base`` per trial): its CI by the delta method, Var(D/B) ≈ (Var D −
+      2(D/B) Cov(D, B) + (D/B)² Var B) / B² with the per-trial (co)variances / n, t quantile at n − 1 df;
+      NaN without the paper's two means (ΔRI needs them);
+    * the size verdict (:func:`size_verdict`) of the run's CI of mean(Δ') against the paper's effect.
+
+    Returns ``er``, ``er_low``, ``er_high``, ``delta_ri``, ``delta_ri_low``, ``delta_ri_high``,
+    ``size`` (None where undefined); empty without a paper effect.
+    """
+    d = np.asarray(diffs, dtype=float)
+    d = d[np.isfinite(d)]
+    eff = paper_effect if paper_effect is not None else (
+        paper_a - paper_b if paper_a is not None and paper_b is not None else None)
+    if eff is None or not np.isfinite(eff) or eff == 0 or d.size == 0:
+        return {}
+    n, mean = d.size, float(d.mean())
+    q = _st.t.ppf(0.5 + level / 2, n - 1) if n > 1 else NAN
+    se = float(d.std(ddof=1)) / np.sqrt(n) if n > 1 else NAN
+    lo, hi = mean - q * se, mean + q * se
+    er_lo, er_hi = sorted((lo / eff, hi / eff)) if n > 1 else (NAN, NAN)
+    out = {"er": mean / eff, "er_low": er_lo, "er_high": er_hi, "delta_ri": NAN, "delta_ri_low": NAN,
+           "delta_ri_high": NAN, "size": size_verdict(eff, lo, hi)}
+    if paper_a is not None and paper_b is not None and paper_b != 0 and base is not None:
+        b = np.asarray(base, dtype=float)
+        if b.size == np.asarray(diffs).size:
+            b = b[np.isfinite(np.asarray(diffs, dtype=float))]
+        if b.size == n and np.all(np.isfinite(b)) and b.mean() != 0:
+            ri_paper = (paper_a - paper_b) / paper_b
+            B = float(b.mean())
+            r = mean / B
+            out["delta_ri"] = ri_paper - r
+            if n > 1:
+                cov = np.cov(d, b, ddof=1)
+                var = (cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / (B * B) / n
+                half = q * float(np.sqrt(max(var, 0.0)))
+                out["delta_ri_low"], out["delta_ri_high"] = ri_paper - r - half, ri_paper - r + half
+    return out
+
+
+def correct(claims, alpha: float = 0.01, method: str | None = None) -> list:
+    """The claims with p adjusted within each ``family`` by ``method`` (default: the
+    correction in force, :func:`ltrrepro.stats.current`; :func:`ltrrepro.stats.adjust`): each
+    tested claim of a family gets ``p`` = the adjusted p, ``p_raw`` = its own test's, and its
+    verdict re-judged on the adjusted p (:func:`verdict`) where the standard rule gave it (a
+    claim whose verdict a text settled keeps it). A claim without a family is a family of one
+    (nothing to adjust). Order kept."""
+    method = method or current().correction
+    claims = list(claims)
+    groups: dict = {}
+    for i, c in enumerate(claims):
+        if c.family is not None and c.tested and c.p_raw is None:
+            groups.setdefault(c.family, []).append(i)
+    for fam, idx in groups.items():
+        raw = [claims[i].p for i in idx]
+        adj = adjust(raw, method)
+        for i, pa in zip(idx, adj):
+            c = claims[i]
+            changes = {"p": float(pa), "p_raw": float(c.p), "correction": method}
+            if c.standard:
+                changes["verdict"] = verdict(c.value, float(pa), c.sign, alpha, c.power)
+            claims[i] = c.replace(**changes)
+    return claims
+
+
+def legend_text(alpha: float = 0.01) -> str:
+    """What the claims table's legend says of the statistics in force: the test, the
+    correction within a family, the effect, and the size verdict's rule."""
+    inf = current()
+    return (f"p: {TEST_NAMES[inf.test]} (--test {inf.test}), adjusted within the claim's family by "
+            f"{CORRECTION_NAMES[inf.correction]} (--correction {inf.correction}; p_raw: the test's own); effect: "
+            f"what the power is computed against (the paper's number, else the effect of interest); d_z = mean/SD "
+            f"of the paired differences. ER (Effect Ratio) = the run's mean difference / the paper's, ΔRI = the "
+            f"paper's relative improvement − the run's (Breuer et al., SIGIR 2020), each with its 95% CI; size: "
+            f"{SIZE_RULE}.")
 
 
 def power_block(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
@@ -96,10 +261,11 @@ def power_block(paper_effect, sd, trials: int, alpha: float = 0.01) -> dict:
     eff = NAN if paper_effect is None else float(paper_effect)
     sd = NAN if sd is None else float(sd)
     ok = np.isfinite(eff) and eff != 0 and np.isfinite(sd) and sd > 0
+    test = current().test
     return {"paper_effect": eff, "sd": sd,
-            "power": paired_power(abs(eff), sd, int(trials), alpha) if ok else NAN,
-            "trials_80": trials_for_power(abs(eff), sd, POWER_TARGET, alpha) if ok else None,
-            "trials_80_range": (trials_for_power_range(abs(eff), sd, int(trials), POWER_TARGET, alpha)
+            "power": paired_power(abs(eff), sd, int(trials), alpha, test) if ok else NAN,
+            "trials_80": trials_for_power(abs(eff), sd, POWER_TARGET, alpha, test=test) if ok else None,
+            "trials_80_range": (trials_for_power_range(abs(eff), sd, int(trials), POWER_TARGET, alpha, test=test)
                                 if ok and int(trials) >= 2 else None)}
 
 
@@ -141,8 +307,8 @@ def no_test_reason(n: int, sd=None, metric: str | None = None, part: str = "test
 
 
 #: the columns of ``claims.{md,tex,csv}``, in order (``claims.json`` keeps every field)
-CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "trials", "power", "trials_80", "trials_80_range", "verdict",
-                 "detail")
+CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "family", "trials", "power", "trials_80",
+                 "trials_80_range", "dz", "er", "er_low", "er_high", "delta_ri", "size", "verdict", "detail")
 
 
 def range_text(bounds) -> str:
@@ -192,6 +358,21 @@ class Claim:
     trials_80_range: tuple | None = None          # (low, high) over the SD's 95% CI; None: > 100,000
     effect_source: str | None = None              # where the paper gives no number: the effect powered against
     effect: float = NAN                           # the effect powered against: the paper's, else the one of interest
+    family: str | None = None                     # the claims its p is corrected with (:func:`correct`)
+    p_raw: float | None = None                    # its own test's p, where p is the family-adjusted one
+    correction: str | None = None                 # how p was adjusted within the family
+    dz: float | None = None                       # d_z of the per-trial statistic, with its 95% CI
+    dz_low: float | None = None
+    dz_high: float | None = None
+    er: float | None = None                       # Effect Ratio (Breuer et al. 2020), with its 95% CI
+    er_low: float | None = None
+    er_high: float | None = None
+    delta_ri: float | None = None                 # ΔRI = RI(paper) − RI(run), with its 95% CI
+    delta_ri_low: float | None = None
+    delta_ri_high: float | None = None
+    size: str | None = None                       # the size verdict (:func:`size_verdict`)
+    sign: int = field(default=1, repr=False)      # the expected direction (not written)
+    standard: bool = field(default=True, repr=False)   # the verdict is :func:`verdict`'s (not written)
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -199,15 +380,19 @@ class Claim:
 
     #: the standard fields, in the order ``claims.json`` writes them (after ``claim`` and ``extra``)
     _ORDER = ("value", "p", "trials", "paper_effect", "effect", "sd", "power", "trials_80", "detail", "verdict")
+    #: fields the verdict rule keeps for :func:`correct`, not written
+    _HIDDEN = ("sign", "standard")
 
     @classmethod
     def check(cls, text: str, value: float, p: float, trials: int, detail: str, expected_sign: int = +1,
               alpha: float = 0.01, verdict_text: str | None = None, paper_effect=None, sd=None,
               missing: str | None = None, on: str = "trial", effect=None, effect_source: str | None = None,
-              **extra) -> "Claim":
+              family: str | None = None, more: Mapping | None = None, **extra) -> "Claim":
         """The claim with its verdict: :func:`verdict` of ``value`` (expected sign
         ``expected_sign``), ``p`` and the power against ``paper_effect`` (in the units of
-        ``value``, with ``sd`` the SD of the paired differences). ``verdict_text`` settles a
+        ``value``, with ``sd`` the SD of the paired differences). ``family``: the claims its p
+        is corrected with (:func:`correct`); ``more``: further fields (d_z, ER, ΔRI, size: see
+        :func:`reproduction`). ``verdict_text`` settles a
         significant or well-powered result otherwise (a paper's magnitude, a count); an
         underpowered non-significant one stays inconclusive. A claim resting on a test that
         gives no p-value is ``inconclusive (<why>)``: ``missing`` says why, else
@@ -232,17 +417,25 @@ class Claim:
             v = f"inconclusive ({missing})"
         elif verdict_text is not None and not v.startswith("inconclusive"):
             v = verdict_text
+        known = {f.name for f in dataclasses.fields(cls)}
+        more = {k: (None if v is None or (isinstance(v, float) and not np.isfinite(v)) else v)
+                for k, v in (more or {}).items() if k in known}
         return cls(text=text, value=float(value), p=float(p), trials=int(trials), detail=detail, verdict=v,
-                   extra=extra, **pw)
+                   extra=extra, family=family, sign=int(expected_sign), standard=not missing and verdict_text is None,
+                   **more, **pw)
 
     @classmethod
     def from_comparison(cls, text: str, c, names: tuple[str, str], metric: str, alpha: float = 0.01,
-                        expected_sign: int = +1, paper_effect=None) -> "Claim | None":
+                        expected_sign: int = +1, paper_effect=None, family: str | None = None,
+                        paper_means: tuple | None = None, diffs=None, base=None) -> "Claim | None":
         """The claim "a beats b on ``metric``" from a paired comparison ``c``
         (:class:`ltrrepro.stats.Comparison` of a − b; None when there is none, then no claim);
         ``paper_effect``: the paper's a − b, for the power; without one, the claim is powered
         against the metric's smallest effect of interest (:func:`smallest_effect`), said in its
-        ``effect_source``, so that "not supported" needs the power to see that effect."""
+        ``effect_source``, so that "not supported" needs the power to see that effect. d_z with
+        its CI from ``c``; with the paper's effect and the per-trial ``diffs`` (a − b) and ``base``
+        (b), ER, ΔRI (needs ``paper_means`` = the paper's (a, b)) and the size verdict
+        (:func:`reproduction`)."""
         if c is None:
             return None
         a, b = names
@@ -251,8 +444,13 @@ class Claim:
                   f"{a} − {b} on {label(metric)}: {c.diff:+.4f} (95% CI {c.ci_low:+.4f}..{c.ci_high:+.4f}), "
                   f"W/T/L {c.wins}/{c.ties}/{c.losses}")
         effect, source = smallest_effect(metric, c.mean_b) if paper_effect is None else (None, None)
+        more = {"dz": c.dz, "dz_low": c.dz_low, "dz_high": c.dz_high} if c.n > 1 else {}
+        if paper_effect is not None and diffs is not None:
+            pa, pb = paper_means or (None, None)
+            more.update(reproduction(diffs, base, pa, pb, paper_effect))
         return cls.check(text, c.diff, c.p, c.n, detail, expected_sign, alpha, paper_effect=paper_effect,
-                         sd=c.std_diff, missing=missing, effect=effect, effect_source=source)
+                         sd=c.std_diff, missing=missing, effect=effect, effect_source=source, family=family,
+                         more=more)
 
     def monitor(self) -> dict:
         """What a sequential monitor of this claim needs: ``mean``, ``sd``, ``n`` of the per-trial
@@ -279,17 +477,21 @@ class Claim:
         the standard fields, then any further field that is set (not None)."""
         out = {"claim": self.text, **self.extra, **{k: getattr(self, k) for k in self._ORDER}}
         for f in dataclasses.fields(self):
-            if f.name not in out and f.name not in ("text", "extra") and getattr(self, f.name) is not None:
+            if f.name not in out and f.name not in ("text", "extra", *self._HIDDEN) and \
+                    getattr(self, f.name) is not None:
                 out[f.name] = getattr(self, f.name)
         return out
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "Claim":
         """A claim read back from ``claims.json`` (keys it does not know go to ``extra``)."""
-        names = {f.name for f in dataclasses.fields(cls)} - {"text", "extra"}
+        names = {f.name for f in dataclasses.fields(cls)} - {"text", "extra", *cls._HIDDEN}
         known = {k: v for k, v in d.items() if k in names}
         extra = {k: v for k, v in d.items() if k not in names and k != "claim"}
-        for k in ("value", "p", "paper_effect", "effect", "sd", "power"):
+        for k in ("value", "p", "paper_effect", "effect", "sd", "power", "er", "er_low", "er_high", "delta_ri",
+                  "delta_ri_low", "delta_ri_high", "dz", "dz_low", "dz_high", "p_raw"):
+            if k in known and known[k] is None and k not in ("value", "p", "paper_effect", "effect", "sd", "power"):
+                continue
             if k in known:
                 known[k] = NAN if known[k] is None else float(known[k])
         if isinstance(known.get("trials_80_range"), list):
