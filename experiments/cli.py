@@ -110,7 +110,9 @@ def _flag_specs() -> dict:
                                    "help": "randomized splits (default: the paper's on real data, fewer on "
                                            "synthetic data)"}),
         # models and boosting
-        "library": (("--library",), {"choices": ("lightgbm", "xgboost"), "default": "lightgbm"}),
+        "library": (("--library",), {"choices": ("lightgbm", "xgboost", "catboost"), "default": "lightgbm",
+                                     "help": "the GBDT library of the models that run in several (catboost: its "
+                                             "own losses only; a custom objective is refused)"}),
         "preset": (("--preset",), {"default": None, "choices": sorted(PRESETS),
                                    "help": "hyperparameters (default: the paper's for real data, 'fast' for "
                                            "synthetic data)"}),

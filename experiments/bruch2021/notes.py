@@ -43,6 +43,9 @@ def choices(cfg) -> list[str]:
     if models & LAMBDA_MODELS:
         out.append("λMART's lambdas as the library computes them: LightGBM lambdarank truncated at rank 30 (its "
                    "default), σ = 1, no normalization; XGBoost rank:ndcg with its default top-k pair construction")
+    if any(m.startswith("catboost_") for m in models) or (cfg.library == "catboost" and models & LAMBDA_MODELS):
+        from ltrrepro.fit.backends.catboost import CHOICE
+        out.append(CHOICE)
     if cfg.experiment == "convergence" and not cfg.early_stopping:
         out.append("every round trained (no early stopping) to draw Figure 2's whole validation curve; the paper "
                    "shows one representative trial and does not say how it stopped")

@@ -84,8 +84,8 @@ class BruchConfig(RunConfig):
         if not self.preset:
             object.__setattr__(self, "preset", self.default_preset())
         super().__post_init__()
-        if self.library not in ("lightgbm", "xgboost"):
-            raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
+        if self.library not in ("lightgbm", "xgboost", "catboost"):
+            raise UsageError(f"library must be lightgbm, xgboost or catboost, got {self.library!r}")
         if self.preset not in PRESETS:
             raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
         self.check_plugins()                        # imported and checked: a broken one is one line now
@@ -101,7 +101,9 @@ class BruchConfig(RunConfig):
             try:
                 self.system(m).resolve_library(self.library)
             except ValueError as err:
-                raise UsageError(str(err)) from None
+                raise UsageError(f"--library catboost: {m} is a custom objective and CatBoost takes none from Python; "
+                                 f"run it with --library lightgbm or xgboost (CatBoost's own losses: catboost_yetirank, "
+                                 f"catboost_lambdamart, ...)" if self.library == "catboost" else str(err)) from None
         if self.device not in ("cpu", "cuda"):
             raise UsageError(f"--device: cpu or cuda, got {self.device!r}")
         if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
@@ -112,10 +114,14 @@ class BruchConfig(RunConfig):
         return system_for(model, self.plugins)
 
     def check_device(self) -> None:
-        """The device can be used by the library of every model (a GPU probe; before any work)."""
+        """The library of every model is installed (CatBoost is optional) and can use the device
+        (a GPU probe); before any work."""
         from ltrrepro.device import check_device
+        from ltrrepro.fit import BACKENDS
         for m in self.models:
-            check_device(self.device, self.system(m).resolve_library(self.library))
+            if why := BACKENDS[lib := self.system(m).resolve_library(self.library)].missing():
+                raise UsageError(f"--models {m}: {why}")
+            check_device(self.device, lib)
 
     def default_preset(self) -> str:
         return "fast" if self.synthetic else PAPER_PRESET.get(self.dataset, "bruch-web30k")

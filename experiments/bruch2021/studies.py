@@ -73,11 +73,13 @@ off, so every curve covers the whole range (the curve of a model selected by ear
 stopping is the prefix of this one). The figure shows one representative trial (the trial
 whose final difference is the median one) and the mean over trials with a 95% band.
 Claim checked: XE_NDCG's lead is larger when the ensemble is small — the per-trial lead at
-10% of the trees minus the lead at the end, paired t-test.""",
-    config_cls=BruchConfig, flags=RANKING_FLAGS,
+10% of the trees minus the lead at the end, paired t-test. ``--models`` adds other ranking
+systems (library baselines such as catboost_yetirank): their mean curves join the figure's
+right panel and the table.""",
+    config_cls=BruchConfig, flags=(*RANKING_FLAGS, "models"),
     from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
                                          real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
-    units=lambda cfg: _units(cfg, [(("noise", "none"),)], NOISE_MODELS),
+    units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
     unit_fn=unit_fn, report=_report(figure2.build, fields=figure2.FIELDS), size_of=train_size))
 
 

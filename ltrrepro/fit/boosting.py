@@ -5,6 +5,13 @@ library is configured around them (zero ``min_sum_hessian_in_leaf``, determinist
 XGBoost's leaf-wise growth and its stand-in for ``min_data_in_leaf``, the LightGBM bug with
 small leaves) is documented beside that code, in :mod:`ltrrepro.fit.backends`.
 
+CatBoost reads every preset too (:mod:`ltrrepro.fit.backends.catboost`): ``num_leaves`` becomes
+``max_leaves`` with ``grow_policy="Lossguide"`` — leaf-wise growth to the same number of leaves
+as LightGBM and XGBoost (set to ``lossguide``) fit, rather than a ``depth`` of CatBoost's
+default symmetric trees, whose 2^depth leaves cannot be 31, 200 or 400, so that the three
+libraries compare losses on one kind of tree; ``min_data_in_leaf`` stays, ``max_bin`` becomes
+``border_count = max_bin − 1``, and L2, bagging and split-score noise are off as in the others.
+
 This module sits at the bottom of the fit layer: it imports nothing of ltrrepro, so
 :mod:`ltrrepro.fit.base`, the backends and the experiments' configurations all read it
 without importing upward.

@@ -1,10 +1,13 @@
-"""Ranking systems with early stopping in LightGBM and XGBoost: the library objectives and
-ltrrepro's objectives through their adapters (Bruch 2021's models and baselines).
+"""Ranking systems with early stopping in LightGBM, XGBoost and CatBoost: the library objectives
+and ltrrepro's objectives through their adapters (Bruch 2021's models and baselines), and
+CatBoost's own ranking losses (``catboost_yetirank``, ``catboost_lambdamart``,
+``catboost_querysoftmax``, ``catboost_pairlogit``: baselines only, CatBoost takes no custom
+ranking objective; hyperparameter mapping in :mod:`ltrrepro.fit.backends.catboost`).
 
 Model selection follows Bruch §5.2: validation NDCG@5 (gain 2^y − 1, queries without a
 relevant document dropped) after every tree, stop after ``early_stopping`` rounds without
 improvement, keep the best iteration, at most ``rounds`` trees. The validation metric is
-ltrrepro's own (:func:`ltrrepro.metrics.evaluate`) in both libraries, so the selection and the
+ltrrepro's own (:func:`ltrrepro.metrics.evaluate`) in every library, so the selection and the
 recorded learning curve use one definition. With ``early_stopping=None`` every round is
 trained and the last one kept (full curves).
 
@@ -130,8 +133,9 @@ _ranking("xendcg", "XE_NDCG MART", "Bruch 2021", "xendcg", "custom", objective=X
          objective_kwargs=(("order", 2),))
 _ranking("listnet", "ListNet", "Cao et al. 2007; Bruch 2021", "listnet", "custom", objective=ListNet,
          objective_kwargs=(("order", 2),))
-_ranking("lambdamart", "λMART", "Burges 2010; LightGBM lambdarank / XGBoost rank:ndcg", "lambdamart", "builtin",
-         builtin=(("lightgbm", "lambdarank"), ("xgboost", "rank:ndcg")))
+_ranking("lambdamart", "λMART", "Burges 2010; LightGBM lambdarank / XGBoost rank:ndcg / CatBoost LambdaMart",
+         "lambdamart", "builtin", libraries=("lightgbm", "xgboost", "catboost"),
+         builtin=(("lightgbm", "lambdarank"), ("xgboost", "rank:ndcg"), ("catboost", "LambdaMart")))
 _ranking("lambdamart_custom", "λMART (ltrrepro lambdas)", "Burges 2010", "lambdamart", "custom", objective=LambdaMART,
          objective_kwargs=(("sigma", 1.0), ("norm", False)))
 _ranking("ranknet", "RankNet", "Burges et al. 2005", "ranknet", "custom", objective=RankNet)
@@ -139,3 +143,13 @@ _ranking("lgb_rank_xendcg", "LightGBM rank_xendcg", "LightGBM", "xendcg", "light
          builtin=(("lightgbm", "rank_xendcg"),))
 _ranking("xgb_rank_ndcg", "XGBoost rank:ndcg", "XGBoost", "lambdamart", "xgboost", libraries=("xgboost",),
          builtin=(("xgboost", "rank:ndcg"),))
+
+# CatBoost's own ranking losses (library baselines pinned to CatBoost; see ltrrepro.fit.backends.catboost)
+_ranking("catboost_yetirank", "CatBoost YetiRank", "Gulin et al. 2011; CatBoost", "yetirank", "catboost",
+         libraries=("catboost",), builtin=(("catboost", "YetiRank"),))
+_ranking("catboost_lambdamart", "CatBoost LambdaMart", "Burges 2010; CatBoost", "lambdamart", "catboost",
+         libraries=("catboost",), builtin=(("catboost", "LambdaMart"),))
+_ranking("catboost_querysoftmax", "CatBoost QuerySoftMax", "CatBoost (ListNet-like softmax)", "querysoftmax",
+         "catboost", libraries=("catboost",), builtin=(("catboost", "QuerySoftMax"),))
+_ranking("catboost_pairlogit", "CatBoost PairLogit", "Burges et al. 2005; CatBoost", "pairlogit", "catboost",
+         libraries=("catboost",), builtin=(("catboost", "PairLogit"),))

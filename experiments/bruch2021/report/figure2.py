@@ -29,8 +29,13 @@ def curves(df: pd.DataFrame) -> dict[str, np.ndarray]:
         out[m] = {t: c for t, mm, c in zip(rows.trial, rows.model, rows.valid_curve) if mm == m} if len(df) else {}
     trials = sorted(set(out[MODELS[0]]) & set(out[MODELS[1]]))
     n = min((len(out[m][t]) for m in MODELS for t in trials), default=0)
-    return {"trials": np.asarray(trials), **{m: np.array([out[m][t][:n] for t in trials]).reshape(len(trials), n)
-                                             for m in MODELS}}
+    others = {}                                    # --models beyond the pair: (their trials, trees)
+    for m in sorted(set(rows.model) - set(MODELS)) if len(df) else []:
+        cs = [list(c) for mm, c in zip(rows.model, rows.valid_curve) if mm == m]
+        k = min(len(c) for c in cs)
+        others[m] = np.array([c[:k] for c in cs]).reshape(len(cs), k)
+    return {"trials": np.asarray(trials), "others": others,
+            **{m: np.array([out[m][t][:n] for t in trials]).reshape(len(trials), n) for m in MODELS}}
 
 
 def figure(c: dict) -> Figure:
@@ -48,11 +53,13 @@ def figure(c: dict) -> Figure:
         axes[0].plot(trees, lam[rep], label="λMART")
         axes[0].plot(trees, xe[rep], label="XE_NDCG MART")
         axes[0].set_title(f"trial {int(c['trials'][rep])} (representative)", fontsize=9)
-    for m, arr in (("λMART", lam), ("XE_NDCG MART", xe)):
+    for m, arr in (("λMART", lam), ("XE_NDCG MART", xe), *c.get("others", {}).items()):
+        n_trials, n_trees = arr.shape
+        trees = np.arange(1, n_trees + 1)
         mean = arr.mean(0) if n_trials else np.full(n_trees, np.nan)
         half = 1.96 * arr.std(0, ddof=1) / np.sqrt(n_trials) if n_trials > 1 else np.zeros(n_trees)
         band(axes[1], trees, mean, mean - half, mean + half, m, marker=None)
-    axes[1].set_title(f"mean over {n_trials} trials (95% band)", fontsize=9)
+    axes[1].set_title(f"mean over {lam.shape[0]} trials (95% band)", fontsize=9)
     for ax in axes:
         ax.set_xlabel("number of trees")
         ax.set_ylabel("validation NDCG@5")
@@ -75,8 +82,11 @@ def table(c: dict) -> pd.DataFrame:
     for p in points:
         t = an.finite_test(xe[:, p - 1], lam[:, p - 1])        # the trials where both are defined
         rows.append({"trees": p, "λMART": t.mean_b, "XE_NDCG": t.mean_a, "Δ": t.diff, "Δ 95% lo": t.ci_low,
-                     "Δ 95% hi": t.ci_high, "p": t.p})
-    return pd.DataFrame(rows, columns=["trees", "λMART", "XE_NDCG", "Δ", "Δ 95% lo", "Δ 95% hi", "p"])
+                     "Δ 95% hi": t.ci_high, "p": t.p,
+                     **{m: float(np.nanmean(a[:, p - 1])) if p <= a.shape[1] and len(a) else np.nan
+                        for m, a in c.get("others", {}).items()}})      # other --models: their mean
+    return pd.DataFrame(rows, columns=["trees", "λMART", "XE_NDCG", "Δ", "Δ 95% lo", "Δ 95% hi", "p",
+                                       *c.get("others", {})])
 
 
 def missing(c: dict) -> list[str]:
@@ -119,7 +129,8 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
                   tables=[Table("fig2_convergence", tab, notes=True,
                                 caption=f"Validation NDCG@5 by ensemble size ({cfg.dataset})",
                                 legend=f"Δ = XE_NDCG − λMART, paired over {len(c['trials'])} trial(s), with its 95% "
-                                       f"CI; p: paired t-test.",
+                                       f"CI; p: paired t-test." + (" Other models (--models): their mean over their "
+                                                                   "trials." if c["others"] else ""),
                                 ci_cols={"Δ": ("Δ 95% lo", "Δ 95% hi")}, formats={"p": "p"},
                                 rename={"Δ": "Δ [95% CI]"})],
                   figures=[figure(c)], claims=claims(c), deviations=list(deviations), choices=list(choices),

@@ -71,6 +71,10 @@ class Backend:
     #: the library's built-in objective names, by what they compute
     objectives: dict = {}
 
+    def missing(self) -> str | None:
+        """Why the library cannot be used here (not installed, with how to install it), or None."""
+        return None
+
     # ------------------------------------------------------------------ parameters
     def adapter(self, objective, *, seed=0, track_scores: bool = False):
         """The library's callable form of an ltrrepro objective
