@@ -37,6 +37,8 @@ import numpy as np
 
 from experiments.errors import UsageError
 from experiments.config import RunConfig
+from experiments.zheng2007 import notes
+from experiments.zheng2007.notes import PAPER_ETA, PAPER_LEAVES
 from experiments.zheng2007.design import VALID_SHARE, single_grade, training_data, zheng_split
 from ltrrepro.data import RankingDataset
 from ltrrepro.fit import BACKENDS, Boosting, system_for
@@ -55,7 +57,6 @@ SYSTEM_NAMES = ("gbt", "qbrank", "ranksvm")
 PERCENTS = tuple(range(10, 101, 10))
 #: the (η, leaves) every tree run of a trial shares: the paper's (``eta``, ``leaves``), or tuned once per trial
 SHARED_PARAMS = ("paper", "tuned")
-PAPER_ETA, PAPER_LEAVES = 0.05, 20      # Zheng et al. §4: "We set η to be 0.05 … 20 leaf nodes"
 
 
 @dataclass(frozen=True)
@@ -138,46 +139,14 @@ class ZhengConfig(RunConfig):
                              f"{ds.n_queries} queries have more than one grade; Zheng's L2, validation and L3 parts "
                              f"are drawn from those and need at least 10")
 
-    def deviations(self) -> list[str]:
-        out = super().deviations()
-        trees = any(m != "ranksvm" for m in self.models)
-        if trees and self.shared_params == "tuned":
-            out.append(f"{self.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves (the "
-                       "paper tuned GBT by cross validation and kept its values for QBRank)")
-        elif trees and (self.eta, self.leaves) != (PAPER_ETA, PAPER_LEAVES):
-            out.append(f"{self.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves")
-        if "qbrank" in self.models and not BACKENDS[self.library].rewrites_leaves:
-            out.append(f"{BACKENDS[self.library].label}: QBRank without the per-round line search (η only)")
-        if self.tied_pairs != "non-contradicting":
-            out.append("precision at K% counts a tied pair as contradicting (the paper counts non-contradicting "
-                       "pairs: a tie does not contradict)")
-        if "qbrank" in self.models:
-            out.append("QBRank's tree fit weights a document by its number of pairs (Newton leaves −Σg/Σh with h = w "
-                       "per pair), where Algorithm 2 fits each document's averaged target once")
-        for key, spec in self.plugins:
-            out.append(f"extension: plug-in {spec} trained on L2 (the trial's shared η and leaves, at most "
-                       f"{self.rounds} trees picked on validation NDCG@5); not a system of the paper")
-        if "ranksvm" in self.models:
-            out.append(f"RankSVM: linear, squared hinge on standardized features, solved in the primal (Chapelle & "
-                       f"Keerthi 2010), C tuned over {list(self.c_grid)}, at most {self.max_pairs:,} pairs sampled "
-                       "uniformly (the paper does not give its RankSVM's form)")
-        return out
+    def as_paper(self) -> list[str]:
+        return notes.as_paper(self)
 
     def choices(self) -> list[str]:
-        out = []
-        if any(m != "ranksvm" for m in self.models):
-            if self.shared_params == "tuned":
-                out.append(f"the paper tunes by cross validation: we tune once per trial on the validation part "
-                           f"of L2 ({int(VALID_SHARE * 100)}% of its queries), by GBT(L2)'s DCG-5 over "
-                           f"{list(self.grid)}")
-            out.append(f"the paper gives no number of boosting iterations: we run {self.rounds} for every tree run "
-                       "(the harness's choice; GBT and QBRank keep all of them)")
-        return out + ["L1 = the queries whose documents share one grade; the others split at random per trial into L2 "
-                f"and L3 in the paper's {1300}:{1400} query ratio, {int(VALID_SHARE * 100)}% of L2's queries held "
-                "out for validation (tuning)",
-                "P2, P3: every within-query pair of different grades (ties excluded), τ = |grade difference|",
-                "DCG-5 gain 2^g − 1 (the paper gives none)",
-                f"precision at K%: a tied pair counts as {self.tied_pairs}; equal margins keep pair order"]
+        return notes.choices(self)
+
+    def deviations(self) -> list[str]:
+        return notes.deviations(self, super().deviations())
 
     def run_table(self) -> dict[str, tuple[str, str]]:
         """Run name -> (system, training data) of this configuration's runs, in table order:

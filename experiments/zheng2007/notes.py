@@ -1,0 +1,86 @@
+"""Zheng et al. (2007)'s protocol notes for a run, in the three columns every report prints
+(:func:`ltrrepro.report.protocol_notes`): what the run takes from the paper where a reader
+could doubt it, what it chose where the paper is silent, and where it deviates. Pure
+functions of a :class:`~experiments.zheng2007.protocol.ZhengConfig` (its ``as_paper``,
+``choices`` and ``deviations`` call them); docs/protocols/zheng2007.md gives the sources."""
+from __future__ import annotations
+
+from experiments.zheng2007.design import VALID_SHARE
+from ltrrepro.fit import BACKENDS
+
+__all__ = ["as_paper", "choices", "deviations", "PAPER_ETA", "PAPER_LEAVES"]
+
+PAPER_ETA, PAPER_LEAVES = 0.05, 20      # Zheng et al. §4: "We set η to be 0.05 … 20 leaf nodes"
+
+
+def _trees(cfg) -> bool:
+    return any(m != "ranksvm" for m in cfg.models)
+
+
+def as_paper(cfg) -> list[str]:
+    """Settings taken from the paper (§3, Algorithm 2, §4)."""
+    out = []
+    if _trees(cfg) and cfg.shared_params == "paper" and (cfg.eta, cfg.leaves) == (PAPER_ETA, PAPER_LEAVES):
+        out.append(f"η {PAPER_ETA:g} and {PAPER_LEAVES}-leaf regression trees, one pair shared by all six runs "
+                   "(§4: tuned for GBT, not retuned for QBRank)")
+    if "qbrank" in cfg.models:
+        out.append(f"QBRank's objective with w = {cfg.w:g} and τ = |grade difference| of the pair (§4)")
+        if BACKENDS[cfg.library].rewrites_leaves:
+            out.append("QBRank's update h ← h + η s_m g_m with the step s_m from a line search on R (Algorithm 2)")
+    out.append("L1 = the queries whose documents share one grade; P2, P3: every within-query pair of different "
+               "grades of L2, L3 (ties excluded)")
+    if cfg.tied_pairs == "non-contradicting":
+        out.append("precision at K% over the test pairs sorted by |h(x) − h(y)|: a pair the model scores tied does "
+                   "not contradict its preference (the paper's 'non-contradicting')")
+    return out
+
+
+def choices(cfg) -> list[str]:
+    """Where Zheng et al. are silent, what this run does."""
+    out = []
+    if _trees(cfg):
+        if cfg.shared_params == "tuned":
+            out.append(f"the paper tunes by cross validation: we tune once per trial on the validation part of L2 "
+                       f"({int(VALID_SHARE * 100)}% of its queries), by GBT(L2)'s DCG-5 over {list(cfg.grid)}")
+        out.append(f"the paper gives no number of boosting iterations: we run {cfg.rounds} for every tree run (the "
+                   "harness's choice; GBT and QBRank keep all of them)")
+        out.append(f"the regression trees are {BACKENDS[cfg.library].label}'s (histogram splits over 255 bins, grown "
+                   "to the leaf count, the library's default minimum leaf size); the paper does not describe its tree "
+                   "learner")
+        out.append("starting scores: GBT from the mean training grade, QBRank from 0 (the paper does not say)")
+    if "qbrank" in cfg.models and BACKENDS[cfg.library].rewrites_leaves:
+        out.append("the line search: a bounded scalar minimization of R(h + s·g) over s ∈ [0, 10], s = 0 when no step "
+                   "decreases R (the paper gives no bracket)")
+    out += [f"the L2 / L3 split at random per trial in the paper's 1300:1400 query ratio, "
+            f"{int(VALID_SHARE * 100)}% of L2's queries held out for validation (tuning)",
+            "DCG-5 gain 2^g − 1 (the paper gives none)",
+            "precision at K%: equal margins keep pair order"]
+    if cfg.tied_pairs != "non-contradicting":
+        out.append(f"precision at K%: a tied pair counts as {cfg.tied_pairs}")
+    return out
+
+
+def deviations(cfg, base: list[str]) -> list[str]:
+    """The run's deviations: the generic ones (``base``: data, trials) and Zheng's own."""
+    out = list(base)
+    if _trees(cfg) and cfg.shared_params == "tuned":
+        out.append(f"{cfg.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves (the paper tuned "
+                   "GBT by cross validation and kept its values for QBRank)")
+    elif _trees(cfg) and (cfg.eta, cfg.leaves) != (PAPER_ETA, PAPER_LEAVES):
+        out.append(f"{cfg.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves")
+    if "qbrank" in cfg.models and not BACKENDS[cfg.library].rewrites_leaves:
+        out.append(f"{BACKENDS[cfg.library].label}: QBRank without the per-round line search (η only)")
+    if cfg.tied_pairs != "non-contradicting":
+        out.append("precision at K% counts a tied pair as contradicting (the paper counts non-contradicting pairs: a "
+                   "tie does not contradict)")
+    if "qbrank" in cfg.models:
+        out.append("QBRank's tree fit weights a document by its number of pairs (Newton leaves −Σg/Σh with h = w per "
+                   "pair), where Algorithm 2 fits each document's averaged target once")
+    for key, spec in cfg.plugins:
+        out.append(f"extension: plug-in {spec} trained on L2 (the trial's shared η and leaves, at most {cfg.rounds} "
+                   "trees picked on validation NDCG@5); not a system of the paper")
+    if "ranksvm" in cfg.models:
+        out.append(f"RankSVM: linear, squared hinge on standardized features, solved in the primal (Chapelle & "
+                   f"Keerthi 2010), C tuned over {list(cfg.c_grid)}, at most {cfg.max_pairs:,} pairs sampled "
+                   "uniformly (the paper does not give its RankSVM's form)")
+    return out
