@@ -106,8 +106,8 @@ class XiaConfig(RunConfig):
         if r != PAPER_ROUNDS:
             out.append(f"{r['lambdamart']} LambdaMART / {r['mcrank']} McRank rounds (paper: 1,000 / 2,500)")
         if not self.fold_layout:
-            out.append(f"{self.trials} random 60/20/20 query splits (train → test; paper: Yahoo three self-made "
-                       "splits, MSLR-WEB10K five official folds)")
+            out.append(f"{self.trials} random 60/20/20 query splits (train → test; paper: Yahoo Set 1's released "
+                       "split plus two more made from it, MSLR-WEB10K's five official folds)")
         out.append(f"histogram splits ({self.max_bin} bins) instead of every distinct value")
         if self.growth != "width-first":
             out.append(f"{self.growth} tree growth (LightGBM's leaf-wise order), not the paper's width-first")
@@ -121,6 +121,26 @@ class XiaConfig(RunConfig):
         if self.split_rule != "leaf-limit":
             out.append("positive-gain splits: an exact-OLE node splits only with gain > 0, so OLE trees can stop short "
                        "of the leaf limit (the paper grows to the leaf limit and uses OLE only to choose the split)")
+        return out
+
+    def as_paper(self) -> list[str]:
+        """Settings taken from Xia et al. (§3–§5)."""
+        out = []
+        if self.growth == "width-first":
+            out.append("trees grown width-first (breadth-first, level by level) to a fixed number of leaves, not "
+                       "LightGBM's best-first order")
+        if self.split_rule == "leaf-limit":
+            out.append("OLE only chooses each split; every tree grows to the leaf limit, whatever the sign of an "
+                       "exact-OLE gain")
+        if self.leaf_rule in ("diagonal", "own"):
+            out.append("SE and RWSE arms: leaf values by Eq. 8 (−ΣL′/ΣL″ over the leaf's documents) after the tree "
+                       "is grown")
+        if set(self.leaves) <= {10, 20} and set(self.rates) <= {0.06, 0.10, 0.12}:
+            out.append(f"{list(self.leaves)} leaves × learning rates {list(self.rates)} (of the paper's six "
+                       "configurations per system)")
+        out.append("McRank: K-class softmax boosting, one tree per class per round, documents ranked by Σ_k k·p_k; "
+                   "LambdaMART on NDCG lambdas")
+        out.append("metrics NDCG@1, @3, @10 and ERR on the test part")
         return out
 
     def choices(self) -> list[str]:
@@ -142,6 +162,12 @@ class XiaConfig(RunConfig):
                "ties between candidate splits go to the lower feature and threshold"]
         if lam:
             out.append("LambdaMART's lambdas as LightGBM's lambdarank: σ = 1, truncation level 30, no normalization")
+        if mc:
+            out.append("McRank's leaf is the plain Newton step −ΣL′/ΣL″, without Friedman's (K − 1)/K factor of "
+                       "multi-class gradient boosting (the paper gives Eq. 8 only)")
+        out.append("metric conventions (the paper gives none): NDCG gain 2^y − 1 with log2(rank + 1) discounts, "
+                   "queries without a relevant document dropped; ERR with g_max = 4 over the whole list; tied scores "
+                   "in input order")
         return out
 
     def boosting(self, unit) -> Boosting:
