@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ltrrepro.claims import label, no_test_reason, undefined_reason
+from ltrrepro.claims import label, no_test_reason, reproduction, undefined_reason
 from ltrrepro.metrics import parse_metric
-from ltrrepro.stats import holm, paired_test, summarize
+from ltrrepro.stats import adjust, holm, paired_test, summarize
 
-__all__ = ["canonical", "label", "frame", "stored_config", "stored_as_paper", "paired", "compare", "holm_within", "query_wtl",
-           "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
+__all__ = ["canonical", "label", "frame", "stored_config", "stored_as_paper", "paired", "compare", "holm_within", "adjust_within",
+           "reproduction_of", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
 
 
 def canonical(name: str) -> str:
@@ -125,6 +125,27 @@ def missing_notes(df: pd.DataFrame, metrics, part: str = "test") -> list[str]:
                 groups.setdefault((bad, undefined_reason(m, part)), []).append(label(m))
     return [f"{', '.join(names)}: no value in {bad} of {len(df)} unit(s) ({why}); shown as –, left out of the "
             f"means and tests" for (bad, why), names in groups.items()]
+
+
+def adjust_within(df: pd.DataFrame, family: str | None, method: str | None = None) -> np.ndarray:
+    """p-values of ``df.p`` adjusted within each value of column ``family`` (all one family
+    when None) by the correction in force (:func:`ltrrepro.stats.adjust`: ``--correction``),
+    in ``df``'s row order: the one rule tables and claims share."""
+    out = np.full(len(df), np.nan)
+    if family is None:
+        return adjust(df.p.values, method) if len(df) else out
+    for _, idx in df.groupby(family, sort=True).indices.items():
+        out[idx] = adjust(df.p.values[idx], method)
+    return out
+
+
+def reproduction_of(df: pd.DataFrame, metric: str, a: str, b: str, paper_a=None, paper_b=None, paper_effect=None,
+                    on: str = "trial", by=()) -> dict:
+    """:func:`ltrrepro.claims.reproduction` of the run's paired ``a`` − ``b`` on ``metric``
+    (per trial, or fold) against the paper's means (``paper_a``, ``paper_b``) or effect."""
+    pr = paired(df, metric, a, b, by, on)
+    return reproduction((pr.a - pr.b).values.astype(float), pr.b.values.astype(float), paper_a, paper_b,
+                        paper_effect)
 
 
 def holm_within(df: pd.DataFrame, family: str | None) -> np.ndarray:

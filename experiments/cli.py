@@ -134,7 +134,7 @@ def _flag_specs() -> dict:
 
 #: the execution and output flags every experiment takes
 EXECUTION = ("out", "jobs", "threads", "backend", "scheduler", "scheduler-timeout", "force", "quiet",
-             "no-report", "debug", "config", "estimate")
+             "no-report", "debug", "config", "estimate", *("test", "correction", "effect"))
 
 
 def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
@@ -169,9 +169,25 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--estimate", action="store_true",
                     help="print the number of units and their cost on this machine (and on N workers) from a "
                          "short calibration, then stop; the calibration units are kept")
+    statistics_flags(ap)
     ap.add_argument("--config", default=None, metavar="MANIFEST",
                     help="re-run the configuration stored in a run's manifest.json (give only execution flags "
                          "beside it)")
+
+
+def statistics_flags(ap: argparse.ArgumentParser) -> None:
+    """The report's statistics (:meth:`~experiments.execution.Execution.inference`): report
+    choices, not configuration — stored in the manifest, reused by ``python -m
+    experiments.report`` unless given again, never recomputing a unit. Values are checked by
+    :class:`~experiments.execution.Execution` (one ``error:`` line)."""
+    ap.add_argument("--test", default=None, metavar="t|wilcoxon|permutation",
+                    help="the paired test of every comparison and claim (default: as stored, else t)")
+    ap.add_argument("--correction", default=None, metavar="holm|bh|none",
+                    help="multiple-comparison correction within each claim family, in tables and claims alike "
+                         "(default: as stored, else holm)")
+    ap.add_argument("--effect", default=None, metavar="FAMILY=VALUE[%],...",
+                    help="smallest effects of interest where the paper gives no number, e.g. ndcg=0.005,dcg=2%% "
+                         "(default: as stored, else NDCG/ERR/precision 0.01, DCG 1%% of the baseline)")
 
 
 def make_parser(doc: str, *names: str, **defaults) -> argparse.ArgumentParser:

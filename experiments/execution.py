@@ -43,6 +43,12 @@ class Execution:
     no_report: bool = False
     estimate: bool = False
     report_only: bool = False
+    #: the report's statistics (:class:`ltrrepro.stats.Inference`), None = as the run's manifest
+    #: stored them (else the defaults): ``--test``, ``--correction``, ``--effect`` — never hashed
+    test: str | None = None
+    correction: str | None = None
+    effect: str | None = None
+
 
     def __post_init__(self):
         for name in ("jobs", "threads"):
@@ -60,6 +66,7 @@ class Execution:
         if self.backend == "dask" and self.jobs is not None:
             raise UsageError("--jobs sets local worker processes; with --backend dask the cluster's workers run the "
                              "units: drop --jobs (size the cluster instead)")
+        self.inference(None)                     # a bad --test / --correction / --effect: one line now
         if self.report_only and (self.force or self.estimate):
             raise UsageError("a report-only run computes nothing: drop --force / --estimate")
 
@@ -67,6 +74,21 @@ class Execution:
     def from_args(cls, args) -> "Execution":
         """The execution flags of a parsed command line (those it has; the rest default)."""
         return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
+
+    def inference(self, stored: dict | None):
+        """The report's :class:`~ltrrepro.stats.Inference`: the one a manifest ``stored`` (its
+        ``statistics``; the defaults without), each of ``--test``, ``--correction``, ``--effect``
+        given here replacing its part. A report choice: it changes what a report says (p-values,
+        verdicts, power), never a unit, so it stays out of the configuration and its hash."""
+        from ltrrepro.claims import parse_effects
+        from ltrrepro.stats import Inference
+
+        try:
+            base = Inference.from_dict(stored if isinstance(stored, dict) else {})
+            return Inference(test=self.test or base.test, correction=self.correction or base.correction,
+                             effects=base.effects if self.effect is None else parse_effects(self.effect))
+        except ValueError as err:
+            raise UsageError(str(err)) from None
 
     def out_dir(self, cfg) -> Path:
         """The results directory: ``out``, or ``runs/<experiment>-<dataset>`` (a dataset given

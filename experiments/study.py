@@ -9,6 +9,7 @@ closes the manifest. ``ctx`` carries the configuration object and the data refer
 """
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -19,7 +20,9 @@ from experiments.errors import UsageError
 from experiments.execution import Execution, check_outputs
 from experiments.results import StudyResult, load
 from ltrrepro.datasets import load_dataset
+from ltrrepro.fileio import atomic_write_text
 from ltrrepro.runner import materialize, run_units
+from ltrrepro.stats import using
 from ltrrepro.store import ResultStore, StoreError
 
 __all__ = ["DataInfo", "prepare_data", "run", "run_and_report", "estimate"]
@@ -122,8 +125,10 @@ def run(config, execution: Execution | None = None) -> StudyResult:
             lines = estimate(units, exp.unit_fn, ctx, store, execution, exp.size_of)
         print("\n".join(lines))
         return StudyResult(out=out, exit_code=0, estimate=lines)
-    code = run_and_report(config.experiment, execution, store, units, exp.unit_fn, exp.report, ctx, header,
-                          extra={"trials": config.trials})
+    inference = execution.inference(_stored_statistics(out))
+    with using(inference):                   # the report's test, correction and effects (never hashed)
+        code = run_and_report(config.experiment, execution, store, units, exp.unit_fn, exp.report, ctx, header,
+                              extra={"trials": config.trials, "statistics": inference.to_dict()})
     return _result(out, code)
 
 
@@ -133,13 +138,26 @@ def _report_only(exp, config, execution: Execution) -> StudyResult:
     store = ResultStore.open(execution.out_dir(config))
     if not store.records():                   # those of the stored configuration (its hash)
         raise UsageError(f"{store.root}: no finished unit to report on")
-    info = exp.report(store)
+    man = store.read_manifest()
+    inference = execution.inference(man.get("statistics"))
+    if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
+        atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
+    with using(inference):
+        info = exp.report(store)
     if not execution.quiet:
         print(info.text)
         print(f"{len(info.files)} file(s) written under {store.root}", file=sys.stderr)
     res = _result(store.root, 0)
     res.report = info
     return res
+
+
+def _stored_statistics(out: Path) -> dict | None:
+    """The report statistics a previous run in ``out`` stored (None: none, or no readable manifest)."""
+    try:
+        return ResultStore(out).read_manifest().get("statistics") if (Path(out) / "manifest.json").exists() else None
+    except (StoreError, OSError):
+        return None
 
 
 def _result(out, code: int) -> StudyResult:

@@ -26,7 +26,7 @@ from .stats import (CORRECTION_NAMES, TEST_NAMES, adjust, current, paired_power,
 
 __all__ = ["Claim", "verdict", "power_block", "no_test_reason", "undefined_reason", "label", "POWER_TARGET",
            "UNDERPOWERED", "CLAIM_COLUMNS", "reproduction", "size_verdict", "correct", "parse_effects",
-           "legend_text", "EFFECT_FAMILIES"]
+           "legend_text", "EFFECT_FAMILIES", "table_frame", "claim_note"]
 
 #: the power below which a non-significant result cannot tell "no effect" from "too few trials"
 POWER_TARGET = 0.8
@@ -133,16 +133,19 @@ def parse_effects(text: str | None) -> tuple:
 
 #: the size verdicts of a claim with a paper number (:func:`size_verdict`)
 SIZE_RULE = ("reproduced in size: the paper's effect lies inside the run's 95% CI of the difference (the ER's CI "
-             "holds 1); smaller / larger: the whole CI lies between 0 and the paper's effect (or beyond 0) / beyond "
-             "it; opposite sign: the whole CI on the other side of 0")
+             "holds 1) and 0 does not; size undetermined: the CI holds both; smaller / larger: the whole CI lies "
+             "on the paper's side of 0 but short of / beyond its effect, or (smaller) straddles 0 short of it; "
+             "opposite sign: the whole CI on the other side of 0")
 
 
 def size_verdict(paper_effect: float, lo: float, hi: float) -> str | None:
     """The size verdict of a run's 95% CI ``[lo, hi]`` of the difference against the paper's
     effect (:data:`SIZE_RULE`); None without a CI or a paper effect.
 
-    >>> size_verdict(0.28, 1.9, 2.9), size_verdict(0.28, -0.1, 0.5), size_verdict(0.28, 0.01, 0.2)
+    >>> size_verdict(0.28, 1.9, 2.9), size_verdict(0.28, 0.1, 0.5), size_verdict(0.28, 0.01, 0.2)
     ('larger', 'reproduced in size', 'smaller')
+    >>> size_verdict(0.28, -0.1, 0.5)
+    'size undetermined'
     >>> size_verdict(0.28, -0.5, -0.1)
     'opposite sign'
     """
@@ -152,7 +155,7 @@ def size_verdict(paper_effect: float, lo: float, hi: float) -> str | None:
     lo, hi = sorted((s * lo, s * hi))                     # in the paper's direction
     e = abs(paper_effect)
     if lo <= e <= hi:
-        return "reproduced in size"
+        return "size undetermined" if lo <= 0 else "reproduced in size"
     if hi < 0:
         return "opposite sign"
     return "smaller" if hi < e else "larger"
@@ -220,6 +223,8 @@ def correct(claims, alpha: float = 0.01, method: str | None = None) -> list:
     for i, c in enumerate(claims):
         if c.family is not None and c.tested and c.p_raw is None:
             groups.setdefault(c.family, []).append(i)
+    if method == "none":
+        return claims
     for fam, idx in groups.items():
         raw = [claims[i].p for i in idx]
         adj = adjust(raw, method)
@@ -307,8 +312,49 @@ def no_test_reason(n: int, sd=None, metric: str | None = None, part: str = "test
 
 
 #: the columns of ``claims.{md,tex,csv}``, in order (``claims.json`` keeps every field)
-CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "family", "trials", "power", "trials_80",
-                 "trials_80_range", "dz", "er", "er_low", "er_high", "delta_ri", "size", "verdict", "detail")
+CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "p_raw", "family", "trials", "power",
+                 "trials_80", "trials_80_range", "dz", "er", "delta_ri", "size", "verdict", "detail")
+
+
+def _ci_text(v, lo, hi, digits: int = 2) -> str:
+    if v is None or not np.isfinite(v):
+        return "–"
+    if lo is None or hi is None or not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{v:+.{digits}f}"
+    return f"{v:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]".replace("-", "−")
+
+
+def table_frame(df):
+    """The claims' rows (a frame of :meth:`Claim.to_dict`) with the statistics that carry a CI
+    as one text column each — ``d_z``, ``ER``, ``ΔRI`` as "value [low, high]" — for
+    ``claims.{md,tex,csv}`` (``claims.json`` keeps the numbers)."""
+    df = df.copy()
+    for col, name, digits in (("dz", "d_z", 2), ("er", "ER", 2), ("delta_ri", "ΔRI", 4)):
+        if col in df:
+            lo, hi = df.get(f"{col}_low"), df.get(f"{col}_high")
+            df[col] = [_ci_text(v, None if lo is None else lo.iloc[i], None if hi is None else hi.iloc[i], digits)
+                       for i, v in enumerate(df[col])]
+            df = df.drop(columns=[c for c in (f"{col}_low", f"{col}_high") if c in df])
+    for col in ("family", "size"):
+        if col in df:
+            df[col] = df[col].fillna("–")
+    return df
+
+
+def claim_note(c) -> str:
+    """What a printed claims line adds after the power: the family correction, d_z, ER, ΔRI
+    and the size verdict, where the claim has them."""
+    out = ""
+    if c.p_raw is not None:
+        out += f" ({c.correction}-adjusted in its family; own p {c.p_raw:.3g})"
+    if c.dz is not None:
+        out += f"; d_z {_ci_text(c.dz, c.dz_low, c.dz_high)}"
+    if c.er is not None:
+        out += f"; ER {_ci_text(c.er, c.er_low, c.er_high)}"
+        if c.delta_ri is not None:
+            out += f", ΔRI {_ci_text(c.delta_ri, c.delta_ri_low, c.delta_ri_high, 4)}"
+        out += f": {c.size}" if c.size else ""
+    return out
 
 
 def range_text(bounds) -> str:

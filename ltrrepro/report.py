@@ -21,7 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .claims import CLAIM_COLUMNS, POWER_TARGET, Claim, range_text
+from .claims import CLAIM_COLUMNS, POWER_TARGET, Claim, claim_note, range_text
+from .claims import legend_text as claims_legend
+from .claims import table_frame as claims_table_frame
 from .fileio import atomic_write_bytes, atomic_write_text, write_json
 
 __all__ = ["Report", "Table", "Figure", "Claim", "write_table", "markdown_table", "latex_table", "display_frame",
@@ -271,9 +273,10 @@ def write_claims(root, claims, deviations: list[str], caption: str, alpha: float
             df["effect_source"] = df.effect_source.fillna("–")
         if "trials_80_range" in df:
             df["trials_80_range"] = [range_text(r) if isinstance(r, (tuple, list)) else "–" for r in df.trials_80_range]
+        df = claims_table_frame(df)                  # d_z, ER, ΔRI with their CIs as text (ltrrepro.claims)
         cols = [c for c in CLAIM_COLUMNS if c in df]
         files += write_table(df[cols], root / "claims", caption=caption, digits=4,
-                             formats={"p": "p", "trials": "int", "power": 2, "trials_80": "int"},
+                             formats={"p": "p", "p_raw": "p", "trials": "int", "power": 2, "trials_80": "int"},
                              rename={"paper_effect": "paper effect", "trials_80": "trials for 80% power",
                                      "trials_80_range": "range (SD's 95% CI)", "effect_source": "effect of interest"},
                              legend=f"value: the observed statistic (its definition in detail); paper effect: the "
@@ -286,7 +289,7 @@ def write_claims(root, claims, deviations: list[str], caption: str, alpha: float
                                     f"{alpha:g}; contradicted = opposite direction, p < {alpha:g}; when p ≥ "
                                     f"{alpha:g}: inconclusive (underpowered) if power < {POWER_TARGET:g}, else "
                                     f"direction only (expected direction) or not supported. "
-                                    + protocol_notes(deviations, choices, as_paper))
+                                    + claims_legend(alpha) + " " + protocol_notes(deviations, choices, as_paper))
     return files
 
 
@@ -302,7 +305,7 @@ def claims_text(claims, deviations: list[str], alpha: float = 0.01, choices=(), 
             against = c.effect_source or "the paper's effect"
             ptxt += (f", power {c.power:.2f} against {against} ({need if need else '> 100,000'} trials for "
                      f"80%{spread})")
-        lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}")
+        lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}{claim_note(c)}")
     for key, items in (("as_paper", as_paper), ("choices", choices), ("deviations", deviations)):
         if items:
             lines.append(f"{NOTE_HEADINGS[key]}: " + "; ".join(items))

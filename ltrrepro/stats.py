@@ -123,7 +123,7 @@ def min_p(n: int, test: str) -> float:
     >>> min_p(5, "permutation"), min_p(8, "wilcoxon"), min_p(5, "t")
     (0.0625, 0.0078125, 0.0)
     """
-    return 0.0 if test == "t" else float(min(1.0, 2.0 / 2.0 ** int(n)))
+    return 0.0 if test == "t" else float(min(1.0, 2.0 ** (1 - min(int(n), 1100))))
 
 
 def one_sample_p(d, test: str | None = None) -> float:

@@ -12,7 +12,7 @@ from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import TEST_METRICS, BruchConfig
 from experiments.bruch2021.report import noise, table1
 from ltrrepro.claims import UNDERPOWERED, Claim
-from ltrrepro.stats import paired_power, trials_for_power
+from ltrrepro.stats import Inference, holm, paired_power, trials_for_power, using
 
 
 def test_claim_power_block_and_underpowered_verdict():
@@ -88,14 +88,19 @@ def _clicks_table(diffs, p, trials=20):
 
 @pytest.mark.parametrize("diffs, p, overall", [
     ((0.01, 0.01, 0.01), (0.001, 0.002, 0.005), "supported"),
-    ((0.01, 0.01, 0.01), (0.001, 0.2, 0.005), "not supported (2 of 3 levels significant)"),
+    ((0.01, 0.01, 0.01), (0.001, 0.2, 0.002), "not supported (2 of 3 levels significant)"),
     ((0.01, -0.01, 0.01), (0.001, 0.001, 0.005), "contradicted"),
 ])
 def test_figure4_claim_needs_every_click_level_significant(diffs, p, overall):
     cl = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")))
     assert len(cl) == 4 and [c.extra["level"] for c in cl[:3]] == [0.05, 0.1, 0.15]
     assert cl[-1].verdict == overall and "every click level" in cl[-1].text
-    assert cl[-1].p == max(p)
+    # each level's p is Holm-adjusted over the levels (the table's p_adj), its own kept as p_raw
+    assert [c.p_raw for c in cl[:3]] == list(p) and cl[-1].p == pytest.approx(max(holm(p)))
+    assert all(c.family == "the clicks levels" for c in cl[:3])
+    with using(Inference(correction="none")):
+        raw = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")))
+    assert raw[-1].p == max(p) and raw[0].p_raw is None
 
 
 def test_every_run_lists_the_choices_the_paper_leaves_open():

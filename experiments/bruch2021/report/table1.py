@@ -14,15 +14,18 @@ from experiments import analysis as an
 from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
 from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS
 from experiments.bruch2021.report import ALPHA, TABLE1_MARK, model_name
-from ltrrepro.claims import Claim, smallest_effect
+from ltrrepro.claims import Claim, correct, smallest_effect
 from ltrrepro.report import Report, Table
-from ltrrepro.stats import holm
+from ltrrepro.stats import CORRECTION_NAMES, TEST_NAMES, current
 
 PAPER_MODELS = ("listnet", "lambdamart", "xendcg")
 BASELINES = ("lgb_rank_xendcg", "xgb_rank_ndcg")
 METRICS = TEST_METRICS
 #: the stored per-query arrays the tests' wins/ties/losses read (:func:`experiments.analysis.frame`)
 ARRAYS = tuple(f"test:{k}" for k in (NDCG5, NDCG10))
+#: the claim families whose p-values are corrected together (tables and claims alike)
+FAMILY = "Table 1: the paper's three pairs on NDCG@5 and @10"
+PLUGIN_FAMILY = "plug-ins against the baseline on NDCG@5 and @10"
 
 
 def analyse(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -56,19 +59,22 @@ def analyse(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
         for x, y in [*combinations([m for m in PAPER_MODELS if m in set(df.model)], 2), *plug]:
             c = an.compare(df, k, y, x)
             if c is not None:
-                comps.append({"metric": an.label(k), "a": y, "b": x, **c.as_dict(),
+                comps.append({"metric": an.label(k), "a": y, "b": x,
+                              "family": FAMILY if (x, y) not in plug else PLUGIN_FAMILY, **c.as_dict(),
                               **(an.query_wtl(df, k, y, x) if f"test:{k}" in df else {})})
     comp = pd.DataFrame(comps)
     if len(comp):
-        comp["p_holm"] = holm(comp.p.values)
+        comp["p_adj"] = an.adjust_within(comp, "family")       # the claims' p: one rule (--correction)
     return table, comp
 
 
-def claims(comp: pd.DataFrame, cfg) -> list[Claim]:
+def claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None) -> list[Claim]:
     """The paper's claims — XE_NDCG MART > ListNet, λMART > ListNet, XE_NDCG MART > λMART on
     NDCG@5 and @10, each significant — powered against Table 1's differences for the dataset
     (or the one the synthetic data is calibrated to), and, for each plug-in, plug-in >
-    baseline (no paper number)."""
+    baseline (no paper number: powered against the effect of interest). p: adjusted within
+    the claim's family (:data:`FAMILY`, :data:`PLUGIN_FAMILY`) as the tests table's ``p_adj``;
+    with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.claims.reproduction`)."""
     out = []
     base = cfg.baseline
     ref = paper_reference(cfg.dataset)
@@ -88,10 +94,13 @@ def claims(comp: pd.DataFrame, cfg) -> list[Claim]:
                       f"mean difference {r['diff']:+.4f} (95% CI {r.ci_low:+.4f}..{r.ci_high:+.4f}), "
                       f"W/T/L {r.wins}/{r.ties}/{r.losses}{where}")
             interest, source = smallest_effect(k) if effect is None else (None, None)   # (a plug-in's claim)
+            more = {"dz": r.dz, "dz_low": r.dz_low, "dz_high": r.dz_high}
+            if effect is not None and df is not None:
+                more.update(an.reproduction_of(df, (NDCG5, NDCG10)[i], a, b, paper[a][i] / 100, paper[b][i] / 100))
             out.append(Claim.check(f"{model_name(a, cfg)} > {model_name(b, cfg)} on {k}", r["diff"], r.p, r.n,
                                    detail, alpha=ALPHA, paper_effect=effect, sd=r.std_diff, missing=missing,
-                                   effect=interest, effect_source=source))
-    return out
+                                   effect=interest, effect_source=source, family=r.family, more=more))
+    return correct(out, ALPHA)
 
 
 def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg) -> list[Table]:
@@ -110,7 +119,8 @@ def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg) -> list[Table]:
     out = [Table("table1", shown, notes=True,
                  caption=f"Ranking quality, Bruch Table 1 ({cfg.dataset}, library {cfg.library}, preset {cfg.preset})",
                  legend=f"Mean test NDCG over {trials} trial(s) (± = half-width of the 95% CI). * = differs from "
-                        f"λMART, paired t-test p < {ALPHA}.{paper_note}",
+                        f"λMART: {TEST_NAMES[current().test]} p, {CORRECTION_NAMES[current().correction]}-adjusted "
+                        f"within Table 1's family (the claims'), < {ALPHA}.{paper_note}",
                  pm_cols={k: f"{k}_ci" for k in METRICS}, marks={NDCG5: "sig@5", NDCG10: "sig@10"},
                  formats={"trees": 1}, rename={k: an.label(k) for k in METRICS}),
            Table("timings", table[["model", "trials", "train_s"]], caption="Mean training time per model (s)",
@@ -118,11 +128,14 @@ def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg) -> list[Table]:
                                   "stopping; the training data's transform and binning not counted): not "
                                   "reproducible byte for byte, so kept out of the result tables.")]
     if len(comp):
-        out.append(Table("table1_tests", comp, caption="Paired t-tests (a − b)",
-                         legend="diff: mean of a − b with its 95% CI; p_holm: Holm across all listed comparisons; "
+        out.append(Table("table1_tests", comp, caption="Paired tests (a − b)",
+                         legend=f"diff: mean of a − b with its 95% CI (t); d_z: mean / SD of the per-trial "
+                                f"differences, its 95% CI (noncentral t); p: {TEST_NAMES[current().test]}; p_adj: "
+                                f"{CORRECTION_NAMES[current().correction]} within the family (the claims' p); "
                                 "q_wins/q_ties/q_losses: test queries where a beats, ties, loses to b, pooled "
                                 "over trials (per-query NDCG).",
-                         digits=4, formats={"t": 2, "p": "p", "p_holm": "p"}, ci_cols={"diff": ("ci_low", "ci_high")}))
+                         digits=4, formats={"t": 2, "p": "p", "p_adj": "p", "dz": 2},
+                         ci_cols={"diff": ("ci_low", "ci_high"), "dz": ("dz_low", "dz_high")}))
     return out
 
 
@@ -134,6 +147,6 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
     printed = table[cols].rename(columns={k: an.label(k) for k in METRICS}).to_string(
         index=False, float_format=lambda v: f"{v:.4f}")
     return Report(title=f"Bruch Table 1 ({cfg.dataset}, {cfg.library}, preset {cfg.preset})",
-                  tables=tables(table, comp, cfg), claims=claims(comp, cfg), deviations=list(deviations),
+                  tables=tables(table, comp, cfg), claims=claims(comp, cfg, df), deviations=list(deviations),
                   choices=list(choices), missing=an.missing_notes(df, METRICS), lines=[printed, ""], alpha=ALPHA,
                   claims_caption="Claims check (Bruch Table 1)")
