@@ -156,11 +156,12 @@ def test_claims_are_the_papers_table1_family_and_figure1_once(rng):
     cfg = zp.ZhengConfig(experiment="qbrank", queries=100)
     claims = zr.claims(df, cfg)
     fam = [c for c in claims if c.text.startswith("Table 1:")]
-    assert len(fam) == 20 and {c.extra["family"] for c in fam} == {fam[0].extra["family"]}
+    assert len(fam) == 20 and {c.family for c in fam} == {zr.TABLE1_FAMILY}
     for k in zp.PERCENTS:
         assert {c.text for c in fam if c.text.endswith(f" {k}%")} == {
             f"Table 1: QBRank(P2) > GBT on precision at {k}%", f"Table 1: QBRank(P2) > RankSVM on precision at {k}%"}
-    np.testing.assert_allclose([c.extra["p_holm"] for c in fam], holm([c.p for c in fam]))
+    np.testing.assert_allclose([c.p for c in fam], holm([c.p_raw for c in fam]))     # Holm by default
+    assert all(c.er is not None and c.size for c in fam)                               # ER and size: a paper number
     paper = zr.PAPER_TABLE1[50]
     at50 = {c.text: c for c in fam if c.text.endswith(" 50%")}
     assert at50["Table 1: QBRank(P2) > RankSVM on precision at 50%"].paper_effect == pytest.approx(paper[0] - paper[2])

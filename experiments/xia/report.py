@@ -12,11 +12,11 @@ from experiments import analysis as an
 from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
                                    paper_differences, paper_table)
 from experiments.xia.protocol import METRICS, PRINCIPLES, XiaConfig
-from ltrrepro.claims import Claim
+from ltrrepro.claims import Claim, reproduction, smallest_effect
 from experiments.xia.figure import figure
-from experiments.xia.tables import LEAVES_LEGEND, leaves_table, time_legend, time_table
+from experiments.xia.tables import LEAVES_LEGEND, dz_fields as _dz, leaves_table, paper_means, time_legend, time_table
 from ltrrepro.report import Report, Table
-from ltrrepro.stats import paired_test
+from ltrrepro.stats import TEST_NAMES, current, paired_test
 
 #: the paper's systems and their principles; a plug-in arm's family joins them (:func:`systems`)
 SYSTEMS = PRINCIPLES
@@ -106,7 +106,7 @@ def tables(df, dataset):
                         c = an.finite_test(a, b) if ok.sum() > 1 else None
                         diffs.append({"system": system, "leaves": leaves, "lr": lr, "metric": METRIC_LABELS[m],
                                       "OLE − SE (×100)": 100 * float(np.mean(a[ok] - b[ok])) if ok.any() else np.nan,
-                                      "p": c.p if c else np.nan, "folds": int(ok.sum()),
+                                      "d_z": c.dz if c else np.nan, "p": c.p if c else np.nan, "folds": int(ok.sum()),
                                       "paper OLE − SE": (ps[mi][1] - ps[mi][0]) if ps else np.nan})
                 rows.append(row)
                 lrow = {"system": system, "leaves": leaves, "lr": lr}
@@ -173,6 +173,9 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None) -> list[
                        if not (c and np.isfinite(c.p)) else None)
             k, m = paper_counts(system)
             paper = paper_differences(system, key)
+            p_se, p_ole = paper_means(system, key)
+            ok = np.isfinite(a_f) & np.isfinite(b_f)
+            more = {**_dz(c), **reproduction(100 * (a_f[ok] - b_f[ok]), 100 * b_f[ok], p_ole, p_se, float(paper.mean()))}
             cl.append(Claim.check(
                 f"{system}: OLE beats SE in most comparisons (paper text: {PAPER_TEXT_COUNTS[system]} of 72; its "
                 f"Tables 2–3: {k} of {m} by ≥ 0.1 point)", float(delta.mean()), c.p if c else np.nan, folds,
@@ -183,7 +186,7 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None) -> list[
                 verdict_text=("not supported (OLE ahead by ≥ 0.1 point in too few comparisons)"
                               if better <= n / 2 and delta.mean() > 0 else None),
                 paper_effect=float(paper.mean()), sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None,
-                missing=missing))
+                missing=missing, more=more))
         lo = losses[losses.system == system] if len(losses) else losses
         if len(lo) and "OLE vs SE (%)" in lo:
             rel = lo["OLE vs SE (%)"].values
@@ -202,14 +205,16 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None) -> list[
                 f"mean over folds {value:+.2f}% (negative: OLE lower); supported only within the paper's "
                 f"magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)",
                 expected_sign=-1, verdict_text=_loss_verdict(value, p), paper_effect=-PAPER_LOSS_RANGE[0],
-                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None, missing=missing))
+                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None, missing=missing,
+                more={**_dz(c), **reproduction(per_fold, None, None, None, -PAPER_LOSS_RANGE[0])}))
     return cl
+
 
 
 def _extension_claims(df, system, principles, folds) -> list[Claim]:
     """A plug-in's arms against its SE arm: each other principle beats SE on the test metrics
-    (a paired t-test over folds of the mean over configurations and metrics, as the paper's
-    claim; no paper number, so no power)."""
+    (the chosen test over folds of the mean over configurations and metrics, as the paper's
+    claim; no paper number: powered against the NDCG effect of interest, ×100)."""
     out = []
     for principle in principles:
         if principle == "se" or "se" not in principles:
@@ -227,10 +232,13 @@ def _extension_claims(df, system, principles, folds) -> list[Claim]:
         missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
                    if not (c and np.isfinite(c.p)) else None)
         value = float(per_fold.mean()) if len(per_fold) else float("nan")
+        interest, source = smallest_effect("ndcg@10[gain=exp2,norel=drop]")
         out.append(Claim.check(
             f"{system}: {principle.upper()} beats SE (extension: a plug-in loss; no paper number)", value,
             c.p if c else np.nan, folds, f"mean {principle.upper()} − SE {value:+.3f} points over the folds (mean over "
-            f"configurations and metrics); p: paired t-test over the folds", missing=missing))
+            f"configurations and metrics); p: {TEST_NAMES[current().test]} over the folds", missing=missing,
+            sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None, effect=100 * interest,
+            effect_source=f"{source} (×100: {100 * interest:g} points)", more=_dz(c)))
     return out
 
 
@@ -249,8 +257,10 @@ def build(df, cfg, deviations=(), choices=()) -> Report:
     out = [Table("table_se_ole", table, caption=f"SE vs OLE ({cfg.dataset})", digits=2, shown=_paper_layout(table),
                  legend=f"Test metrics ×100 at the last round, mean over {folds} fold(s) ({cfg.dataset}); "
                         f"{paper_note} {learner}", notes=True, legend_end=" Cells: SE/OLE, as the paper's tables."),
-           Table("ole_minus_se", diffs, caption="OLE − SE per comparison", legend="×100; p: paired t-test over folds.",
-                 digits=3, formats={"lr": "g", "p": "p", "paper OLE − SE": 2}),
+           Table("ole_minus_se", diffs, caption="OLE − SE per comparison",
+                 legend=f"×100; d_z: mean/SD of the per-fold differences; p: {TEST_NAMES[current().test]} over folds "
+                        f"(descriptive, per comparison: the claims test the mean over comparisons).",
+                 digits=3, formats={"lr": "g", "p": "p", "paper OLE − SE": 2, "d_z": 2}),
            Table("final_loss", losses, caption="Final training objective loss", digits=1,
                  legend="McRank: multinomial NLL; LambdaMART: |ΔNDCG|-weighted pairwise logistic loss at the final "
                         "ranking; a plug-in: its own loss (– where it defines none). Paper: OLE 0.32%–1% lower than "

@@ -1,15 +1,16 @@
 """Xia et al.: the report's tables of the implementation rather than of the paper's claims —
 wall times with OLE's overhead beside the paper's ratio (a timing of this implementation, never
 a claim: it depends on the machine and ``--jobs``), and the leaves per tree of every arm (exact
-OLE can stop short of the leaf limit under ``--split-rule positive-gain``)."""
+OLE can stop short of the leaf limit under ``--split-rule positive-gain``) — and the claims'
+helpers: d_z fields of a comparison, the paper's SE and OLE means (for ΔRI)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from experiments.xia.paper import PAPER_TIME_RATIO
+from experiments.xia.paper import PAPER_TABLE_NAMES, PAPER_TIME_RATIO, paper_table
 
-__all__ = ["time_table", "time_legend", "leaves_table", "LEAVES_LEGEND"]
+__all__ = ["time_table", "time_legend", "leaves_table", "LEAVES_LEGEND", "dz_fields", "paper_means"]
 
 
 def time_table(df) -> tuple[pd.DataFrame, str]:
@@ -69,3 +70,18 @@ def leaves_table(df) -> pd.DataFrame:
                      "min leaves": min(r["min"] for r in recs), "trees short": int(sum(r["short"] for r in recs)),
                      "trees": int(trees)})
     return pd.DataFrame(rows)
+
+
+def dz_fields(c) -> dict:
+    """d_z with its CI of a comparison (none without one)."""
+    return {"dz": c.dz, "dz_low": c.dz_low, "dz_high": c.dz_high} if c is not None and c.n > 1 else {}
+
+
+def paper_means(system: str, key: str | None) -> tuple[float | None, float | None]:
+    """The paper's mean SE and OLE (points ×100) over the cells of table ``key`` (both when
+    None) for ``system``: the two means ΔRI compares (Breuer et al. 2020)."""
+    cells = [c for k in ((key,) if key else tuple(PAPER_TABLE_NAMES)) for (sy, *_), v in paper_table(k)[1].items()
+             if sy == system for c in v]
+    if not cells:
+        return None, None
+    return float(np.mean([c[0] for c in cells])), float(np.mean([c[1] for c in cells]))
