@@ -118,7 +118,8 @@ def claims(c: dict) -> list[Claim]:
     interest, source = smallest_effect(NDCG5)
     return [Claim.check("XE_NDCG's lead over λMART is larger with fewer trees", t.diff if t else float("nan"),
                         t.p if t else float("nan"), t.n if t else 0, detail, alpha=ALPHA, missing=reason,
-                        sd=t.std_diff if t else None, effect=interest, effect_source=source)]
+                        sd=t.std_diff if t else None, effect=interest, effect_source=source,
+                        more={"dz": t.dz, "dz_low": t.dz_low, "dz_high": t.dz_high} if t and t.n > 1 else None)]
 
 
 def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
