@@ -134,7 +134,7 @@ def _flag_specs() -> dict:
 
 #: the execution and output flags every experiment takes
 EXECUTION = ("out", "jobs", "threads", "backend", "scheduler", "scheduler-timeout", "force", "quiet",
-             "no-report", "debug", "config", "estimate", *("test", "correction", "effect"))
+             "no-report", "debug", "config", "estimate", "save-runs", *("test", "correction", "effect"))
 
 
 def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
@@ -165,6 +165,9 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--force", action="store_true", help="recompute units already stored")
     ap.add_argument("--quiet", action="store_true", help="no progress bar and no per-unit log lines")
     ap.add_argument("--no-report", action="store_true", help="run the units only")
+    ap.add_argument("--save-runs", action="store_true",
+                    help="also write each unit's test ranking as a TREC run and each trial's qrels, gzip, under "
+                         "OUT/trec (docs/export.md; not configuration: the results are the same)")
     ap.add_argument("--debug", action="store_true", help="show tracebacks of user errors")
     ap.add_argument("--estimate", action="store_true",
                     help="print the number of units and their cost on this machine (and on N workers) from a "

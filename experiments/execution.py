@@ -30,7 +30,8 @@ class Execution:
     for ``scheduler_timeout`` seconds; ``force``: recompute stored units; ``quiet``: no
     progress; ``no_report``: run the units only; ``estimate``: print the cost from a short
     calibration and stop; ``report_only``: report on the stored units, run none (what
-    ``python -m experiments.report`` does)."""
+    ``python -m experiments.report`` does); ``save_runs``: also write the units' test rankings as
+    TREC runs and each trial's qrels under ``out/trec`` (:mod:`experiments.export`)."""
 
     out: str | None = None
     jobs: int | None = None
@@ -43,6 +44,7 @@ class Execution:
     no_report: bool = False
     estimate: bool = False
     report_only: bool = False
+    save_runs: bool = False
     #: the report's statistics (:class:`ltrrepro.stats.Inference`), None = as the run's manifest
     #: stored them (else the defaults): ``--test``, ``--correction``, ``--effect`` — never hashed
     test: str | None = None

@@ -105,6 +105,9 @@ def run(config, execution: Execution | None = None) -> StudyResult:
         return _report_only(exp, config, execution)
     units = exp.units(config)
     check_units(units)
+    if execution.save_runs:
+        from experiments.export import check_save_runs
+        check_save_runs(config.experiment)
     out = check_outputs(execution.out_dir(config))
     check_same_experiment(out, config.experiment)
     execution.check()
@@ -264,6 +267,9 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
                 text = getattr(info, "text", None)
                 if not execution.quiet and text:
                     print(text)
+            if execution.save_runs and summary.n_done + summary.n_skipped > 0:
+                from experiments.export import save_runs
+                save_runs(store, quiet=execution.quiet)      # OUT/trec: the units' test rankings
         except KeyboardInterrupt:
             _finish_quietly(store, "interrupted", {"wall_s": time.perf_counter() - t0})
             raise

@@ -34,6 +34,7 @@ from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, 
 from ltrrepro.fit.boosting import PRESETS, preset
 from ltrrepro.runner import DataRef
 from ltrrepro.splits import trial_split
+from ltrrepro.trec import test_arrays
 
 PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "bruch-yahoo",
                 "istella": "bruch-web30k", "mq2007": "bruch-web30k", "mq2008": "bruch-web30k"}
@@ -218,7 +219,8 @@ def unit_fn(unit, ctx):
     del valid
     fitted = trainer.fit()
     test = ds.subset(split.test)
-    res = evaluate(fitted.scores(test.X), test.y, test.offsets, TEST_METRICS)
+    scores = fitted.scores(test.X)
+    res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
     record = {"means": {m: r.mean for m, r in res.items()}, "n_dropped": max(r.n_dropped for r in res.values()),
               "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
               "valid_curve": fitted.valid_curve, "timings": {"train_s": fitted.train_s}, "sizes": fitted.info,
@@ -227,6 +229,7 @@ def unit_fn(unit, ctx):
               "log": f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}"}
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
+    arrays.update(test_arrays(scores, test, ds.row_index(split.test)))      # the TREC run (ltrrepro.trec)
     return record, arrays
 
 

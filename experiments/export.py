@@ -1,0 +1,82 @@
+"""Write a finished run's test rankings as TREC run files and qrels (docs/export.md).
+
+    python -m experiments.export RESULTS_DIR [RESULTS_DIR ...] [--to DIR] [--raw-scores]
+
+For every unit of the directory's stored configuration: ``DIR/runs/<unit record's name>.run.gz``
+(``qid Q0 docid rank score run_name``, the harness's ranking order, rank-derived scores so that
+trec_eval, ir_measures and ranx rank ties as the harness did), and each trial's
+``DIR/qrels/<dataset>__t<trial>.qrels.gz``; ``DIR`` defaults to ``RESULTS_DIR/trec``. The same
+files a run writes with ``--save-runs``. Nothing is trained: the units' stored test scores are
+read (units stored before they kept scores are named, with what to do). The format and the
+tie rule are :mod:`ltrrepro.trec`'s.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from experiments.cli import ArgumentParser, cli
+from experiments.errors import UsageError
+
+__all__ = ["TREC_STUDIES", "check_save_runs", "save_runs", "export"]
+
+#: the studies whose units store their test scores (Bruch's ranking studies)
+TREC_STUDIES = ("quality", "convergence", "robustness", "clicks")
+
+
+def check_save_runs(experiment: str) -> None:
+    """``--save-runs`` is refused (one line, before any work) for a study whose units store no test rankings."""
+    if experiment not in TREC_STUDIES:
+        raise UsageError(f"--save-runs: the {experiment} study's units keep no test rankings; TREC runs are written "
+                         f"by {', '.join(TREC_STUDIES)}")
+
+
+def save_runs(store, dest=None, raw: bool = False, quiet: bool = False) -> dict:
+    """Write the TREC runs and qrels of ``store``'s current units (:func:`ltrrepro.trec.export_store`)."""
+    from ltrrepro.trec import ExportError, export_store
+
+    try:
+        out = export_store(store, dest, raw=raw)
+    except ExportError as err:
+        raise UsageError(str(err)) from None
+    if not quiet:
+        where = Path(dest) if dest is not None else Path(store.root) / "trec"
+        print(f"TREC: {len(out['runs'])} run file(s) and {len(out['qrels'])} qrels file(s) in {where} "
+              f"({out['bytes'] / 1024:.0f} KiB, gzip)", file=sys.stderr)
+    return out
+
+
+def export(run_dir, dest=None, raw: bool = False, quiet: bool = False) -> dict:
+    """The TREC files of the finished run in ``run_dir`` (its manifest's configuration)."""
+    from ltrrepro.store import ResultStore
+
+    store = ResultStore.open(run_dir)
+    name = store.read_manifest().get("experiment")
+    if name not in TREC_STUDIES:
+        raise UsageError(f"{run_dir}: a {name} run; its units keep no test rankings (TREC runs come from "
+                         f"{', '.join(TREC_STUDIES)})")
+    return save_runs(store, dest, raw=raw, quiet=quiet)
+
+
+@cli
+def main(argv=None) -> int:
+    ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="+", help="results directories")
+    ap.add_argument("--to", default=None, metavar="DIR", help="where to write (default RESULTS_DIR/trec; with "
+                                                                "several directories, DIR/<name of each>)")
+    ap.add_argument("--raw-scores", action="store_true",
+                    help="write the models' scores as they are (ties then ranked by each tool's own rule)")
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--debug", action="store_true", help="show tracebacks of user errors")
+    args = ap.parse_args(argv)
+    for d in args.dirs:
+        if not (Path(d) / "manifest.json").is_file():
+            raise UsageError(f"{d}: no manifest.json; give a results directory written by an ltrrepro study")
+        dest = None if args.to is None else (Path(args.to) / Path(d).name if len(args.dirs) > 1 else Path(args.to))
+        export(d, dest, raw=args.raw_scores, quiet=args.quiet)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
