@@ -201,17 +201,24 @@ def _extras() -> set[str]:
     return set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
 
 
-def test_every_command_in_readme_and_docs_runs():
+def test_every_command_in_readme_and_docs_runs(tmp_path, monkeypatch):
     """Each command of the README and of docs/*.md: a study's command line is parsed by that
-    study's own parser (its flags and their values accepted: ``--trials auto`` must parse), any
+    study's own parser (its flags and their values accepted: ``--trials auto`` must parse) and
+    builds its configuration (model names known, the README's plug-in checked), any
     other ``python -m`` module and benchmark script exists and answers ``--help`` with every flag
     the command gives it, ``pip install`` names extras ``pyproject.toml`` has, and the test
     command is the one ``.ci/run`` runs."""
     import importlib.util
     import shlex
 
+    from experiments import registry
+
     commands = _all_commands()
     assert ("README.md", "python -m experiments.robustness") in commands          # the main job
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")                     # its plug-in, importable
+    (tmp_path / "mylosses.py").write_text(
+        re.search(r"<!-- readme-example: mylosses.py -->\n```python\n(.*?)```", readme, re.S).group(1))
+    monkeypatch.syspath_prepend(str(tmp_path))
     parsers, extras, helps, bad = _study_parsers(), _extras(), {}, []
     for page, cmd in commands:
         argv = shlex.split(cmd)
@@ -236,6 +243,11 @@ def test_every_command_in_readme_and_docs_runs():
                 why = _parses(parsers[name], argv[3:])
                 if why:
                     bad.append(f"{page}: {cmd}: {why.splitlines()[-1]}")
+                elif "--help" not in argv and "--config" not in argv:
+                    try:
+                        registry.get(name).from_args(parsers[name].parse_args(argv[3:]))
+                    except Exception as e:                                   # a user error, a bad plug-in
+                        bad.append(f"{page}: {cmd}: {type(e).__name__}: {e}")
             elif importlib.util.find_spec(mod) is None:
                 bad.append(f"{page}: {cmd}: no module {mod}")
             else:
