@@ -25,6 +25,7 @@ import sys
 
 from experiments.config import DATASETS
 from experiments.values import parse_levels, parse_names, positive_int, seed_int
+from experiments.sequential_run import add_flags as sequential_flags, apply_design, trials_arg
 from experiments.errors import USER_ERRORS, UsageError
 from ltrrepro.device import DEVICES
 from ltrrepro.fit.boosting import PRESETS
@@ -106,9 +107,10 @@ def _flag_specs() -> dict:
         "data-dir": (("--data-dir",), {"default": None, "help": "folder with the dataset (or $LTRREPRO_DATA_DIR)"}),
         "queries": (("--queries",), {"type": positive_int, "default": None,
                                      "help": "synthetic data: number of queries"}),
-        "trials": (("--trials",), {"type": positive_int, "default": None,
+        "trials": (("--trials",), {"type": trials_arg, "default": None, "metavar": "N|auto",
                                    "help": "randomized splits (default: the paper's on real data, fewer on "
-                                           "synthetic data)"}),
+                                           "synthetic data); auto: a group-sequential run that stops when every "
+                                           "claim crossed a bound (--max-trials, --looks; docs/sequential.md)"}),
         # models and boosting
         "library": (("--library",), {"choices": ("lightgbm", "xgboost", "catboost"), "default": "lightgbm",
                                      "help": "the GBDT library of the models that run in several (catboost: its "
@@ -222,6 +224,8 @@ def parser_for(exp) -> argparse.ArgumentParser:
     defaults = {d: getattr(exp.config_cls, d) for d in DEFAULTS_FROM_CONFIG
                 if d in names and (d == "seed" or d.replace("_", "-") in exp.flags)}
     ap = make_parser(exp.doc, *exp.flags, **{**defaults, **exp.defaults})
+    if "trials" in exp.flags:                   # --trials auto's design
+        sequential_flags(ap)
     if exp.own_flags is not None:
         exp.own_flags(ap)
     return ap
@@ -243,7 +247,7 @@ def parse_command(name: str, argv):
                              f"flags go beside it)")
         config = exp.config_cls.from_manifest(args.config, exp.name)
     else:
-        config = exp.from_args(args)
+        config = apply_design(args, exp.from_args)          # --trials auto: trials = the maximum, looks
     return config, Execution.from_args(args)
 
 

@@ -46,6 +46,9 @@ class RunConfig:
     queries: int | None = None
     trials: int = 1
     seed: int = 0
+    #: ``--trials auto``: equally spaced looks of a group-sequential run of at most ``trials``
+    #: (:mod:`experiments.sequential_run`); None: the fixed design (left out of the hash then)
+    looks: int | None = None
 
     paper_trials = 100
     paper_datasets = ("web30k", "yahoo")
@@ -75,6 +78,9 @@ class RunConfig:
             raise UsageError(f"trials must be >= 1, got {self.trials}")
         if self.seed < 0:
             raise UsageError(f"--seed must be a non-negative integer (numpy's SeedSequence), got {self.seed}")
+        if self.looks is not None and not (2 <= self.looks and self.trials >= 2):
+            raise UsageError(f"looks {self.looks} of at most {self.trials} trials: a sequential run needs at least 2 "
+                             f"looks and 2 trials")
         if self.synthetic and (self.queries is None or self.queries < 10):
             raise UsageError(f"--queries {self.queries}: a 60/20/20 split needs at least 10 queries")
         if not self.synthetic and self.queries is not None:
@@ -113,7 +119,10 @@ class RunConfig:
         elif self.user_data or self.dataset not in self.paper_datasets:
             where = self.data_dir if self.dataset == "svmlight" else self.dataset
             out.append(f"dataset {where}, not the paper's ({', '.join(self.paper_datasets)})")
-        if self.trials < self.paper_trials:
+        if self.looks is not None:
+            out.append(f"group-sequential (--trials auto): up to {self.trials} trials in {self.looks} looks, not the "
+                       f"paper's fixed {self.paper_trials}")
+        elif self.trials < self.paper_trials:
             out.append(f"{self.trials} trial(s), not the paper's {self.paper_trials}")
         return out
 
@@ -138,7 +147,7 @@ class RunConfig:
         file, package version and source digest: a new version is a new configuration."""
         out = {"type": type(self).__name__, **dataclasses.asdict(self)}
         for f in fields(self):
-            if f.name in self.added_fields and getattr(self, f.name) == f.default:
+            if (f.name in self.added_fields or f.name == "looks") and getattr(self, f.name) == f.default:
                 del out[f.name]
         if getattr(self, "plugins", ()):
             from ltrrepro.fit.plugins import describe

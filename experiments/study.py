@@ -123,6 +123,9 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
+    if getattr(config, "looks", None):            # --trials auto: waves and looks (experiments.sequential_run)
+        from experiments import sequential_run
+        return sequential_run.run(exp, config, execution, store, units, ctx, header)
     if execution.estimate:
         with store.lock():
             lines = estimate(units, exp.unit_fn, ctx, store, execution, exp.size_of)
@@ -146,7 +149,11 @@ def _report_only(exp, config, execution: Execution) -> StudyResult:
     if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
         atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
     with using(inference):
-        info = exp.report(store)
+        if getattr(config, "looks", None):       # --trials auto: its looks again (experiments.sequential_run)
+            from experiments import sequential_run
+            info = sequential_run.report_only(exp, config, execution, store)
+        else:
+            info = exp.report(store)
     if not execution.quiet:
         print(info.text)
         print(f"{len(info.files)} file(s) written under {store.root}", file=sys.stderr)

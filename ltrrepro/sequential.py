@@ -45,7 +45,7 @@ from scipy import stats as _st
 
 __all__ = ["obf_spending", "pocock_spending", "SPENDING", "exit_probabilities", "efficacy_bounds",
            "obrien_fleming_bounds", "drift_for_power", "futility_bounds", "expected_fraction", "stagewise_p",
-           "stagewise_ci", "z_from_p", "look_sizes", "Design"]
+           "stagewise_ci", "z_from_p", "look_sizes", "Design", "Monitor"]
 
 _SQ2 = np.sqrt(2.0)
 #: half-width of the grid in standard deviations of the score, and grid points per √Δ
@@ -357,3 +357,155 @@ class Design:
         c = self.bounds(alpha)
         b = futility_bounds(t, c, drift, self.spending)[0] if futility and drift > 0 else None
         return self.max_trials * expected_fraction(t, c, drift, b)
+
+
+#: what a claim's look decides (:class:`Monitor`)
+CONTINUE, EFFICACY, CONTRADICTED, FUTILITY, MAXIMUM = "continue", "efficacy", "contradicted", "futility", "maximum"
+
+
+@dataclass
+class Monitor:
+    """The group-sequential monitor of a run's claims: ``sizes`` (trials at each look, the last
+    the maximum), two-sided level ``alpha`` per family, ``correction`` across the claims of a
+    family, ``spending`` for the efficacy bounds (α/2 per side) and for β.
+
+    At look k each open claim's statistic is z = s·Φ⁻¹(1 − p/2)·sign(value) (:func:`z_from_p`
+    of its own test's two-sided p, oriented by its expected direction s), held to:
+
+    * efficacy ±c_k(α_i): beyond +c_k it is settled ``efficacy`` (the expected direction),
+      beyond −c_k ``contradicted``;
+    * futility b_k (non-binding, :func:`futility_bounds` at the drift η₁ = |effect|·√N/SD of
+      the effect the claim is powered against, SD that of its per-trial statistic at this
+      look): z < b_k settles it ``futility``; at the last look b_K = c_K, and an open claim is
+      settled ``maximum``. A claim without an effect has no futility bound.
+
+    The correction (Holm; ``bh`` is run as Holm, whose family-wise control implies the false
+    discovery rate's): a graphical sequentially rejective procedure for group-sequential
+    designs (Maurer & Bretz 2013, Stat. Biopharm. Res. 5:311) — each open claim of a family of
+    m is tested at α_i = α/(m − r), r the claims of the family rejected so far (efficacy or
+    contradicted); a rejection at this look recycles its level to the others at this look and
+    the next (re-examining only the current look: a subset of the procedure's rejections, so
+    the family-wise error stays ≤ α). ``none``: each claim at α. A settled claim stays settled.
+
+    At settling: the stage-wise adjusted p (:func:`stagewise_p` under the claim's bounds at
+    α_i), the stage-wise 95% CI and median-unbiased estimate (:func:`stagewise_ci`) in the
+    claim's units (δ = η·√t_k·SE_k, SE_k from :meth:`standard_error`), and the design's power
+    at the effect."""
+
+    sizes: list
+    alpha: float = 0.01
+    correction: str = "holm"
+    spending: str = "obf"
+    decisions: dict = None                 # key -> the settling look's record
+    rows: list = None                      # one per claim and look
+
+    def __post_init__(self):
+        self.sizes = [int(n) for n in self.sizes]
+        self.t = np.asarray(self.sizes, dtype=float) / self.sizes[-1]
+        self.decisions = {} if self.decisions is None else self.decisions
+        self.rows = [] if self.rows is None else self.rows
+        self._bounds: dict = {}
+
+    @property
+    def max_trials(self) -> int:
+        return self.sizes[-1]
+
+    def bounds(self, alpha: float) -> np.ndarray:
+        key = round(float(alpha), 15)
+        if key not in self._bounds:
+            self._bounds[key] = efficacy_bounds(self.t, alpha, self.spending)
+        return self._bounds[key]
+
+    def _level(self, family_size: int, rejected: int) -> float:
+        if self.correction == "none":
+            return self.alpha
+        return self.alpha / max(1, family_size - rejected)
+
+    def look(self, k: int, claims: list) -> list:
+        """Decide look ``k`` (0-based) for ``claims``: dicts with ``key``, ``p`` (its own
+        test's two-sided p), ``value``, ``sign`` (expected direction), ``sd`` and ``n`` of the
+        per-trial statistic, ``effect`` (NaN: none), ``family`` (None: a family of its own).
+        Returns this look's rows."""
+        last = k == len(self.sizes) - 1
+        families: dict = {}
+        for c in claims:
+            families.setdefault(c["family"] if c.get("family") is not None else ("own", c["key"]), []).append(c)
+        rows = []
+        for members in families.values():
+            m = len(members)
+            rejected = sum(self.decisions.get(c["key"], {}).get("stop") in (EFFICACY, CONTRADICTED) for c in members)
+            open_ = [c for c in members if c["key"] not in self.decisions]
+            z = {c["key"]: float(c["sign"]) * z_from_p(c["p"], c["value"]) for c in members}
+            changed = True
+            while changed:                    # rejections recycle their level within the family
+                changed = False
+                for c in open_:
+                    a = self._level(m, rejected)
+                    zc, ck = z[c["key"]], self.bounds(a)[k]
+                    if np.isfinite(zc) and abs(zc) >= ck:
+                        self._settle(k, c, zc, EFFICACY if zc > 0 else CONTRADICTED, a, ck, np.nan)
+                        rejected += 1
+                        changed = True
+                open_ = [c for c in open_ if c["key"] not in self.decisions]
+            for c in open_:
+                a = self._level(m, rejected)
+                zc, c_all = z[c["key"]], self.bounds(a)
+                eta1 = self.drift(c)
+                b = futility_bounds(self.t, c_all, eta1, self.spending)[0][k] if np.isfinite(eta1) else -np.inf
+                if last:
+                    self._settle(k, c, zc, MAXIMUM, a, c_all[k], b)
+                elif np.isfinite(zc) and zc < b:
+                    self._settle(k, c, zc, FUTILITY, a, c_all[k], b)
+                else:
+                    rows.append(self._row(k, c, zc, CONTINUE, a, c_all[k], b))
+            rows += [self._row(k, c, z[c["key"]], self.decisions[c["key"]]["stop"], self.decisions[c["key"]]["alpha"],
+                               self.decisions[c["key"]]["bound"], self.decisions[c["key"]]["futility_bound"])
+                     for c in members if self.decisions.get(c["key"], {}).get("look") == k + 1]
+        self.rows += rows
+        return rows
+
+    def drift(self, c) -> float:
+        """η₁ = |effect|·√N/SD: the drift of the claim's powered effect at the maximum (NaN: none)."""
+        eff, sd = float(c.get("effect", np.nan)), float(c.get("sd", np.nan))
+        if not (np.isfinite(eff) and eff != 0 and np.isfinite(sd) and sd > 0):
+            return float("nan")
+        return abs(eff) * np.sqrt(self.max_trials) / sd
+
+    @staticmethod
+    def standard_error(c, z: float) -> float:
+        """The standard error of the claim's mean on the z scale: |value|/|z| — the SE that
+        gives its own test's p (for the t-test, SD/√n·t/z: the t's heavier tail over n − 1
+        df kept, so the CI excludes 0 exactly when the test rejects); SD/√n·t_{.975,n−1}/z_{.975}
+        where value or z is 0; NaN without an SD."""
+        value, sd, n = float(c["value"]), float(c.get("sd", np.nan)), int(c.get("n", 0))
+        if np.isfinite(z) and z != 0 and np.isfinite(value) and value != 0:
+            return abs(value) / abs(z)
+        if np.isfinite(sd) and sd > 0 and n >= 2:
+            return sd / np.sqrt(n) * _st.t.ppf(0.975, n - 1) / _st.norm.ppf(0.975)
+        return float("nan")
+
+    def _row(self, k, c, z, stop, a, ck, b) -> dict:
+        return {"claim": c["key"], "look": k + 1, "trials": self.sizes[k], "z": z, "efficacy_bound": ck,
+                "futility_bound": b, "alpha": a, "decision": stop}
+
+    def _settle(self, k, c, z, stop, a, ck, b) -> None:
+        t, c_all = self.t[:k + 1], self.bounds(a)
+        rec = {"look": k + 1, "trials": self.sizes[k], "stop": stop, "z": z, "bound": float(ck),
+               "futility_bound": float(b), "alpha": float(a), "p_stagewise": float("nan"), "ci": None,
+               "estimate": float("nan"), "power": float("nan")}
+        se = self.standard_error(c, z)
+        if np.isfinite(z):
+            rec["p_stagewise"] = stagewise_p(t, c_all, z)
+            if np.isfinite(se):
+                low, high, est = stagewise_ci(t, c_all, z)
+                s, scale = float(c["sign"]), se * np.sqrt(t[-1])
+                ends = sorted((s * low * scale, s * high * scale))
+                rec["ci"], rec["estimate"] = (float(ends[0]), float(ends[1])), float(s * est * scale)
+        eta1 = self.drift(c)
+        if np.isfinite(eta1):
+            rec["power"] = float(exit_probabilities(-c_all, c_all, self.t, eta1)[0].sum())
+        self.decisions[c["key"]] = rec
+
+    def done(self, keys) -> bool:
+        """Every claim of ``keys`` is settled."""
+        return all(k in self.decisions for k in keys)

@@ -28,6 +28,7 @@ MQ2008 = Path(__file__).parent / "data" / "mq2008"
 ELSEWHERE = {
     "device": "tests/test_fit.py::test_the_device_reaches_the_library_parameters",
     "baseline": "tests/test_plugins.py (the plug-in claims name their baseline)",
+    "looks": "tests/test_sequential_run.py (the looks decide which trials run and what the claims say)",
 }
 
 

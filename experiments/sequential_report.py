@@ -1,0 +1,138 @@
+"""What a ``--trials auto`` run reports (:mod:`experiments.sequential_run`): each settled
+claim with its sequential verdict and record, the looks table, the printed look lines, the
+final report, and ``--estimate``'s expected and maximum cost."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from ltrrepro import sequential as sq
+from ltrrepro.claims import verdict as fixed_verdict
+from ltrrepro.report import Table
+
+__all__ = ["monitored", "settled_claim", "look_text", "correction_of", "final_report", "estimate_lines", "STANDARD"]
+
+#: the level the three papers' claims are judged at, for ``--estimate`` (the run reads its report's)
+ESTIMATE_ALPHA = 0.01
+#: the claim verdicts of the standard rule that the sequential decision replaces
+STANDARD = ("supported", "contradicted", "direction only", "not supported", "inconclusive (underpowered)")
+
+
+def _design_text(sizes, alpha, correction: str = "holm") -> str:
+    fam = ("per claim family, Holm-type recycling within it" if correction != "none" else "per claim, no correction")
+    return (f"group-sequential: up to {sizes[-1]} trials, looks at {', '.join(map(str, sizes))}; Lan–DeMets "
+            f"O'Brien–Fleming-type efficacy bounds at two-sided α = {alpha:g} {fam}; a non-binding futility bound "
+            f"against each claim's effect")
+
+
+def monitored(claims) -> list:
+    """The monitored claims of a report: those resting on a p-value (its own test's)."""
+    out = []
+    for c in claims:
+        if not c.tested:
+            continue
+        p = c.p_raw if getattr(c, "p_raw", None) is not None else c.p
+        out.append({"key": c.text, "p": float(p), "value": c.value, "sign": getattr(c, "sign", 1), "sd": c.sd,
+                    "n": c.trials, "effect": getattr(c, "effect", float("nan")), "family": getattr(c, "family", None)})
+    return out
+
+
+def _fmt(x, spec="+.4f") -> str:
+    return format(x, spec) if x is not None and np.isfinite(x) else "–"
+
+
+def settled_claim(c, d: dict, looks: int, alpha: float):
+    """The claim as its settling look reported it, with the sequential verdict and record."""
+    why = {sq.EFFICACY: f"z {d['z']:+.2f} crossed the efficacy bound {d['bound']:.2f}",
+           sq.CONTRADICTED: f"z {d['z']:+.2f} crossed the efficacy bound −{d['bound']:.2f} (against the claim)",
+           sq.FUTILITY: f"z {_fmt(d['z'], '+.2f')} fell below the futility bound {d['futility_bound']:+.2f}",
+           sq.MAXIMUM: "the maximum reached without crossing"}[d["stop"]]
+    ci = d["ci"]
+    text = (f"; sequential: settled at look {d['look']} of {looks} ({d['trials']} trials), {why} (level "
+            f"{d['alpha']:.3g}, the design's power at the effect {_fmt(d['power'], '.2f')}); stage-wise p "
+            f"{_fmt(d['p_stagewise'], '.4g')}, 95% CI {_fmt(ci[0]) if ci else '–'}..{_fmt(ci[1]) if ci else '–'}, "
+            f"median-unbiased {_fmt(d['estimate'])}")
+    changes = {"detail": c.detail + text, "extra": {**c.extra, "sequential": d}}
+    if c.standard and c.verdict in STANDARD:
+        if d["stop"] in (sq.EFFICACY, sq.CONTRADICTED):
+            changes["verdict"] = "supported" if d["stop"] == sq.EFFICACY else "contradicted"
+        else:                     # not significant: the design's power at the effect decides what it can say
+            changes["verdict"] = fixed_verdict(c.value, 1.0, c.sign, alpha, d["power"])
+    return c.replace(**changes)
+
+
+def _table(rows, sizes) -> Table:
+    df = pd.DataFrame(rows, columns=["claim", "look", "trials", "z", "efficacy_bound", "futility_bound", "alpha",
+                                     "decision"])
+    return Table("sequential", df, caption="Group-sequential looks",
+                 legend=(f"Each look's statistic z (the claim's own two-sided p as a z, oriented to its expected "
+                         f"direction), its efficacy bound (Lan–DeMets O'Brien–Fleming-type, two-sided, at the "
+                         f"claim's level α after Holm-type recycling in its family), its non-binding futility bound "
+                         f"(β-spending against the claim's effect; – where none) and the decision. Looks at "
+                         f"{', '.join(map(str, sizes))} trials."),
+                 formats={"z": 3, "efficacy_bound": 3, "futility_bound": 3, "alpha": "g"})
+
+
+def look_text(k: int, sizes, rows, open_: int) -> str:
+    """What a look decided, one line per claim it settled."""
+    lines = [f"look {k + 1} of {len(sizes)} ({sizes[k]} trials): {sum(r['decision'] != sq.CONTINUE for r in rows)} "
+             f"claim(s) settled, {open_} open"]
+    for r in rows:
+        if r["decision"] == sq.EFFICACY or r["decision"] == sq.CONTRADICTED:
+            lines.append(f"  {r['decision']}: {r['claim']} (|z| {abs(r['z']):.2f} >= bound {r['efficacy_bound']:.2f})")
+        elif r["decision"] == sq.FUTILITY:
+            lines.append(f"  futility: {r['claim']} (z {r['z']:+.2f} < bound {r['futility_bound']:+.2f})")
+        elif r["decision"] == sq.MAXIMUM:
+            lines.append(f"  maximum, no bound crossed: {r['claim']} (z {_fmt(r['z'], '+.2f')}, bound "
+                         f"{r['efficacy_bound']:.2f})")
+    return "\n".join(lines)
+
+
+def correction_of(claims) -> str:
+    from ltrrepro.stats import current
+    named = {getattr(c, "correction", None) for c in claims} - {None}
+    method = named.pop() if len(named) == 1 else current().correction
+    return "none" if method == "none" else "holm"
+
+
+def final_report(info, settled: dict, monitor, sizes, stop: str):
+    """The stopping look's report with each settled claim as its settling look gave it."""
+    claims = [settled.get(c.text, c) for c in info.claims]
+    extra = {**info.claims_extra, "sequential": {"sizes": sizes, "alpha": monitor.alpha, "stop": stop,
+                                                   "correction": monitor.correction}}
+    line = f"Sequential: {_design_text(sizes, monitor.alpha, monitor.correction)}; {stop}."
+    return dataclasses.replace(info, claims=claims, tables=[*info.tables, _table(monitor.rows, sizes)],
+                               claims_extra=extra, lines=[*info.lines, line, ""])
+
+
+def estimate_lines(config, store, units, base_lines) -> list:
+    """``--estimate`` of an auto run: the calibration's maximum cost (``base_lines``, every unit
+    up to the maximum) and the expected cost of a claim under the design, from the stored
+    calibration units' times."""
+    sizes = sq.look_sizes(config.trials, config.looks)
+    t = np.asarray(sizes, float) / sizes[-1]
+    c = sq.efficacy_bounds(t, ESTIMATE_ALPHA)
+    eta = sq.drift_for_power(t, c, 0.9)
+    b = sq.futility_bounds(t, c, eta)[0]
+    frac = {name: sq.expected_fraction(t, c, e, b) for name, e in (("no effect", 0.0), ("the design effect", eta),
+                                                                     ("twice it", 2 * eta))}
+    times: dict = {}
+    for r in store.records():                 # the calibration's units (and any stored before)
+        times.setdefault(r.get("model"), []).append(float(r["timings"]["unit_s"]))
+    mean_all = float(np.mean([x for v in times.values() for x in v])) if times else float("nan")
+    total = sum(float(np.mean(times[u.model])) if u.model in times else mean_all for u in units)
+    lines = [*base_lines, f"  {_design_text(sizes, ESTIMATE_ALPHA)}",
+             f"  maximum: {sizes[-1]} trials, {_hours(total)} of compute (every unit above)"]
+    lines += [f"  expected for a claim powered 90% at the maximum, at {name}: {f * sizes[-1]:.0f} trials "
+              f"({f:.0%} of the maximum, about {_hours(total * f)})" for name, f in frac.items()]
+    lines.append("  the run stops when its last claim settles: its cost lies between the largest of these and the "
+                 "maximum")
+    return lines
+
+
+def _hours(seconds: float) -> str:
+    if not np.isfinite(seconds):
+        return "?"
+    return f"{seconds / 3600:.1f} h" if seconds >= 7200 else f"{seconds / 60:.1f} min"
