@@ -26,6 +26,10 @@ ARRAYS = tuple(f"test:{k}" for k in (NDCG5, NDCG10))
 #: the claim families whose p-values are corrected together (tables and claims alike)
 FAMILY = "Table 1: the paper's three pairs on NDCG@5 and @10"
 PLUGIN_FAMILY = "plug-ins against the baseline on NDCG@5 and @10"
+#: other ranking systems of --models (CatBoost's losses, ...): against the baseline (tests only) and
+#: XE_NDCG MART against each (claims: Bruch's loss against a third family of library rankers)
+OTHERS_FAMILY = "other ranking systems against the baseline on NDCG@5 and @10"
+XE_OTHERS_FAMILY = "XE_NDCG MART against other ranking systems on NDCG@5 and @10"
 
 
 def analyse(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -54,13 +58,17 @@ def analyse(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
     base = cfg.baseline
     plug = [(base, key) for key, _ in cfg.plugins
             if key != base and key in set(df.model) and base in set(df.model)]        # never a plug-in against itself
+    others = [m for m in models if m not in (*PAPER_MODELS, *BASELINES, *dict(cfg.plugins), base)]
+    other = {p: OTHERS_FAMILY for m in others for p in [(base, m)] if base in models}
+    other.update({(m, "xendcg"): XE_OTHERS_FAMILY for m in others if "xendcg" in models})
     for k in (NDCG5, NDCG10):
-        # (earlier, later) of the paper's ordering, then (baseline, plug-in): the later minus the earlier
-        for x, y in [*combinations([m for m in PAPER_MODELS if m in set(df.model)], 2), *plug]:
+        # (earlier, later) of the paper's ordering, then (baseline, plug-in), then the other systems: later − earlier
+        for x, y in [*combinations([m for m in PAPER_MODELS if m in set(df.model)], 2), *plug, *other]:
             c = an.compare(df, k, y, x)
             if c is not None:
                 comps.append({"metric": an.label(k), "a": y, "b": x,
-                              "family": FAMILY if (x, y) not in plug else PLUGIN_FAMILY, **c.as_dict(),
+                              "family": other.get((x, y), FAMILY if (x, y) not in plug else PLUGIN_FAMILY),
+                              **c.as_dict(),
                               **(an.query_wtl(df, k, y, x) if f"test:{k}" in df else {})})
     comp = pd.DataFrame(comps)
     if len(comp):
@@ -72,14 +80,16 @@ def claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None) -> list[Clai
     """The paper's claims — XE_NDCG MART > ListNet, λMART > ListNet, XE_NDCG MART > λMART on
     NDCG@5 and @10, each significant — powered against Table 1's differences for the dataset
     (or the one the synthetic data is calibrated to), and, for each plug-in, plug-in >
-    baseline (no paper number: powered against the effect of interest). p: adjusted within
+    baseline, and XE_NDCG MART > each other ranking system of ``--models`` (CatBoost's losses;
+    no paper number: powered against the effect of interest). p: adjusted within
     the claim's family (:data:`FAMILY`, :data:`PLUGIN_FAMILY`) as the tests table's ``p_adj``;
     with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.claims.reproduction`)."""
     out = []
     base = cfg.baseline
     ref = paper_reference(cfg.dataset)
     pairs = [("xendcg", "listnet"), ("lambdamart", "listnet"), ("xendcg", "lambdamart"),
-             *((k, base) for k, _ in cfg.plugins if k != base)]
+             *((k, base) for k, _ in cfg.plugins if k != base),
+             *(("xendcg", b) for b in (sorted(set(comp.b[comp.family == XE_OTHERS_FAMILY])) if len(comp) else ()))]
     for i, k in enumerate(("NDCG@5", "NDCG@10")):
         for a, b in pairs:
             r = comp[(comp.metric == k) & (comp.a == a) & (comp.b == b)] if len(comp) else comp
