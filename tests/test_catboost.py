@@ -126,10 +126,14 @@ def test_table1_has_the_catboost_rows_and_their_paired_tests(tmp_path):
 
 
 def test_table1_with_catboost_on_a_user_file(tmp_path):
-    """The same on a LightGBM-layout file (SVMlight with qid), the harness's user data path."""
+    """The same on a file in LightGBM's layout (no qid:, the query sizes in FILE.query)."""
     ds = make_synthetic("web30k", n_queries=40, seed=2)
-    path = tmp_path / "mine.txt"
-    write_svmlight(ds, path)
+    write_svmlight(ds, tmp_path / "tmp.txt", comment_docid=False)
+    path = tmp_path / "rank.train"
+    path.write_text("".join(" ".join(t for t in line.split() if not t.startswith("qid:")) + "\n"
+                            for line in (tmp_path / "tmp.txt").read_text().splitlines()))
+    (tmp_path / "rank.train.query").write_text("\n".join(map(str, ds.query_sizes)) + "\n")
+    (tmp_path / "tmp.txt").unlink()
     out = tmp_path / "q"
     assert quality.main(["--dataset", str(path), *TINY[2:], "--models", "lambdamart,catboost_lambdamart",
                          "--out", str(out)]) == 0
