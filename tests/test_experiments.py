@@ -159,3 +159,29 @@ def test_notebook_executes_on_small_results(runs):
     assert "verdict" in text and "λMART degrades faster" in text       # the claims table
     assert "ltrrepro gradient" in text                                   # the live XE_NDCG cell
     assert tree_digest(runs["robustness"].parent) == before             # the notebook wrote nothing
+
+
+def test_report_choices_change_the_claims_and_recompute_nothing(runs, tmp_path):
+    """--effect / --correction / --test on a stored run: the claims follow, the manifest keeps
+    them for the next report, and a resumed run with other choices computes no unit (#27)."""
+    import shutil
+
+    from experiments.report import main as report_main
+
+    d = tmp_path / "rob"
+    shutil.copytree(runs["robustness"], d)
+    units = sorted(p.name for p in (d / "units").rglob("*") if p.is_file())
+    assert report_main([str(d), "--quiet", "--effect", "ndcg=0.02", "--correction", "none"]) == 0
+    claims = json.loads((d / "claims.json").read_text())["claims"]
+    slope = next(c for c in claims if c["claim"].startswith("λMART degrades faster") and c["noise"] == "labels")
+    assert slope["effect"] == pytest.approx(0.02 / 100) and "--effect" in slope["effect_source"]
+    assert "p_raw" not in slope                                           # no correction
+    man = json.loads((d / "manifest.json").read_text())
+    assert man["statistics"] == {"test": "t", "correction": "none", "effects": {"ndcg": 0.02}}
+    assert report_main([str(d), "--quiet"]) == 0                           # reused unless given again
+    assert json.loads((d / "manifest.json").read_text())["statistics"]["effects"] == {"ndcg": 0.02}
+    assert robustness.main(TINY + ["--levels", "0,50,100", "--out", str(d), "--test", "wilcoxon"]) == 0
+    assert json.loads((d / "manifest.json").read_text())["n_done"] == 0           # every unit resumed
+    assert sorted(p.name for p in (d / "units").rglob("*") if p.is_file()) == units
+    man = json.loads((d / "manifest.json").read_text())
+    assert man["statistics"]["test"] == "wilcoxon" and man["statistics"]["effects"] == {"ndcg": 0.02}
