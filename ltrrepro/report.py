@@ -281,7 +281,7 @@ def write_claims(root, claims, deviations: list[str], caption: str, alpha: float
                                      "trials_80_range": "range (SD's 95% CI)", "effect_source": "effect of interest"},
                              legend=f"value: the observed statistic (its definition in detail); paper effect: the "
                                     f"paper's number for it (– where the paper gives none); power: of this run's "
-                                    f"paired t-test at α = {alpha:g} to detect the paper's effect (where the paper gives "
+                                    f"test at α = {alpha:g} (the paired t-test's noncentral t) to detect the paper's effect (where the paper gives "
                                     f"none, the smallest effect of interest: its column), given the observed "
                                     f"SD of the paired differences (noncentral t); trials for 80% power: the trials "
                                     f"that would give 80%, and their range over the 95% CI of that SD (χ², n − 1 "
