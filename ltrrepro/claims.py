@@ -26,7 +26,7 @@ from .stats import (CORRECTION_NAMES, TEST_NAMES, adjust, current, paired_power,
 
 __all__ = ["Claim", "verdict", "power_block", "no_test_reason", "undefined_reason", "label", "POWER_TARGET",
            "UNDERPOWERED", "CLAIM_COLUMNS", "reproduction", "size_verdict", "correct", "parse_effects",
-           "legend_text", "EFFECT_FAMILIES", "table_frame", "claim_note"]
+           "legend_text", "EFFECT_FAMILIES", "table_frame", "claim_note", "reproduction_summary"]
 
 #: the power below which a non-significant result cannot tell "no effect" from "too few trials"
 POWER_TARGET = 0.8
@@ -208,6 +208,24 @@ def reproduction(diffs, base, paper_a: float | None, paper_b: float | None, pape
                 half = q * float(np.sqrt(max(var, 0.0)))
                 out["delta_ri_low"], out["delta_ri_high"] = ri_paper - r - half, ri_paper - r + half
     return out
+
+
+def reproduction_summary(mean: float, sd, n: int, paper_effect: float, level: float = 0.95) -> dict:
+    """ER with its CI and the size verdict (:func:`reproduction`) from the mean, SD and count of
+    the per-trial statistic alone (no ΔRI: it needs the two means); empty without a mean.
+
+    >>> r = reproduction_summary(2.377, 0.651, 3, 0.277)
+    >>> round(r["er"], 2), r["size"]
+    (8.58, 'larger')
+    """
+    if mean is None or not np.isfinite(mean) or not np.isfinite(paper_effect) or paper_effect == 0:
+        return {}
+    n = int(n)
+    ok = sd is not None and np.isfinite(sd) and n > 1
+    half = float(_st.t.ppf(0.5 + level / 2, n - 1) * sd / np.sqrt(n)) if ok else NAN
+    lo, hi = float(mean) - half, float(mean) + half
+    er_lo, er_hi = sorted((lo / paper_effect, hi / paper_effect)) if ok else (NAN, NAN)
+    return {"er": float(mean) / paper_effect, "er_low": er_lo, "er_high": er_hi, "size": size_verdict(paper_effect, lo, hi)}
 
 
 def correct(claims, alpha: float = 0.01, method: str | None = None) -> list:
@@ -464,8 +482,11 @@ class Claim:
         elif verdict_text is not None and not v.startswith("inconclusive"):
             v = verdict_text
         known = {f.name for f in dataclasses.fields(cls)}
+        more = dict(more or {})
+        if powered_by is None and "er" not in more and np.isfinite(pw["paper_effect"]) and not missing:
+            more.update(reproduction_summary(value, sd, trials, pw["paper_effect"]))   # ER without ΔRI: no means
         more = {k: (None if v is None or (isinstance(v, float) and not np.isfinite(v)) else v)
-                for k, v in (more or {}).items() if k in known}
+                for k, v in more.items() if k in known}
         return cls(text=text, value=float(value), p=float(p), trials=int(trials), detail=detail, verdict=v,
                    extra=extra, family=family, sign=int(expected_sign), standard=not missing and verdict_text is None,
                    **more, **pw)
