@@ -103,7 +103,7 @@ def replay(sim, sizes, delta1, count, alpha) -> int:
     names = {sq.EFFICACY: 1, sq.CONTRADICTED: -1, sq.FUTILITY: 2, sq.MAXIMUM: 0}
     same = 0
     for i in range(count):
-        m = sq.Monitor(sizes, alpha=alpha, correction="none")
+        m = sq.Monitor(sizes, alpha=alpha, correction="none", inference=False)
         for k, n in enumerate(sizes):
             xs = sim["x"][i, :n]
             entry = {"key": "c", "p": float(stats.ttest_1samp(xs, 0.0).pvalue), "value": float(xs.mean()), "sign": 1,

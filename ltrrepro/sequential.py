@@ -396,6 +396,7 @@ class Monitor:
     alpha: float = 0.01
     correction: str = "holm"
     spending: str = "obf"
+    inference: bool = True                 # stage-wise p, CI and power at settling (off: decisions only)
     decisions: dict = None                 # key -> the settling look's record
     rows: list = None                      # one per claim and look
 
@@ -493,6 +494,9 @@ class Monitor:
         rec = {"look": k + 1, "trials": self.sizes[k], "stop": stop, "z": z, "bound": float(ck),
                "futility_bound": float(b), "alpha": float(a), "p_stagewise": float("nan"), "ci": None,
                "estimate": float("nan"), "power": float("nan")}
+        self.decisions[c["key"]] = rec
+        if not self.inference:
+            return
         se = self.standard_error(c, z)
         if np.isfinite(z):
             rec["p_stagewise"] = stagewise_p(t, c_all, z)
@@ -504,7 +508,6 @@ class Monitor:
         eta1 = self.drift(c)
         if np.isfinite(eta1):
             rec["power"] = float(exit_probabilities(-c_all, c_all, self.t, eta1)[0].sum())
-        self.decisions[c["key"]] = rec
 
     def done(self, keys) -> bool:
         """Every claim of ``keys`` is settled."""

@@ -169,3 +169,70 @@ def test_design_expected_trials():
     assert d.expected(eta) == pytest.approx(100 * sq.expected_fraction(
         d.fractions(), d.bounds(), eta, sq.futility_bounds(d.fractions(), d.bounds(), eta)[0]))
     assert d.expected(0.0, futility=False) > 99
+
+
+def _entry(key, z, family="f", effect=float("nan"), n=50):
+    """A claim whose own two-sided p is that of ``z`` (value of z's sign, SD 1)."""
+    return {"key": key, "p": float(2 * stats.norm.sf(abs(z))), "value": float(np.sign(z) or 1.0) * 0.1, "sign": 1,
+            "sd": 1.0, "n": n, "effect": effect, "family": family}
+
+
+def test_monitor_recycles_alpha_within_a_family():
+    """Holm-type recycling (Maurer & Bretz 2013): B sits between the bounds at α/2 and α; once A
+    is rejected at α/2, B is tested at α at the same look and rejected; with no correction both
+    are tested at α from the start; a claim of another family is tested alone."""
+    sizes = [25, 50, 75, 100]
+    m = sq.Monitor(sizes, alpha=0.05)
+    c_half, c_full = m.bounds(0.025)[1], m.bounds(0.05)[1]
+    za, zb = c_half + 0.1, (c_half + c_full) / 2
+    m.look(0, [_entry("A", 0.0), _entry("B", 0.0)])
+    rows = m.look(1, [_entry("A", za), _entry("B", zb)])
+    assert {r["claim"]: r["decision"] for r in rows} == {"A": sq.EFFICACY, "B": sq.EFFICACY}
+    assert m.decisions["A"]["alpha"] == 0.025 and m.decisions["B"]["alpha"] == 0.05
+    alone = sq.Monitor(sizes, alpha=0.05)
+    alone.look(0, [_entry("B", 0.0)])
+    assert alone.look(1, [_entry("B", zb, family=None), _entry("A", 0.0, family="other")])[0]["decision"] == \
+        sq.EFFICACY
+    held = sq.Monitor(sizes, alpha=0.05)            # without A's rejection B waits at α/2
+    held.look(0, [_entry("A", 0.0), _entry("B", 0.0)])
+    assert {r["decision"] for r in held.look(1, [_entry("A", 0.0), _entry("B", zb)])} == {sq.CONTINUE}
+
+
+def test_monitor_settles_futility_and_the_maximum_with_stagewise_inference():
+    sizes = [20, 40, 60]
+    m = sq.Monitor(sizes, alpha=0.05, correction="none")
+    # powered against an effect of 0.5 SD at 60 trials (drift 3.9, b_1 = −1.36): a z of −1.5 is futile
+    m.look(0, [_entry("F", -1.5, effect=0.5), _entry("O", 0.5)])
+    assert m.decisions["F"]["stop"] == sq.FUTILITY and "O" not in m.decisions
+    assert m.decisions["F"]["power"] == pytest.approx(
+        sq.exit_probabilities(-m.bounds(0.05), m.bounds(0.05), m.t, 0.5 * np.sqrt(60))[0].sum())
+    m.look(1, [_entry("F", 3.0, effect=0.5), _entry("O", 1.0)])
+    assert m.decisions["F"]["look"] == 1                                  # settled stays settled
+    m.look(2, [_entry("F", 3.0, effect=0.5), _entry("O", 1.5)])
+    d = m.decisions["O"]
+    assert d["stop"] == sq.MAXIMUM and d["trials"] == 60
+    assert d["p_stagewise"] == pytest.approx(sq.stagewise_p(m.t, m.bounds(0.05), 1.5))
+    se = 0.1 / 1.5                                  # |value|/|z|: the SE that gives the claim's own p
+    low, high, _ = sq.stagewise_ci(m.t, m.bounds(0.05), 1.5)
+    assert d["ci"] == pytest.approx((low * se, high * se))
+
+
+def test_monitor_keeps_the_familywise_error():
+    """Three null claims of one family, four looks: the probability that any is rejected is at
+    most α (simulated, 3 standard errors)."""
+    rng = np.random.default_rng(6)
+    sizes, alpha, runs = [10, 20, 30, 40], 0.05, 1500
+    proto = sq.Monitor(sizes, alpha=alpha)
+    for a in (alpha, alpha / 2, alpha / 3):
+        proto.bounds(a)
+    z = _brownian(rng, np.asarray(sizes) / 40, 0.0, 3 * runs).reshape(runs, 3, 4)
+    any_rejected = 0
+    for r in range(runs):
+        m = sq.Monitor(sizes, alpha=alpha, inference=False)
+        m._bounds = proto._bounds
+        for k in range(4):
+            m.look(k, [_entry(name, z[r, i, k]) for i, name in enumerate("ABC")])
+            if m.done("ABC"):
+                break
+        any_rejected += any(d["stop"] in (sq.EFFICACY, sq.CONTRADICTED) for d in m.decisions.values())
+    assert any_rejected / runs <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / runs)
