@@ -1,22 +1,29 @@
 """Rebuild every table, figure and claims check of a results directory, without training.
 
-    python -m experiments.report RESULTS_DIR [RESULTS_DIR ...] [--test T] [--correction C] [--effect E]
+    python -m experiments.report RESULTS_DIR [RESULTS_DIR ...] [--test T] [--correction C] [--effect E] [--out DIR]
 
 Reads the directory's ``manifest.json`` for the study and its stored configuration, then
 runs it with nothing to compute (:func:`experiments.run` with ``Execution(report_only=True)``):
 the study's report on the stored unit records of that configuration. The report's statistics
 (``--test``, ``--correction``, ``--effect``) are those the manifest stored unless given here;
 given, they are stored for the next report (no unit is recomputed: they are not configuration).
+
+Given one run per dataset of a study that has a cross-dataset report (Bruch's ``quality`` and
+``robustness``: a Web30K and a Yahoo profile), it also writes that report
+(:mod:`experiments.across`): the paper's Table 1 or Figure 3 with both datasets side by side
+and the claims only two runs can check ("more pronounced on Yahoo / on Web30K"), under
+``--out`` (default ``<first run's parent>/<study>-across-datasets``).
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from experiments import registry
+from experiments import across, registry
 from experiments.cli import ArgumentParser, cli, statistics_flags
 from experiments.errors import UsageError
 from experiments.execution import Execution
+from ltrrepro.stats import using
 from ltrrepro.store import ResultStore
 
 
@@ -43,11 +50,21 @@ def main(argv=None) -> int:
     ap.add_argument("dirs", nargs="+", help="results directories")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--debug", action="store_true", help="show tracebacks of user errors")
+    ap.add_argument("--out", default=None, help="where the cross-dataset report goes (given runs of one study on "
+                                                "two datasets; default <first run's parent>/<study>-across-datasets)")
     statistics_flags(ap)
     args = ap.parse_args(argv)
-    Execution(test=args.test, correction=args.correction, effect=args.effect)     # bad values: one line first
+    execution = Execution(test=args.test, correction=args.correction, effect=args.effect)  # bad values: one line first
+    cross = across.applies(args.dirs)
+    if args.out and not cross:
+        raise UsageError("--out names where a cross-dataset report goes: give one run per dataset of quality or "
+                         "robustness (e.g. a synthetic-web30k and a synthetic-yahoo run)")
     for d in args.dirs:
         rebuild(d, quiet=args.quiet, test=args.test, correction=args.correction, effect=args.effect)
+    if cross:
+        stored = ResultStore.open(args.dirs[0]).read_manifest().get("statistics")
+        with using(execution.inference(stored)):
+            across.write(args.dirs, args.out, quiet=args.quiet)
     return 0
 
 

@@ -14,6 +14,7 @@ from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TE
 from experiments.xia.protocol import METRICS, PRINCIPLES, XiaConfig
 from ltrrepro.claims import Claim, reproduction, smallest_effect
 from experiments.xia.figure import figure
+from experiments.xia.text_claims import text_claims
 from experiments.xia.tables import LEAVES_LEGEND, dz_fields as _dz, leaves_table, paper_means, time_legend, time_table
 from ltrrepro.report import Report, Table
 from ltrrepro.stats import TEST_NAMES, current, paired_test
@@ -273,7 +274,7 @@ def build(df, cfg, deviations=(), choices=()) -> Report:
     return Report(
         title=f"Xia et al. Tables 2/3 — SE vs OLE ({cfg.dataset}; paper table: {key or 'none'}), ×100, {folds} "
               f"fold(s); trees {cfg.growth}, leaf rule {cfg.leaf_rule}",
-        tables=out, figures=figures, claims=claims(df, diffs, losses, key, folds, cfg.leaf_rule),
+        tables=out, figures=figures, claims=claims(df, diffs, losses, key, folds, cfg.leaf_rule) + text_claims(df, cfg.dataset),
         deviations=list(deviations), choices=list(choices), missing=an.missing_notes(df, METRICS),
         lines=[table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
                "Final training loss:", losses.to_string(index=False, float_format=lambda v: f"{v:.5g}"), "",

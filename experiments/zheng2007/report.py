@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
+from experiments.zheng2007.trend import trend_claims
 from experiments.zheng2007.paper import PAPER_L1_SHARE, PAPER_RANKSVM_DCG5, PAPER_TABLE1
 from experiments.zheng2007.protocol import (DCG5, LABELS, PAPER_ETA, PAPER_LEAVES, PERCENTS, RUNS, ZhengConfig,
                                             run_name)
@@ -248,7 +249,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
                       legend=f"Mean ± half-width of the 95% CI over trials; {params_text(realized)}. Gain 2^g − 1 "
                              f"(the paper gives none); "
                              f"RankSVM DCG-5 in the paper: {PAPER_RANKSVM_DCG5:g} (different data and gains).")],
-        figures=[figure(df, cfg, trials)], claims=claims(df, cfg),
+        figures=[figure(df, cfg, trials)], claims=claims(df, cfg) + trend_claims(df),
         deviations=[*deviations, *run_deviations(trials, sizes, realized)], choices=list(choices),
         missing=an.missing_notes(df, [f"prec@{k}%" for k in PERCENTS] + [DCG5]),
         lines=[table.to_string(index=False, float_format=fmt), "", dcg.to_string(index=False, float_format=fmt),

@@ -14,6 +14,7 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
 from experiments.bruch2021.report import ALPHA, NOISE_MARK, model_name
+from experiments.bruch2021.remarks import remark_claims
 from ltrrepro.claims import Claim, correct, smallest_effect
 from ltrrepro.report import Figure, Report, Table, band, file_stem
 from ltrrepro.stats import CORRECTION_NAMES, TEST_NAMES, current, dz, dz_interval, one_sample_p, paired_test, summarize
@@ -240,6 +241,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), outputs: Outputs = F
         figures += pair_figures(res, cfg, a, b, names, outputs.figure, suffix)
         lines += [t.frame.to_string(index=False, float_format=lambda v: f"{v:.4f}"), ""]
         summary[a + "-" + b] = res.to_dict(orient="records")
+    cl += remark_claims(df, cfg)                   # Figure 3a's 40% → 60% remark (Web30K profiles)
     return Report(title=f"{outputs.title} ({cfg.dataset}, {cfg.library}, preset {cfg.preset})", tables=tables,
                   figures=figures, claims=cl, deviations=list(deviations), choices=list(choices),
                   missing=an.missing_notes(df, [NDCG5]), lines=lines, alpha=ALPHA,

@@ -1,0 +1,265 @@
+"""Bruch (2021) across its two datasets: the claims no single run can check, and the paper's
+Table 1 / Figure 3 with Web30K and Yahoo side by side (``python -m experiments.report A B``
+on two runs of one study, one per dataset profile).
+
+The claims (§5.4, on Figure 3): λMART's faster degradation "is more pronounced on the Yahoo!
+dataset" as documents are added (3a/b) and "more pronounced on Web30K" as labels are perturbed
+(3c/d). Per run and noise type, each trial gives the least-squares slope of XE_NDCG − λMART
+(NDCG@5) against the noise level — the statistic of the run's own "λMART degrades faster"
+claim. Here the two runs' slopes are compared: the mean on the dataset the paper names minus
+the mean on the other, by a two-sample test (the runs are independent: different data, no
+pairing) — Welch's t-test with ``--test t``, Mann–Whitney's U with ``--test wilcoxon``, a
+permutation of the two samples with ``--test permutation`` (:func:`two_sample_p`). The paper
+gives no number: the claims are powered against the run's smallest effect of interest for
+NDCG (0.01 by default, ``--effect``) over the level range, with Welch's power (noncentral t,
+Welch–Satterthwaite degrees of freedom; :func:`welch_power`), and "trials for 80%" counts the
+trials per run, equal in both. The two claims form one family, corrected by ``--correction``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from experiments import analysis as an
+from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
+from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label
+from experiments.errors import UsageError
+from ltrrepro.claims import POWER_TARGET, Claim, correct, smallest_effect, verdict
+from ltrrepro.report import Figure, Report, Table
+from ltrrepro.stats import current
+
+__all__ = ["STUDIES", "trial_slopes", "welch_power", "trials_for_welch_power", "two_sample_p", "build"]
+
+ALPHA = 0.01
+STUDIES = ("quality", "robustness")
+#: the paper's words per noise type: the dataset on which λMART's faster degradation is more pronounced
+PRONOUNCED = {"documents": ("yahoo", "Figure 3a/b"), "labels": ("web30k", "Figure 3c/d")}
+NAMES = {"web30k": "Web30K", "yahoo": "Yahoo"}
+FAMILY = "Figure 3 across datasets: where λMART's faster degradation is more pronounced (one claim per noise type)"
+
+
+def trial_slopes(df: pd.DataFrame, noise: str, metric: str = NDCG5, a: str = "xendcg",
+                 b: str = "lambdamart") -> np.ndarray:
+    """Per trial, the least-squares slope of ``a − b`` on ``metric`` against the level, over
+    the trials with both models at every level of ``noise`` (level 0 is the noise-free run,
+    shared by the noise types)."""
+    levels = sorted(set(df[df.noise == noise].level))
+    g = df[((df.noise == noise) | (df.noise == "none")) & df.model.isin([a, b])].copy()
+    g["level"] = np.where(g.noise == "none", 0.0, g.level.astype(float))
+    levels = sorted(set(levels) | ({0.0} if (g.noise == "none").any() else set()))
+    wide = g.pivot_table(index=["trial", "level"], columns="model", values=metric, aggfunc="first")
+    if a not in wide or b not in wide:
+        return np.empty(0)
+    d = (wide[a] - wide[b]).unstack("level").reindex(columns=levels).dropna()
+    if d.shape[1] < 2:
+        return np.empty(0)
+    x = np.asarray(d.columns, float)
+    xc = x - x.mean()
+    return (d.values - d.values.mean(axis=1, keepdims=True)) @ xc / float(xc @ xc)
+
+
+def welch_power(effect: float, s1: float, n1: int, s2: float, n2: int, alpha: float = ALPHA) -> float:
+    """Power of Welch's two-sided two-sample t-test at ``alpha`` to detect a true mean
+    difference ``effect`` between samples of SDs ``s1``, ``s2`` and sizes ``n1``, ``n2``:
+    P(|T| > t_{1−α/2, ν}) with T ~ noncentral t(ν, effect / √(s1²/n1 + s2²/n2)) and ν the
+    Welch–Satterthwaite degrees of freedom (Welch 1947).
+
+    With equal SDs and sizes it is the pooled test's power (G*Power: d = 0.5, n = 64 per
+    group, α = .05 two-sided: 0.80):
+
+    >>> round(welch_power(0.5, 1.0, 64, 1.0, 64, alpha=0.05), 2)
+    0.8
+    """
+    if min(n1, n2) < 2 or not (s1 > 0 or s2 > 0):
+        return float("nan")
+    v1, v2 = s1 * s1 / n1, s2 * s2 / n2
+    df = (v1 + v2) ** 2 / (v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1))
+    nc = abs(effect) / np.sqrt(v1 + v2)
+    crit = st.t.ppf(1 - alpha / 2, df)
+    far = st.nct.cdf(-crit, df, nc)
+    return float(min(1.0, st.nct.sf(crit, df, nc) + (far if np.isfinite(far) else 0.0)))
+
+
+def trials_for_welch_power(effect: float, s1: float, s2: float, power: float = POWER_TARGET, alpha: float = ALPHA,
+                           max_trials: int = 100_000) -> int | None:
+    """The fewest trials per run (equal in both) whose Welch test reaches ``power``; None beyond ``max_trials``."""
+    if effect == 0 or not (s1 > 0 or s2 > 0):
+        return None
+    lo, hi = 2, 2
+    while welch_power(effect, s1, hi, s2, hi, alpha) < power:
+        if hi >= max_trials:
+            return None
+        lo, hi = hi, min(2 * hi, max_trials)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if welch_power(effect, s1, mid, s2, mid, alpha) >= power else (mid + 1, hi)
+    return hi
+
+
+def two_sample_p(x: np.ndarray, y: np.ndarray, test: str, seed: int = 0) -> float:
+    """Two-sided p of mean(x) − mean(y) under the test in force: Welch's t (``t``),
+    Mann–Whitney's U (``wilcoxon``: the rank test for two independent samples), or a
+    permutation of the pooled values (``permutation``: exact up to 10⁵ splittings, else
+    9,999 seeded resamples)."""
+    if test == "wilcoxon":
+        return float(st.mannwhitneyu(x, y, alternative="two-sided").pvalue)
+    if test == "permutation":
+        res = st.permutation_test((x, y), lambda a, b: a.mean() - b.mean(), permutation_type="independent",
+                                  n_resamples=9_999, rng=np.random.default_rng(seed))
+        return float(res.pvalue)
+    return float(st.ttest_ind(x, y, equal_var=False).pvalue)
+
+
+def pronounced_claims(frames: dict) -> list[Claim]:
+    """The two "more pronounced" claims from ``frames`` {reference: (config, frame)}."""
+    out = []
+    test = current().test
+    for noise, (where, fig) in PRONOUNCED.items():
+        other = next(r for r in frames if r != where)
+        (cfg_w, df_w), (cfg_o, df_o) = frames[where], frames[other]
+        if noise not in cfg_w.noise or noise not in cfg_o.noise:
+            continue
+        x, y = trial_slopes(df_w, noise), trial_slopes(df_o, noise)
+        text = (f"λMART's faster degradation as {'documents are added' if noise == 'documents' else 'labels are perturbed'}"
+                f" is more pronounced on {NAMES[where]} than on {NAMES[other]} ({fig})")
+        levels = sorted(set(df_w[df_w.noise == noise].level) | {0})
+        span = float(levels[-1]) - float(levels[0])
+        interest, source = smallest_effect(NDCG5)
+        effect = interest / span if span > 0 else float("nan")
+        value = float(x.mean() - y.mean()) if x.size and y.size else float("nan")
+        ok = x.size >= 2 and y.size >= 2 and (x.std(ddof=1) > 0 or y.std(ddof=1) > 0)
+        p = two_sample_p(x, y, test) if ok else float("nan")
+        s1, s2 = (float(x.std(ddof=1)) if x.size > 1 else float("nan"), float(y.std(ddof=1)) if y.size > 1 else float("nan"))
+        detail = (f"mean per-trial slope of XE_NDCG − λMART (NDCG@5 per level point): {NAMES[where]} {x.mean():+.2e} "
+                  f"(SD {s1:.2e}, {x.size} trials) − {NAMES[other]} {y.mean():+.2e} (SD {s2:.2e}, {y.size} trials) = "
+                  f"{value:+.2e}; p: {'Welch t' if test == 't' else 'Mann–Whitney U' if test == 'wilcoxon' else 'permutation'}"
+                  f" test of the two runs' slopes (independent samples); trials for 80%: per run, equal in both"
+                  if x.size and y.size else "no trial with NDCG@5 at every level in one of the runs")
+        c = Claim.check(text, value, p, int(x.size + y.size), detail, +1, ALPHA, effect=effect,
+                        effect_source=f"{source} over levels {levels[0]:g}–{levels[-1]:g} (a slope difference of "
+                                      f"{effect:.2e} per level point)", family=FAMILY,
+                        missing=None if ok else "fewer than two trials with every level in a run", noise=noise)
+        if ok and np.isfinite(effect):
+            power = welch_power(effect, s1, x.size, s2, y.size)
+            c = c.replace(sd=float("nan"), power=power, trials_80=trials_for_welch_power(effect, s1, s2),
+                          trials_80_range=None, verdict=verdict(value, p, +1, ALPHA, power))
+        out.append(c)
+    return correct(out, ALPHA)
+
+
+def _figure3(frames: dict) -> Figure:
+    """Figure 3 with both datasets: rows the noise types, columns the datasets; mean test
+    NDCG@5 of λMART and XE_NDCG per level, and their difference (right axis)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    noises = [n for n in PRONOUNCED if all(n in cfg.noise for cfg, _ in frames.values())]
+    fig, axes = plt.subplots(len(noises), len(frames), figsize=(4.2 * len(frames), 3.2 * len(noises)), squeeze=False)
+    for i, noise in enumerate(noises):
+        for j, (ref, (cfg, df)) in enumerate(frames.items()):
+            ax, g = axes[i][j], _levels(df, noise)
+            for m, style in (("lambdamart", "s-"), ("xendcg", "o-")):
+                h = g[g.model == m].groupby("level")[NDCG5].mean()
+                ax.plot(h.index, h.values, style, ms=4, label=model_label(m, cfg))
+            d = g.pivot_table(index=["trial", "level"], columns="model", values=NDCG5, aggfunc="first")
+            if {"xendcg", "lambdamart"} <= set(d):
+                diff = (d["xendcg"] - d["lambdamart"]).groupby("level").mean()
+                ax2 = ax.twinx()
+                ax2.plot(diff.index, diff.values, "g--", lw=1)
+                ax2.set_ylabel("XE_NDCG − λMART", color="g", fontsize=8)
+            ax.set_title(f"{NAMES[ref]} ({cfg.dataset}): {noise}", fontsize=9)
+            ax.set_xlabel("% more documents" if noise == "documents" else "% labels perturbed")
+            ax.set_ylabel("test NDCG@5")
+            if i == j == 0:
+                ax.legend(fontsize=8)
+    fig.tight_layout()
+    return Figure("fig3_across_datasets", fig)
+
+
+def _levels(df: pd.DataFrame, noise: str) -> pd.DataFrame:
+    g = df[(df.noise == noise) | (df.noise == "none")].copy()
+    g["level"] = np.where(g.noise == "none", 0.0, g.level.astype(float))
+    return g
+
+
+def robustness_table(frames: dict) -> pd.DataFrame:
+    """Per noise type and level, each dataset's mean NDCG@5 of λMART and XE_NDCG and their
+    difference (trials with both)."""
+    rows = {}
+    for ref, (cfg, df) in frames.items():
+        for noise in PRONOUNCED:
+            if noise not in cfg.noise:
+                continue
+            g = _levels(df, noise)
+            d = g.pivot_table(index=["trial", "level"], columns="model", values=NDCG5, aggfunc="first")
+            if not {"xendcg", "lambdamart"} <= set(d):
+                continue
+            d = d[["lambdamart", "xendcg"]].dropna()
+            d["diff"] = d.xendcg - d.lambdamart
+            for lv, h in d.groupby("level"):
+                row = rows.setdefault((noise, lv), {"noise": noise, "level": lv})
+                row.update({f"{NAMES[ref]} λMART": h.lambdamart.mean(), f"{NAMES[ref]} XE_NDCG": h.xendcg.mean(),
+                            f"{NAMES[ref]} Δ": h["diff"].mean(), f"{NAMES[ref]} trials": len(h)})
+    return pd.DataFrame(list(rows.values())).sort_values(["noise", "level"]).reset_index(drop=True) if rows else \
+        pd.DataFrame()
+
+
+def table1(frames: dict) -> pd.DataFrame:
+    """Table 1 with both datasets: mean test NDCG@5 and @10 (×100) per model and dataset, with
+    the paper's numbers beside them."""
+    rows = {}
+    for ref, (cfg, df) in frames.items():
+        for m, g in df.groupby("model"):
+            row = rows.setdefault(m, {"model": model_label(m, cfg)})
+            for k, metric in ((5, NDCG5), (10, NDCG10)):
+                row[f"{NAMES[ref]} NDCG@{k}"] = 100 * g[metric].mean()
+                paper = PAPER_TABLE1[ref].get(m)
+                row[f"{NAMES[ref]} paper @{k}"] = paper[k // 10] if paper else np.nan
+    return pd.DataFrame(list(rows.values()))
+
+
+def frames_by_reference(runs) -> dict:
+    """``runs`` [(directory, config, frame, notes)] -> {paper reference: (config, frame)},
+    Web30K first; one run per dataset profile of one study, else a :class:`UsageError`."""
+    studies = {cfg.experiment for _, cfg, _, _ in runs}
+    if len(studies) != 1 or next(iter(studies)) not in STUDIES:
+        raise UsageError(f"a cross-dataset report takes runs of one Bruch study ({' or '.join(STUDIES)}), got "
+                         f"{', '.join(sorted(studies))}")
+    out = {}
+    for d, cfg, df, _ in runs:
+        ref = paper_reference(cfg.dataset)
+        if ref is None:
+            raise UsageError(f"{d}: dataset {cfg.dataset!r} is neither a Web30K nor a Yahoo profile: the paper's "
+                             "cross-dataset claims compare those two")
+        if ref in out:
+            raise UsageError(f"{d}: a second {NAMES[ref]} run; give one Web30K and one Yahoo run")
+        out[ref] = (cfg, df)
+    if set(out) != {"web30k", "yahoo"}:
+        raise UsageError("a cross-dataset report needs one Web30K and one Yahoo run (synthetic profiles count)")
+    return {r: out[r] for r in ("web30k", "yahoo")}
+
+
+def build(runs) -> Report:
+    """The cross-dataset report of ``runs`` [(directory, config, frame, notes)], ``notes``
+    the run's protocol notes {as_paper, choices, deviations} (each prefixed here with its
+    dataset)."""
+    frames = frames_by_reference(runs)
+    study = next(iter(frames.values()))[0].experiment
+    notes = {paper_reference(cfg.dataset): n for _, cfg, _, n in runs}
+    joined = {k: [f"{NAMES[r]}: {x}" for r in frames for x in notes[r][k]] for k in ("as_paper", "choices", "deviations")}
+    if study == "quality":
+        tab = table1(frames)
+        tables = [Table("table1_across_datasets", tab, caption="Table 1 with both datasets: mean test NDCG ×100 over "
+                        "each run's trials, the paper's numbers beside", digits=2, legend="", notes=True)]
+        figures, claims = [], []
+    else:
+        tab = robustness_table(frames)
+        tables = [Table("fig3_across_datasets", tab, caption="Figure 3 with both datasets: mean test NDCG@5 per level "
+                        "and XE_NDCG − λMART (Δ)", digits=4, legend="", notes=True)]
+        figures, claims = [_figure3(frames)], pronounced_claims(frames)
+    return Report(title=f"Bruch (2021) {study} across datasets: "
+                        + " and ".join(f"{NAMES[r]} ({c.dataset}, {c.trials} trials)" for r, (c, _) in frames.items()),
+                  tables=tables, figures=figures, claims=claims, lines=[tab.to_string(index=False)], alpha=ALPHA,
+                  claims_caption="Claims check across datasets (Bruch 2021)", **joined)

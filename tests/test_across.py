@@ -1,0 +1,131 @@
+"""Bruch's claims across datasets (experiments.bruch2021.crossdata, experiments.across): the
+slope statistic, Welch's power, the verdicts on constructed runs, and `python -m
+experiments.report A B` on two tiny runs (Web30K and Yahoo profiles)."""
+import json
+import os
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from experiments import robustness
+from experiments.bruch2021 import crossdata as cd
+from experiments.bruch2021.protocol import NDCG5
+from experiments.errors import UsageError
+from experiments.report import main as report_main
+
+TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--jobs", "1", "--quiet", "--levels", "0,100"]
+
+
+def _frame(slopes, rng, noise=("documents", "labels"), levels=(0, 50, 100)):
+    """Per trial and level: λMART at a random base, XE_NDCG = λMART + slope·level (+ tiny noise)."""
+    rows = []
+    for t, s in enumerate(slopes):
+        base = rng.uniform(0.4, 0.5)
+        for nz in noise:
+            for lv in levels:
+                kind = "none" if lv == 0 else nz
+                lam = base - 0.001 * lv
+                for m, v in (("lambdamart", lam), ("xendcg", lam + s * lv + rng.normal(0, 1e-6))):
+                    rows.append({"trial": t, "model": m, "noise": kind, "level": float(lv), NDCG5: v})
+    return pd.DataFrame(rows).drop_duplicates(["trial", "model", "noise", "level"])
+
+
+def _cfg(dataset, experiment="robustness", noise=("documents", "labels"), trials=8):
+    return SimpleNamespace(dataset=dataset, experiment=experiment, noise=noise, trials=trials)
+
+
+def _notes():
+    return {"as_paper": ["a"], "choices": ["c"], "deviations": ["d"]}
+
+
+def test_trial_slopes_are_least_squares_slopes_per_trial():
+    rng = np.random.default_rng(0)
+    df = _frame([1e-4, -2e-4, 3e-4], rng)
+    got = cd.trial_slopes(df, "documents")
+    for t, s in enumerate(got):
+        g = df[(df.trial == t) & df.noise.isin(["none", "documents"])].pivot(index="level", columns="model",
+                                                                               values=NDCG5)
+        want = np.polyfit(g.index.to_numpy(float), (g.xendcg - g.lambdamart).to_numpy(), 1)[0]
+        assert s == pytest.approx(want, abs=1e-12)
+
+
+def test_welch_power_matches_simulation_and_its_trials_reach_80_percent():
+    rng = np.random.default_rng(1)
+    eff, s1, s2, n1, n2 = 0.6, 1.0, 2.0, 15, 25
+    x = rng.normal(eff, s1, (20_000, n1))
+    y = rng.normal(0.0, s2, (20_000, n2))
+    sim = float((stats.ttest_ind(x, y, axis=1, equal_var=False).pvalue < 0.05).mean())
+    assert cd.welch_power(eff, s1, n1, s2, n2, alpha=0.05) == pytest.approx(sim, abs=0.015)
+    n = cd.trials_for_welch_power(0.5, 1.0, 1.0, alpha=0.05)
+    assert cd.welch_power(0.5, 1.0, n, 1.0, n, alpha=0.05) >= 0.8 > cd.welch_power(0.5, 1.0, n - 1, 1.0, n - 1,
+                                                                                   alpha=0.05)
+
+
+def test_two_sample_tests_are_scipys():
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(0.5, 1, 8), rng.normal(0, 1, 9)
+    assert cd.two_sample_p(x, y, "t") == stats.ttest_ind(x, y, equal_var=False).pvalue
+    assert cd.two_sample_p(x, y, "wilcoxon") == stats.mannwhitneyu(x, y, alternative="two-sided").pvalue
+    assert 0 < cd.two_sample_p(x, y, "permutation") <= 1
+
+
+def _claims(web_slopes, yahoo_slopes):
+    rng = np.random.default_rng(3)
+    runs = [("w", _cfg("synthetic-web30k"), _frame(web_slopes, rng), _notes()),
+            ("y", _cfg("synthetic-yahoo"), _frame(yahoo_slopes, rng), _notes())]
+    return {c.extra["noise"]: c for c in cd.build(runs).claims}
+
+
+def test_more_pronounced_claims_follow_the_data():
+    rng = np.random.default_rng(4)
+    big, small = rng.normal(5e-4, 5e-5, 12), rng.normal(1e-4, 5e-5, 12)
+    got = _claims(web_slopes=small, yahoo_slopes=big)
+    assert got["documents"].verdict == "supported"          # larger on Yahoo: the paper's 3a/b
+    assert got["labels"].verdict == "contradicted"          # but the paper says larger on Web30K for labels
+    assert got["documents"].family == got["labels"].family and got["documents"].p_raw is not None
+    assert got["documents"].power > 0.9 and got["documents"].trials_80 <= 12
+
+
+def test_a_run_that_cannot_see_the_effect_is_inconclusive():
+    rng = np.random.default_rng(5)
+    got = _claims(rng.normal(0, 3e-4, 3), rng.normal(0, 3e-4, 3))
+    assert all(c.verdict == "inconclusive (underpowered)" for c in got.values())
+    assert all(c.trials_80 > 3 for c in got.values())
+
+
+def test_runs_that_are_not_one_per_dataset_are_refused():
+    rng = np.random.default_rng(6)
+    df = _frame([1e-4, 2e-4], rng)
+    with pytest.raises(UsageError, match="second Web30K"):
+        cd.build([("a", _cfg("synthetic-web30k"), df, _notes()), ("b", _cfg("web30k"), df, _notes())])
+    with pytest.raises(UsageError, match="one Bruch study"):
+        cd.build([("a", _cfg("synthetic-web30k"), df, _notes()),
+                  ("b", _cfg("synthetic-yahoo", experiment="clicks"), df, _notes())])
+    with pytest.raises(UsageError, match="neither a Web30K nor a Yahoo"):
+        cd.build([("a", _cfg("mq2008"), df, _notes()), ("b", _cfg("synthetic-yahoo"), df, _notes())])
+
+
+@pytest.mark.slow
+def test_report_of_two_runs_writes_both_datasets_and_the_claims(tmp_path, capsys):
+    os.environ.setdefault("LTRREPRO_CACHE", str(tmp_path / "cache"))
+    web, yahoo, out = tmp_path / "web", tmp_path / "yahoo", tmp_path / "both"
+    assert robustness.main(TINY + ["--out", str(web)]) == 0
+    assert robustness.main(TINY + ["--dataset", "synthetic-yahoo", "--out", str(yahoo)]) == 0
+    assert report_main([str(web), str(yahoo), "--out", str(out), "--quiet"]) == 0
+    table = pd.read_csv(out / "tables" / "fig3_across_datasets.csv")
+    assert {"Web30K Δ", "Yahoo Δ"} <= set(table.columns) and set(table.level) == {0.0, 100.0}
+    claims = json.loads((out / "claims.json").read_text())["claims"]
+    assert [c["noise"] for c in claims] == ["documents", "labels"]
+    assert "more pronounced on Yahoo" in claims[0]["claim"] and "more pronounced on Web30K" in claims[1]["claim"]
+    assert (out / "figures" / "fig3_across_datasets.png").stat().st_size > 1000
+    sources = json.loads((out / "sources.json").read_text())["runs"]
+    assert [s["dataset"] for s in sources] == ["synthetic-web30k", "synthetic-yahoo"]
+    md = (out / "claims.md").read_text()
+    assert "Web30K: " in md and "Yahoo: " in md              # each run's notes, named by dataset
+    # --out only where there is a cross-dataset report to write
+    capsys.readouterr()
+    assert report_main([str(web), "--out", str(out)]) == 2
+    assert "--out names where a cross-dataset report goes" in capsys.readouterr().err
