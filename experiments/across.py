@@ -5,7 +5,6 @@ directories are one run per dataset of a study that has such a report (:data:`AC
 :func:`write` does the work."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from experiments import analysis as an

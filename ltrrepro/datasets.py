@@ -32,7 +32,7 @@ import numpy as np
 
 from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_npy_dir
 from .fileio import atomic_write_text, default_cache_dir
-from .svmlight import SVMLightFormatError, file_signature, read_svmlight, scan_svmlight, source_signature
+from .svmlight import SVMLightFormatError, read_svmlight, scan_svmlight, source_signature
 from .svmlight.reader import check_inferred_width
 from .synthetic import PROFILES, make_synthetic
 

@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from experiments import analysis as an
 from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
 from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label
 from experiments.errors import UsageError

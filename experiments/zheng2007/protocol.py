@@ -39,9 +39,9 @@ from experiments.errors import UsageError
 from experiments.config import RunConfig
 from experiments.zheng2007 import notes
 from experiments.zheng2007.notes import PAPER_ETA, PAPER_LEAVES
-from experiments.zheng2007.design import VALID_SHARE, single_grade, training_data, zheng_split
+from experiments.zheng2007.design import single_grade, training_data, zheng_split
 from ltrrepro.data import RankingDataset
-from ltrrepro.fit import BACKENDS, Boosting, system_for
+from ltrrepro.fit import Boosting, system_for
 from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
 from ltrrepro.fit.zheng import GBTOptions, QBRankOptions, RankSVMOptions, dcg5, n_pairs
 from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
