@@ -376,3 +376,16 @@ def test_the_readme_claims_are_the_committed_runs():
         c = stored[claim]
         assert (p, power) == (f"{c['p']:.3f}", f"{c['power']:.2f}"), claim
         assert verdict == f"{c['verdict']}; {c['trials_80']} trials for 80%", claim
+
+
+def test_every_benchmark_and_tool_is_documented():
+    """Each script under benchmarks/ and each ``python -m experiments.X`` module is named in the
+    README or a docs page (docs/benchmarks.md holds the benchmarks' table)."""
+    text = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
+    missing = [f"benchmarks/{p.name}" for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))
+               if f"benchmarks/{p.name}" not in text]
+    mains = [p.stem for p in sorted((ROOT / "experiments").glob("*.py"))
+             if re.search(r"^if __name__ == .__main__.:", p.read_text(encoding="utf-8"), re.M)
+             and p.stem != "__main__"]
+    missing += [f"python -m experiments.{m}" for m in mains if f"python -m experiments.{m}" not in text]
+    assert len(mains) >= 9 and not missing, missing
