@@ -107,8 +107,11 @@ def _looks(exp, execution, store, units, ctx, sizes, counts: dict, report_only: 
         if not execution.quiet:
             print(look_text(k, sizes, new, len(keys) - sum(x in monitor.decisions for x in keys)), file=sys.stderr)
         if keys and monitor.done(keys) or k == len(sizes) - 1:
-            why = ("every claim crossed a bound" if k < len(sizes) - 1 else
-                   "the maximum reached" if keys else "the maximum reached; no claim rests on a p-value")
+            kinds = [d["stop"] for d in monitor.decisions.values()]
+            tally = ", ".join(f"{kinds.count(x)} {x}" for x in (sq.EFFICACY, sq.CONTRADICTED, sq.FUTILITY, sq.MAXIMUM)
+                              if x in kinds)
+            why = (f"every claim crossed a bound ({tally})" if k < len(sizes) - 1 else
+                   f"the maximum reached ({tally})" if keys else "the maximum reached; no claim rests on a p-value")
             st["stop"] = f"stopped at look {k + 1} of {len(sizes)} ({n} of at most {sizes[-1]} trials): {why}"
             break
     if st["info"] is not None:
