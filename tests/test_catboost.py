@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("catboost")
 
-from experiments import convergence, quality                                      # noqa: E402
+from experiments import convergence, quality, robustness                                      # noqa: E402
 from ltrrepro import make_synthetic, write_svmlight                               # noqa: E402
 from ltrrepro.data import RankingDataset                                          # noqa: E402
 from ltrrepro.fit import BACKENDS, SYSTEMS, Boosting, preset                      # noqa: E402
@@ -149,3 +149,12 @@ def test_convergence_takes_catboost_models(tmp_path):
     recs = [json.loads(p.read_text()) for p in (out / "units").glob("*catboost_yetirank.json")]
     assert len(recs) == 1 and len(recs[0]["valid_curve"]) == 6          # every round: no early stopping
     assert "catboost_yetirank" in (out / "tables" / "fig2_convergence.csv").read_text()
+
+
+def test_robustness_compares_xendcg_with_a_catboost_model(tmp_path):
+    out = tmp_path / "r"
+    assert robustness.main(TINY + ["--trials", "2", "--rounds", "4", "--noise", "labels", "--levels", "0,50",
+                                   "--models", "lambdamart,xendcg,catboost_querysoftmax", "--out", str(out)]) == 0
+    assert (out / "tables" / "robustness_catboost_querysoftmax.csv").exists()
+    claims = json.loads((out / "claims.json").read_text())
+    assert any("CatBoost QuerySoftMax degrades faster than XE_NDCG" in json.dumps(c) for c in claims["claims"])

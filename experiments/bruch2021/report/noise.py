@@ -60,13 +60,15 @@ def names_of(model: str, cfg) -> tuple[str, str]:
 
 def pairs_of(cfg, models) -> list[tuple[str, str, str]]:
     """(a, b, file suffix) of every comparison: the paper's pair (XE_NDCG vs λMART) when both
-    ran, then each plug-in against the baseline."""
+    ran, then each plug-in against the baseline, then XE_NDCG against each other ranking
+    system of ``--models`` (library rankers such as CatBoost's losses)."""
     out = [(*PAPER_PAIR, "")] if set(PAPER_PAIR) <= set(models) else []
     base = cfg.baseline
     for key, _ in cfg.plugins:
         if key != base and key in models and base in models:       # never a plug-in against itself
             out.append((key, base, "_" + file_stem(key)))      # file names: no dots, one per plug-in
-    return out
+    others = sorted(set(models) - {*PAPER_PAIR, *dict(cfg.plugins), base}) if "xendcg" in models else []
+    return out + [("xendcg", m, "_" + file_stem(m)) for m in others]
 
 
 def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart") -> pd.DataFrame:
