@@ -224,3 +224,29 @@ def test_claim_effect_is_what_it_is_powered_against_and_old_files_read_back():
     back = Claim.from_dict(json.loads(json.dumps(old)))
     assert np.isnan(back.effect) and "effect" not in back.extra
     assert Claim.from_dict(json.loads(json.dumps(c.to_dict()))).effect == -0.01
+
+
+@pytest.mark.parametrize("correction", ["holm", "bh", "none"])
+def test_table1_marks_and_claims_share_one_corrected_p(correction):
+    """Table 1's ``*`` against λMART and the claim on the same comparison read the same p:
+    the test's, adjusted within Table 1's family by the correction in force."""
+    from ltrrepro.stats import adjust
+    df = _bruch_frame(0.006, 0.02, trials=6, sd=0.004, seed=0)     # XE − λMART on NDCG@5: own p 0.006
+    cfg = BruchConfig.from_stored({"experiment": "quality", "dataset": "synthetic-web30k"})
+    with using(Inference(correction=correction)):
+        table, comp = table1.analyse(df, cfg)
+        cl = {c.text: c for c in table1.claims(comp, cfg, df)}
+        shown = table1.tables(table, comp, cfg)[0].frame
+    fam = comp[comp.family == table1.FAMILY]
+    assert np.allclose(fam.p_adj, adjust(fam.p.values, correction))
+    for metric, col in (("NDCG@5", "sig@5"), ("NDCG@10", "sig@10")):
+        c = cl[f"XE_NDCG MART > λMART on {metric}"]
+        row = fam[(fam.metric == metric) & (fam.a == "xendcg") & (fam.b == "lambdamart")].iloc[0]
+        assert c.p == pytest.approx(row.p_adj) and c.family == table1.FAMILY
+        star = shown[shown.model == "XE_NDCG MART"][col].iloc[0] == "*"
+        significant = {"holm": False, "bh": True, "none": True}[correction]   # Holm lifts NDCG@5's 0.006 over α
+        if metric == "NDCG@5":
+            assert star == (c.p < 0.01) == significant
+            assert c.verdict == ("supported" if significant else "inconclusive (underpowered)")
+        assert star == (c.p < 0.01)
+        assert c.er is not None and c.delta_ri is not None and c.size       # a paper number: size measured
