@@ -25,7 +25,7 @@ import sys
 
 from experiments.config import DATASETS
 from experiments.values import parse_levels, parse_names, positive_int, seed_int
-from experiments.sequential_run import add_flags as sequential_flags, apply_design, trials_arg
+from experiments.sequential_run import TrialsAction, add_flags as sequential_flags, apply_design, trials_arg
 from experiments.errors import USER_ERRORS, UsageError
 from ltrrepro.device import DEVICES
 from ltrrepro.fit.boosting import PRESETS
@@ -107,7 +107,7 @@ def _flag_specs() -> dict:
         "data-dir": (("--data-dir",), {"default": None, "help": "folder with the dataset (or $LTRREPRO_DATA_DIR)"}),
         "queries": (("--queries",), {"type": positive_int, "default": None,
                                      "help": "synthetic data: number of queries"}),
-        "trials": (("--trials",), {"type": trials_arg, "default": None, "metavar": "N|auto",
+        "trials": (("--trials",), {"type": trials_arg, "action": TrialsAction, "default": None, "metavar": "N|auto",
                                    "help": "randomized splits (default: the paper's on real data, fewer on "
                                            "synthetic data); auto: a group-sequential run that stops when every "
                                            "claim crossed a bound (--max-trials, --looks; docs/sequential.md)"}),

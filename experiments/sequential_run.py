@@ -24,12 +24,14 @@ import sys
 import time
 
 from experiments.errors import UsageError
-from experiments.sequential_report import correction_of, estimate_lines, final_report, look_text, monitored, settled_claim
+from experiments.sequential_report import (correction_of, estimate_lines, final_report, look_text, monitored,
+                                           settled_claim)
 from experiments.study import _finish_quietly
 from ltrrepro import sequential as sq
 from ltrrepro.runner import run_units
 
-__all__ = ["trials_arg", "add_flags", "apply_design", "run", "run_sequential", "estimate_lines", "DEFAULT_LOOKS"]
+__all__ = ["trials_arg", "TrialsAction", "add_flags", "apply_design", "run", "run_sequential", "report_only",
+           "DEFAULT_LOOKS"]
 
 DEFAULT_LOOKS = 5
 
@@ -40,6 +42,15 @@ def trials_arg(text: str):
         return "auto"
     from experiments.values import positive_int
     return positive_int(text)
+
+
+class TrialsAction(argparse.Action):
+    """``--trials N`` stores N; ``--trials auto`` leaves ``trials`` at its default (a study's
+    ``from_args`` never sees the word) and sets ``auto_trials``, which :func:`apply_design` reads."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.auto_trials = values == "auto"
+        setattr(namespace, self.dest, None if values == "auto" else values)
 
 
 def add_flags(ap) -> None:
@@ -54,7 +65,7 @@ def apply_design(args, build):
     """The configuration of a parsed command line, ``build(args)``, with the design of
     ``--trials auto`` (``trials`` = the maximum, ``looks`` = K); refused: ``--max-trials`` or
     ``--looks`` without ``--trials auto``, a maximum below 2, fewer than 2 looks."""
-    auto = getattr(args, "trials", None) == "auto"
+    auto = getattr(args, "auto_trials", False)
     max_trials, looks = getattr(args, "max_trials", None), getattr(args, "looks", None)
     if not auto:
         if max_trials is not None or looks is not None:
