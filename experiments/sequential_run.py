@@ -193,6 +193,9 @@ def run(exp, config, execution, store, units, ctx, header):
     from experiments import study
     from experiments.results import StudyResult
 
+    if execution.no_report:
+        raise UsageError("--no-report: a sequential run decides at each look from the report; drop it (or give "
+                         "--trials N)")
     if execution.estimate:
         with store.lock():
             store.select([u.key for u in units])

@@ -78,10 +78,20 @@ def test_auto_resumes_from_its_last_look_to_the_same_result(tmp_path, monkeypatc
 
 @pytest.mark.parametrize("argv,match", [(["--looks", "3"], "with --trials auto"),
                                         (["--trials", "auto", "--looks", "1"], "at least 2"),
-                                        (["--trials", "auto", "--max-trials", "1"], "at least 2")])
+                                        (["--trials", "auto", "--max-trials", "1"], "at least 2"),
+                                        (["--trials", "auto", "--no-report"], "decides at each look")])
 def test_design_flags_are_checked(argv, match, tmp_path, capsys):
     assert main([*argv, *TINY, "--out", str(tmp_path / "x")]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_config_of_an_auto_run_reruns_it(tmp_path, capsys):
+    assert _run(tmp_path / "c", max_trials=4, looks=2) == 0
+    before = (tmp_path / "c" / "claims.json").read_text()
+    assert main(["--config", str(tmp_path / "c" / "manifest.json"), "--out", str(tmp_path / "c"), "--quiet"]) == 0
+    man = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    assert man["config"]["looks"] == 2 and man["n_done"] == 0
+    assert (tmp_path / "c" / "claims.json").read_text() == before
 
 
 def test_estimate_prints_the_expected_and_the_maximum_cost(tmp_path, capsys):
