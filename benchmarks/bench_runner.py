@@ -7,6 +7,8 @@ stopping, one thread each) once with 1 job and once with ``--jobs`` jobs (defaul
 cores) through :func:`ltrrepro.runner.run_units`, and prints
 
 * parallel efficiency = T(1 job) / (jobs × T(jobs));
+* the disk per unit of saved TREC runs (``--save-runs``, docs/export.md): the gzip run
+  file, the arrays its record keeps for it, and the trial's qrels;
 * per unit, the peak of the worker's anonymous memory (``Anonymous`` of
   /proc/self/smaps_rollup: heap and arrays, not the memory-mapped dataset, whose pages are
   shared by all workers through the page cache), sampled every 20 ms while the unit runs,
@@ -110,6 +112,31 @@ def _layout_disk(n_queries: int) -> str:
             f"{first / 2**20:.0f} MiB ({first / size:.2f}x the dataset), a second load {second / 2**20:.1f} MiB")
 
 
+def _runs_disk(store, dest: Path) -> str:
+    """Disk per unit of the saved TREC runs (``--save-runs``): the gzip run file, the arrays the
+    record keeps for it (scores, grades, sizes), and the trial's qrels (one per trial,
+    shared by its units; here every unit is its own trial)."""
+    import io
+
+    from ltrrepro import trec
+
+    out = trec.export_store(store, dest)
+    recs = store.records()
+    runs = sum(p.stat().st_size for p in out["runs"]) / len(out["runs"])
+    qrels = sum(p.stat().st_size for p in out["qrels"]) / len(out["qrels"])
+    kept, docs = [], []
+    for r in recs:
+        a = store.arrays(r["key"])
+        buf = io.BytesIO()
+        np.savez(buf, **{k: a[k] for k in (trec.SCORE, trec.LABEL, trec.SIZE, trec.DOCID) if k in a})
+        kept.append(len(buf.getvalue()))
+        docs.append(a[trec.SCORE].size)
+    per = np.mean(docs)
+    return (f"saved runs, per unit ({per:.0f} test documents): run file {runs / 1024:.1f} KiB (gzip, "
+            f"{runs / per:.1f} B per document), arrays kept in the record for it {np.mean(kept) / 1024:.1f} KiB; "
+            f"qrels {qrels / 1024:.1f} KiB per trial (shared by the trial's units)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--queries", type=int, default=10000)
@@ -137,6 +164,7 @@ def main() -> None:
             times[jobs] = time.perf_counter() - t0
             assert s.ok, s.failed
             mem += [r["memory_kb"] for r in store.records()]
+        runs_line = _runs_disk(store, Path(tmp) / "trec")
     eff = times[1] / (args.jobs * times[args.jobs])
     mb = data_bytes / 2**20
     priv = max(m["anon_increase"] for m in mem) * 1024 / data_bytes
@@ -145,6 +173,7 @@ def main() -> None:
     print(f"disk written for the workers: {written / 2**20:.0f} MiB ({written / data_bytes:.2f}x the dataset; the "
           f"units write only their records)")
     print(_layout_disk(args.layout_queries))
+    print(runs_line)
     print(f"1 job: {times[1]:.1f} s   {args.jobs} jobs: {times[args.jobs]:.1f} s   "
           f"parallel efficiency {eff:.2f}")
     print(f"peak anonymous memory per unit: {priv:.2f}x the dataset (limit 1.5x + model); "

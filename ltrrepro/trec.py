@@ -1,9 +1,10 @@
 """TREC run files and qrels of a run's test rankings, for ranx, ir_measures, trec_eval, pyterrier.
 
 A unit of Bruch's studies stores its test part's scores (:data:`SCORE`, one per document, as
-the harness evaluated them), grades (:data:`LABEL`), documents per query (:data:`SIZE`), the
-pooled dataset's row of each document (:data:`ROW`) and, where the data file carries
-``#docid = …`` comments, the document ids (:data:`DOCID`); the query ids are ``test:qid``.
+the harness evaluated them: float32 where that keeps the harness's ranking of every query
+exactly, float64 otherwise), grades (:data:`LABEL`), documents per query (:data:`SIZE`) and,
+where the data file carries ``#docid = …`` comments, the document ids (:data:`DOCID`); the
+query ids are ``test:qid``. About 5 bytes per test document (``benchmarks/bench_runner.py``).
 :func:`export_store` writes, gzip-compressed (mtime 0: the bytes depend on the content only):
 
 * ``runs/<unit record's name>.run.gz`` — one per unit, ``qid Q0 docid rank score run_name``
@@ -11,9 +12,10 @@ pooled dataset's row of each document (:data:`ROW`) and, where the data file car
 * ``qrels/<dataset>__t<trial>.qrels.gz`` — one per trial (every unit of a trial is tested on
   the same queries), ``qid 0 docid grade`` per line, every test document (grade 0 included).
 
-**Document ids**: the file's ``#docid`` where it has one, else ``r<row>``, the document's row
-in the pooled dataset (stable: the dataset is content-addressed). Ids with white space, or
-repeated within a query, are made unique as ``<docid>.r<row>`` for the whole run.
+**Document ids**: the file's ``#docid`` where it has one, else ``<qid>-<i>``, the document's
+position ``i`` (from 0) in its query as the data file lists it (stable: the harness never
+reorders a query's documents). Ids with white space, or repeated within a query, are made
+unique as ``<docid>-<i>`` for the whole run.
 
 **Ties.** The harness ranks equal scores in input order (a stable sort on the descending
 score, :mod:`ltrrepro.metrics`); trec_eval (and ir_measures through pytrec_eval) breaks score
@@ -22,7 +24,7 @@ model's score but its rank turned into one: ``m − rank + 1`` for the document 
 (1-based) of a query with ``m`` documents — distinct integers decreasing with the harness's
 rank, so every tool ranks exactly as the harness did, ties included. ``raw=True`` writes the
 model's scores instead (``%.17g``, exact); tied documents are then ordered by each tool's own
-rule.
+rule. Scores stored as float32 are written as float32 values (exact, ``%.17g``).
 
 **Gains**: the qrels hold the grades. The harness's NDCG uses the gain 2^y − 1 and drops
 queries without a relevant document: ranx's ``ndcg_burges@k``, ir_measures'
@@ -37,24 +39,27 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SCORE", "LABEL", "SIZE", "ROW", "DOCID", "QID", "test_arrays", "harness_order", "run_lines",
+__all__ = ["SCORE", "LABEL", "SIZE", "DOCID", "QID", "test_arrays", "harness_order", "run_lines",
            "qrels_lines", "write_gz", "export_store", "ExportError"]
 
-SCORE, LABEL, SIZE, ROW, DOCID, QID = "test:score", "test:label", "test:size", "test:row", "test:docid", "test:qid"
+SCORE, LABEL, SIZE, DOCID, QID = "test:score", "test:label", "test:size", "test:docid", "test:qid"
 
 
 class ExportError(ValueError):
     """A store that cannot be exported (units without stored scores, a damaged record): one line."""
 
 
-def test_arrays(scores, test, rows) -> dict:
+def test_arrays(scores, test) -> dict:
     """The arrays a unit stores for its TREC run: ``scores`` of the ``test`` part (a
-    :class:`~ltrrepro.data.RankingDataset`) as evaluated, its grades, query sizes, the pooled
-    dataset's ``rows`` of its documents and, where the data has them, their doc ids."""
-    rows = np.asarray(rows)
-    out = {SCORE: np.asarray(scores), LABEL: test.y.astype(np.int8 if test.y.max(initial=0) < 128 else np.int32),
-           SIZE: np.diff(test.offsets).astype(np.int32),
-           ROW: rows.astype(np.int32 if rows.max(initial=0) < 2 ** 31 else np.int64)}
+    :class:`~ltrrepro.data.RankingDataset`) as evaluated — as float32 when the harness's
+    ranking of every query is the same in float32 (ties included), else as they are — its
+    grades, query sizes and, where the data has them, its doc ids."""
+    scores = np.asarray(scores)
+    sizes = np.diff(test.offsets).astype(np.int32)
+    small = scores.astype(np.float32)
+    if scores.dtype != np.float32 and np.array_equal(harness_order(small, sizes), harness_order(scores, sizes)):
+        scores = small
+    out = {SCORE: scores, LABEL: test.y.astype(np.int8 if test.y.max(initial=0) < 128 else np.int32), SIZE: sizes}
     if test.docid is not None:
         out[DOCID] = np.asarray(test.docid)
     return out
@@ -83,14 +88,14 @@ def _qids(qid, sizes) -> np.ndarray:
 
 
 def _docids(arrays) -> np.ndarray:
-    rows = np.asarray(arrays[ROW]).astype(np.int64)
-    if DOCID not in arrays:
-        return np.char.add("r", rows.astype(str)).astype(object)
-    d = np.char.decode(np.asarray(arrays[DOCID], dtype="S"), "latin-1").astype(object)
     sizes = np.asarray(arrays[SIZE], dtype=np.int64)
+    pos = (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)).astype(str)
+    if DOCID not in arrays:
+        return np.char.add(np.char.add(_qids(arrays[QID], sizes).astype(str), "-"), pos).astype(object)
+    d = np.char.decode(np.asarray(arrays[DOCID], dtype="S"), "latin-1").astype(object)
     qindex = np.repeat(np.arange(sizes.size), sizes)
     if len(set(zip(qindex.tolist(), d.tolist()))) != d.size or any((not x) or any(c.isspace() for c in x) for x in d):
-        d = np.char.add(np.char.add(d.astype(str), ".r"), rows.astype(str)).astype(object)
+        d = np.char.add(np.char.add(d.astype(str), "-"), pos).astype(object)
     return d
 
 
@@ -150,7 +155,7 @@ def export_store(store, dest=None, raw: bool = False) -> dict:
             arrays = store.arrays(key) if rec.get("has_arrays") else {}
         except StoreError as err:
             raise ExportError(str(err)) from None
-        missing = [a for a in (SCORE, LABEL, SIZE, ROW, QID) if a not in arrays]
+        missing = [a for a in (SCORE, LABEL, SIZE, QID) if a not in arrays]
         if missing:
             raise ExportError(f"{store.root}: unit {key} has no stored test scores ({', '.join(missing)} missing): it "
                               f"was computed before units kept them, or its study keeps none; re-run it with --force "
@@ -160,9 +165,9 @@ def export_store(store, dest=None, raw: bool = False) -> dict:
         out["runs"].append(path)
         u = rec["unit"]
         qname = f"{safe_key(u['dataset'])}__t{int(u['trial']):03d}.qrels.gz"
-        rows = np.asarray(arrays[ROW])
+        rows = (np.asarray(arrays[QID]), np.asarray(arrays[SIZE]), np.asarray(arrays[LABEL]))
         if qname in qrels:
-            if not np.array_equal(qrels[qname], rows):
+            if not all(np.array_equal(x, y) for x, y in zip(qrels[qname], rows)):
                 raise ExportError(f"{store.root}: units of trial {u['trial']} were tested on different documents "
                                   f"({key}); one qrels file per trial cannot hold them")
             continue

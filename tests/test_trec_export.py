@@ -83,8 +83,8 @@ def test_saved_runs_read_by_ir_measures_and_ranx_give_the_recorded_ndcg(tmp_path
     runs = sorted((out / "trec" / "runs").glob("*.run.gz"))
     qrels = sorted((out / "trec" / "qrels").glob("*.qrels.gz"))
     assert len(runs) == 4 and len(qrels) == 2
-    docid = _text(runs[0]).split()[2]
-    assert docid.startswith("r") and docid[1:].isdigit()          # no #docid in synthetic data: row ids
+    qid, _, docid = _text(runs[0]).split()[:3]
+    assert docid.startswith(qid + "-") and docid[len(qid) + 1:].isdigit()     # no #docid: <qid>-<position>
     before = {p.name: p.read_bytes() for p in runs + qrels}
     hash_before = json.loads((out / "manifest.json").read_text())["config_hash"]
     # export of the finished run: the same bytes; --save-runs changed no configuration
@@ -120,13 +120,21 @@ def test_rank_derived_scores_keep_the_harness_order_where_raw_scores_tie():
     sizes = np.array([3, 3])
     assert harness_order(scores, sizes).tolist() == [1, 2, 0, 3, 4, 5]
     from ltrrepro.trec import run_lines
-    arrays = {SCORE: scores, SIZE: sizes, "test:qid": np.array([7, 9]), "test:row": np.arange(6),
-              "test:label": np.zeros(6, np.int8)}
+    arrays = {SCORE: scores, SIZE: sizes, "test:qid": np.array([7, 9]), "test:label": np.zeros(6, np.int8)}
     lines = [x.split() for x in run_lines(arrays, "m").splitlines()]
-    assert [x[2] for x in lines] == ["r1", "r2", "r0", "r3", "r4", "r5"]
+    assert [x[2] for x in lines] == ["7-1", "7-2", "7-0", "9-0", "9-1", "9-2"]
     assert [x[4] for x in lines] == ["3", "2", "1", "3", "2", "1"] and [x[3] for x in lines] == ["1", "2", "3"] * 2
     raw = [x.split()[4] for x in run_lines(arrays, "m", raw=True).splitlines()]
     assert raw[:3] == ["2", "2", "1"]
+
+
+def test_scores_are_kept_in_float32_only_where_the_ranking_stays():
+    from ltrrepro.data import RankingDataset
+    from ltrrepro.trec import test_arrays
+    ds = RankingDataset(np.zeros((4, 1), np.float32), [1, 0, 2, 0], [5, 5, 5, 5])
+    assert test_arrays(np.array([0.5, 0.25, 1.0, 0.0]), ds)[SCORE].dtype == np.float32
+    close = np.array([1.0, 1.0 + 1e-12, 0.0, 0.0])             # equal in float32: the later one would lose
+    assert test_arrays(close, ds)[SCORE].dtype == np.float64
 
 
 def test_an_old_store_without_scores_is_one_line(tmp_path, capsys):
@@ -134,7 +142,7 @@ def test_an_old_store_without_scores_is_one_line(tmp_path, capsys):
     assert quality.main(FAST + ["--queries", "40", "--trials", "1", "--out", str(out)]) == 0
     for npz in (out / "units").glob("*.npz"):                 # as stored before units kept their scores
         with np.load(npz) as z:
-            kept = {k: z[k] for k in z.files if k not in (SCORE, "test:row", "test:label", SIZE, "test:docid")}
+            kept = {k: z[k] for k in z.files if k not in (SCORE, "test:label", SIZE, "test:docid")}
         np.savez(npz, **kept)
     assert export.main([str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()

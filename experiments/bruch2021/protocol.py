@@ -229,7 +229,7 @@ def unit_fn(unit, ctx):
               "log": f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}"}
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
-    arrays.update(test_arrays(scores, test, ds.row_index(split.test)))      # the TREC run (ltrrepro.trec)
+    arrays.update(test_arrays(scores, test))                # the TREC run (ltrrepro.trec)
     return record, arrays
 
 
