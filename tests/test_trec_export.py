@@ -147,7 +147,8 @@ def test_an_old_store_without_scores_is_one_line(tmp_path, capsys):
     assert export.main([str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and "has no stored test scores" in err[0]
-    assert quality.main(FAST + ["--queries", "40", "--trials", "1", "--out", str(out)]) == 0    # resumes: no recompute
+    assert quality.main(FAST + ["--queries", "40", "--trials", "1", "--out", str(out)]) == 0
+    assert json.loads((out / "manifest.json").read_text())["n_done"] == 0          # resumed: nothing recomputed
     assert export.main([str(tmp_path / "nowhere")]) == 2
 
 
