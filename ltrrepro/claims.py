@@ -21,7 +21,7 @@ import numpy as np
 
 from scipy import stats as _st
 
-from .stats import (CORRECTION_NAMES, TEST_NAMES, adjust, current, paired_power, trials_for_power,
+from .stats import (CORRECTION_NAMES, TEST_NAMES, adjust, current, dz_interval, paired_power, trials_for_power,
                     trials_for_power_range)
 
 __all__ = ["Claim", "verdict", "power_block", "no_test_reason", "undefined_reason", "label", "POWER_TARGET",
@@ -456,7 +456,9 @@ class Claim:
         ``expected_sign``), ``p`` and the power against ``paper_effect`` (in the units of
         ``value``, with ``sd`` the SD of the paired differences). ``family``: the claims its p
         is corrected with (:func:`correct`); ``more``: further fields (d_z, ER, ΔRI, size: see
-        :func:`reproduction`). ``verdict_text`` settles a
+        :func:`reproduction`). Where ``more`` gives none, d_z = value / sd with its CI
+        (:func:`ltrrepro.stats.dz_interval`) and, against a paper number, ER and the size
+        verdict (:func:`reproduction_summary`) come from ``value``, ``sd`` and ``trials``. ``verdict_text`` settles a
         significant or well-powered result otherwise (a paper's magnitude, a count); an
         underpowered non-significant one stays inconclusive. A claim resting on a test that
         gives no p-value is ``inconclusive (<why>)``: ``missing`` says why, else
@@ -483,6 +485,10 @@ class Claim:
             v = verdict_text
         known = {f.name for f in dataclasses.fields(cls)}
         more = dict(more or {})
+        sd_ok = sd is not None and np.isfinite(sd) and sd > 0 and int(trials) >= 2 and np.isfinite(value)
+        if "dz" not in more and sd_ok and not missing:       # d_z of the per-trial statistic, where not given
+            z = float(value) / float(sd)
+            more.update(dict(zip(("dz", "dz_low", "dz_high"), (z, *dz_interval(z, int(trials))))))
         if powered_by is None and "er" not in more and np.isfinite(pw["paper_effect"]) and not missing:
             more.update(reproduction_summary(value, sd, trials, pw["paper_effect"]))   # ER without ΔRI: no means
         more = {k: (None if v is None or (isinstance(v, float) and not np.isfinite(v)) else v)
