@@ -250,3 +250,10 @@ def test_table1_marks_and_claims_share_one_corrected_p(correction):
             assert c.verdict == ("supported" if significant else "inconclusive (underpowered)")
         assert star == (c.p < 0.01)
         assert c.er is not None and c.delta_ri is not None and c.size       # a paper number: size measured
+
+
+def test_figure4_claim_is_inconclusive_when_a_level_was_underpowered():
+    cl = noise.level_claims(_clicks_table((0.01, 0.001, 0.01), (0.001, 0.5, 0.002), trials=3),
+                            (("XE_NDCG", "XE"), ("λMART", "λ")))
+    assert cl[1].verdict == UNDERPOWERED
+    assert cl[-1].verdict == "inconclusive (underpowered: 2 of 3 levels significant, 1 underpowered)"

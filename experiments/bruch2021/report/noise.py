@@ -15,7 +15,7 @@ from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
 from experiments.bruch2021.report import ALPHA, NOISE_MARK, model_name
 from experiments.bruch2021.remarks import remark_claims
-from ltrrepro.claims import Claim, correct, smallest_effect
+from ltrrepro.claims import UNDERPOWERED, Claim, correct, smallest_effect
 from ltrrepro.report import Figure, Report, Table, band, file_stem
 from ltrrepro.stats import CORRECTION_NAMES, TEST_NAMES, current, dz, dz_interval, one_sample_p, paired_test, summarize
 
@@ -151,7 +151,8 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]
     difference significant. One claim per level (the chosen test over trials, its p adjusted
     over the levels as the table's ``p_adj``; the paper gives no per-level number, so powered
     against the effect of interest), then the claim itself: supported only when every level
-    is, contradicted when any level is."""
+    is, contradicted when any level is, inconclusive (underpowered) when a level not
+    significant was underpowered, else not supported."""
     (na, _), (nb, _) = names
     g = res[res.noise == noise] if len(res) else res
     out = []
@@ -169,8 +170,11 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]
         verdicts = [c.verdict for c in out]
         k = verdicts.count("supported")
         untested = [c.verdict for c in out if not c.tested]
+        short = verdicts.count(UNDERPOWERED)         # a level that could not have seen the effect of interest
         v = ("supported" if k == len(out) else "contradicted" if "contradicted" in verdicts
-             else untested[0] if len(untested) == len(out) else f"not supported ({k} of {len(out)} levels significant)")
+             else untested[0] if len(untested) == len(out)
+             else f"{UNDERPOWERED[:-1]}: {k} of {len(out)} levels significant, {short} underpowered)" if short
+             else f"not supported ({k} of {len(out)} levels significant)")
         worst = max((c.p for c in out if c.tested), default=float("nan"))
         out.append(Claim.check(f"{na} beats {nb} at every click level, each significant (appendix E)",
                                float(k), worst, int(g.trials.min()),
