@@ -274,7 +274,7 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
                 text = getattr(info, "text", None)
                 if not execution.quiet and text:
                     print(text)
-            if execution.save_runs and summary.n_done + summary.n_skipped > 0:
+            if getattr(execution, "save_runs", False) and summary.n_done + summary.n_skipped > 0:
                 from experiments.export import save_runs
                 save_runs(store, quiet=execution.quiet)      # OUT/trec: the units' test rankings
         except KeyboardInterrupt:
