@@ -54,7 +54,7 @@ def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
                     "(Figure 3a remark)", mean, p, n,
                     f"mean over trials of XE_NDCG's NDCG@5 at 60% − at 40% more documents: {mean:+.4f}; the paper "
                     f"finds it not significant (100 trials); the claim is supported only with {POWER_TARGET:.0%} power "
-                    f"to see the effect of interest", ALPHA, verdict_text=text, sd=sd if n > 1 else None,
+                    f"to see the effect of interest", +1, ALPHA, verdict_text=text, sd=sd if n > 1 else None,
                     effect=effect, effect_source=source, noise="documents")
     if text is not None:                     # Claim.check lets an underpowered result stay inconclusive: keep ours
         c = c.replace(verdict=text, power=power, trials_80=trials_for_power(effect, sd, POWER_TARGET, ALPHA))
