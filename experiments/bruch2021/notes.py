@@ -20,7 +20,7 @@ def as_paper(cfg, paper_preset: str | None) -> list[str]:
         out.append("γ ~ U[0, 1]^m drawn afresh for every training list at every boosting iteration, and the inverse "
                    "Hessian by its Neumann series to order 2 (§4.4; ListNet through the same second-order step)")
     out.append("every model of a trial trained and tested on the trial's 60/20/20 query split (a paired design); "
-               "paired t-test at α = 0.01")
+               "paired tests at α = 0.01 (the paper's t-test unless --test says otherwise)")
     out.append("the test metric drops queries without a relevant document (NDCG's ideal DCG is 0 there)")
     if cfg.preset == paper_preset and cfg.early_stopping and cfg.rounds is None:
         out.append(f"the paper's hyperparameters for {cfg.dataset.replace('synthetic-', '')} ('{cfg.preset}'): model "
