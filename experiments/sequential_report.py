@@ -28,10 +28,12 @@ def _design_text(sizes, alpha, correction: str = "holm") -> str:
 
 
 def monitored(claims) -> list:
-    """The monitored claims of a report: those resting on a p-value (its own test's)."""
+    """The monitored claims of a report: those resting on a p-value (its own test's) of a
+    per-trial statistic (a finite ``sd``: a composite claim, e.g. "significant at every level",
+    has none and is reported as the stopping look gives it)."""
     out = []
     for c in claims:
-        if not c.tested:
+        if not c.tested or not np.isfinite(c.sd):
             continue
         p = c.p_raw if getattr(c, "p_raw", None) is not None else c.p
         out.append({"key": c.text, "p": float(p), "value": c.value, "sign": getattr(c, "sign", 1), "sd": c.sd,
