@@ -38,14 +38,23 @@ def _runs(dirs):
     return out
 
 
+#: study -> the dataset profiles one run each of which its cross-dataset report compares
+PROFILES = {"quality": {"web30k", "yahoo"}, "robustness": {"web30k", "yahoo"}}
+
+
 def applies(dirs) -> bool:
-    """``dirs`` are two or more runs of one study with a cross-dataset report, on different datasets."""
+    """``dirs`` are one run per dataset profile of one study with a cross-dataset report (Bruch:
+    one Web30K and one Yahoo run, synthetic profiles included); anything else is a plain rebuild."""
+    from experiments.bruch2021.paper import paper_reference
+
     if len(dirs) < 2:
         return False
     runs = _runs(dirs)
     studies = {cfg.experiment for _, cfg, _ in runs}
-    return len(studies) == 1 and next(iter(studies)) in ACROSS and \
-        len({cfg.unit_dataset for _, cfg, _ in runs}) == len(runs)
+    if len(studies) != 1 or next(iter(studies)) not in ACROSS:
+        return False
+    refs = [paper_reference(cfg.dataset) for _, cfg, _ in runs]
+    return len(set(refs)) == len(refs) and set(refs) == PROFILES[next(iter(studies))]
 
 
 def default_out(dirs) -> Path:
@@ -64,8 +73,13 @@ def write(dirs, out=None, quiet: bool = False):
         raise UsageError(f"a cross-dataset report takes runs of one study among {', '.join(ACROSS)}; got "
                          f"{', '.join(sorted({cfg.experiment for _, cfg, _ in runs}))}")
     out = Path(out) if out else default_out(dirs)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file: give a directory for the cross-dataset report")
     if (out / "manifest.json").exists():
         raise UsageError(f"{out} holds a run (manifest.json): write the cross-dataset report elsewhere (--out)")
+    if out.is_dir() and any(out.iterdir()) and not (out / "sources.json").exists():
+        raise UsageError(f"{out} exists and holds no cross-dataset report (no sources.json): give an empty or new "
+                         "directory (--out), so that nothing of yours is overwritten")
     rep = ACROSS[study]([(d, cfg, an.frame(ResultStore.open(d)),
                           {k: list(man["config"].get(k, [])) for k in ("as_paper", "choices", "deviations")})
                          for d, cfg, man in runs])

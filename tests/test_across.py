@@ -15,11 +15,12 @@ from experiments.bruch2021 import crossdata as cd
 from experiments.bruch2021.protocol import NDCG5
 from experiments.errors import UsageError
 from experiments.report import main as report_main
+from ltrrepro.twosample import two_sample_p, trials_for_welch_power, welch_power
 
 TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--jobs", "1", "--quiet", "--levels", "0,100"]
 
 
-def _frame(slopes, rng, noise=("documents", "labels"), levels=(0, 50, 100)):
+def _frame(slopes, rng, noise=("documents", "labels"), levels=(0, 50, 100), curve=0.0):
     """Per trial and level: λMART at a random base, XE_NDCG = λMART + slope·level (+ tiny noise)."""
     rows = []
     for t, s in enumerate(slopes):
@@ -28,7 +29,7 @@ def _frame(slopes, rng, noise=("documents", "labels"), levels=(0, 50, 100)):
             for lv in levels:
                 kind = "none" if lv == 0 else nz
                 lam = base - 0.001 * lv
-                for m, v in (("lambdamart", lam), ("xendcg", lam + s * lv + rng.normal(0, 1e-6))):
+                for m, v in (("lambdamart", lam), ("xendcg", lam + s * lv + curve * lv * lv + rng.normal(0, 1e-6))):
                     rows.append({"trial": t, "model": m, "noise": kind, "level": float(lv), NDCG5: v})
     return pd.DataFrame(rows).drop_duplicates(["trial", "model", "noise", "level"])
 
@@ -58,18 +59,18 @@ def test_welch_power_matches_simulation_and_its_trials_reach_80_percent():
     x = rng.normal(eff, s1, (20_000, n1))
     y = rng.normal(0.0, s2, (20_000, n2))
     sim = float((stats.ttest_ind(x, y, axis=1, equal_var=False).pvalue < 0.05).mean())
-    assert cd.welch_power(eff, s1, n1, s2, n2, alpha=0.05) == pytest.approx(sim, abs=0.015)
-    n = cd.trials_for_welch_power(0.5, 1.0, 1.0, alpha=0.05)
-    assert cd.welch_power(0.5, 1.0, n, 1.0, n, alpha=0.05) >= 0.8 > cd.welch_power(0.5, 1.0, n - 1, 1.0, n - 1,
+    assert welch_power(eff, s1, n1, s2, n2, alpha=0.05) == pytest.approx(sim, abs=0.015)
+    n = trials_for_welch_power(0.5, 1.0, 1.0, alpha=0.05)
+    assert welch_power(0.5, 1.0, n, 1.0, n, alpha=0.05) >= 0.8 > welch_power(0.5, 1.0, n - 1, 1.0, n - 1,
                                                                                    alpha=0.05)
 
 
 def test_two_sample_tests_are_scipys():
     rng = np.random.default_rng(2)
     x, y = rng.normal(0.5, 1, 8), rng.normal(0, 1, 9)
-    assert cd.two_sample_p(x, y, "t") == stats.ttest_ind(x, y, equal_var=False).pvalue
-    assert cd.two_sample_p(x, y, "wilcoxon") == stats.mannwhitneyu(x, y, alternative="two-sided").pvalue
-    assert 0 < cd.two_sample_p(x, y, "permutation") <= 1
+    assert two_sample_p(x, y, "t") == stats.ttest_ind(x, y, equal_var=False).pvalue
+    assert two_sample_p(x, y, "wilcoxon") == stats.mannwhitneyu(x, y, alternative="two-sided").pvalue
+    assert 0 < two_sample_p(x, y, "permutation") <= 1
 
 
 def _claims(web_slopes, yahoo_slopes):
@@ -108,6 +109,45 @@ def test_runs_that_are_not_one_per_dataset_are_refused():
         cd.build([("a", _cfg("mq2008"), df, _notes()), ("b", _cfg("synthetic-yahoo"), df, _notes())])
 
 
+def test_runs_are_compared_on_the_levels_both_have():
+    rng = np.random.default_rng(7)
+    web = _frame(rng.normal(1e-4, 1e-5, 8), rng, levels=(0, 50, 100))
+    yahoo = _frame(rng.normal(1e-4, 1e-5, 8), rng, levels=(0, 40, 60, 100), curve=5e-6)
+    runs = [("w", _cfg("synthetic-web30k"), web, _notes()), ("y", _cfg("synthetic-yahoo"), yahoo, _notes())]
+    got = {c.extra["noise"]: c for c in cd.build(runs).claims}
+    assert "over the levels both runs have: 0, 100" in got["documents"].detail
+    want = np.mean(cd.trial_slopes(yahoo, "documents", levels=[0, 100])) - \
+        np.mean(cd.trial_slopes(web, "documents", levels=[0, 100]))
+    assert got["documents"].value == pytest.approx(want)
+
+
+def test_a_noise_type_one_run_lacks_is_said_not_dropped():
+    rng = np.random.default_rng(8)
+    runs = [("w", _cfg("synthetic-web30k"), _frame(rng.normal(1e-4, 1e-5, 6), rng), _notes()),
+            ("y", _cfg("synthetic-yahoo", noise=("documents",)), _frame(rng.normal(1e-4, 1e-5, 6), rng,
+                                                                        noise=("documents",)), _notes())]
+    rep = cd.build(runs)
+    got = {c.extra["noise"]: c for c in rep.claims}
+    assert got["labels"].verdict == "inconclusive (the Yahoo run has no labels noise)"
+    assert got["documents"].tested and len(rep.figures) == 1
+    # no noise type in common: no figure, and each claim says why
+    runs[0] = ("w", _cfg("synthetic-web30k", noise=("labels",)), _frame([1e-4, 2e-4], rng, noise=("labels",)),
+               _notes())
+    rep = cd.build(runs)
+    assert rep.figures == [] and all(c.verdict.startswith("inconclusive (the ") for c in rep.claims)
+
+
+def test_a_rank_test_that_cannot_reach_alpha_has_no_power():
+    from ltrrepro.stats import Inference, using
+    from ltrrepro.twosample import min_two_sample_p, trials_for_two_sample_power
+    assert min_two_sample_p(4, 4, "wilcoxon") == pytest.approx(2 / 70)
+    rng = np.random.default_rng(9)
+    with using(Inference(test="wilcoxon")):
+        got = _claims(rng.normal(1e-4, 1e-6, 4), rng.normal(9e-4, 1e-6, 4))
+    assert all(c.power == 0.0 and c.verdict.startswith("inconclusive") for c in got.values())
+    assert trials_for_two_sample_power(1.0, 1e-3, 1e-3, "wilcoxon") == 5      # 2/C(10, 5) < 0.01 < 2/C(8, 4)
+
+
 @pytest.mark.slow
 def test_report_of_two_runs_writes_both_datasets_and_the_claims(tmp_path, capsys):
     os.environ.setdefault("LTRREPRO_CACHE", str(tmp_path / "cache"))
@@ -125,7 +165,13 @@ def test_report_of_two_runs_writes_both_datasets_and_the_claims(tmp_path, capsys
     assert [s["dataset"] for s in sources] == ["synthetic-web30k", "synthetic-yahoo"]
     md = (out / "claims.md").read_text()
     assert "Web30K: " in md and "Yahoo: " in md              # each run's notes, named by dataset
-    # --out only where there is a cross-dataset report to write
+    # --out only where there is a cross-dataset report to write; two runs of one profile: a plain rebuild
     capsys.readouterr()
     assert report_main([str(web), "--out", str(out)]) == 2
     assert "--out names where a cross-dataset report goes" in capsys.readouterr().err
+    assert report_main([str(web), str(web), "--quiet"]) == 0
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    assert report_main([str(web), str(yahoo), "--out", str(mine), "--quiet"]) == 2
+    assert "holds no cross-dataset report" in capsys.readouterr().err and (mine / "notes.txt").exists()

@@ -19,16 +19,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
 
 from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
 from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label
 from experiments.errors import UsageError
-from ltrrepro.claims import POWER_TARGET, Claim, correct, smallest_effect, verdict
+from ltrrepro.claims import Claim, correct, smallest_effect, verdict
 from ltrrepro.report import Figure, Report, Table
 from ltrrepro.stats import current
+from ltrrepro.twosample import two_sample_power, trials_for_two_sample_power, two_sample_p
 
-__all__ = ["STUDIES", "trial_slopes", "welch_power", "trials_for_welch_power", "two_sample_p", "build"]
+__all__ = ["STUDIES", "trial_slopes", "levels_of", "pronounced_claims", "build"]
 
 ALPHA = 0.01
 STUDIES = ("quality", "robustness")
@@ -38,76 +38,28 @@ NAMES = {"web30k": "Web30K", "yahoo": "Yahoo"}
 FAMILY = "Figure 3 across datasets: where λMART's faster degradation is more pronounced (one claim per noise type)"
 
 
+def levels_of(df: pd.DataFrame, noise: str) -> list[float]:
+    """The levels of ``noise`` in a run's frame, with 0 (the noise-free run) where it has one."""
+    g = _levels(df, noise)
+    return sorted(set(g.level.astype(float)))
+
+
 def trial_slopes(df: pd.DataFrame, noise: str, metric: str = NDCG5, a: str = "xendcg",
-                 b: str = "lambdamart") -> np.ndarray:
+                 b: str = "lambdamart", levels=None) -> np.ndarray:
     """Per trial, the least-squares slope of ``a − b`` on ``metric`` against the level, over
-    the trials with both models at every level of ``noise`` (level 0 is the noise-free run,
-    shared by the noise types)."""
-    levels = sorted(set(df[df.noise == noise].level))
-    g = df[((df.noise == noise) | (df.noise == "none")) & df.model.isin([a, b])].copy()
-    g["level"] = np.where(g.noise == "none", 0.0, g.level.astype(float))
-    levels = sorted(set(levels) | ({0.0} if (g.noise == "none").any() else set()))
+    the trials with both models at every one of ``levels`` (default: the run's levels of
+    ``noise``; level 0 is the noise-free run, shared by the noise types)."""
+    g = _levels(df[df.model.isin([a, b])], noise)
+    levels = sorted(levels if levels is not None else set(g.level))
     wide = g.pivot_table(index=["trial", "level"], columns="model", values=metric, aggfunc="first")
     if a not in wide or b not in wide:
         return np.empty(0)
-    d = (wide[a] - wide[b]).unstack("level").reindex(columns=levels).dropna()
+    d = (wide[a] - wide[b]).unstack("level").reindex(columns=[float(v) for v in levels]).dropna()
     if d.shape[1] < 2:
         return np.empty(0)
     x = np.asarray(d.columns, float)
     xc = x - x.mean()
     return (d.values - d.values.mean(axis=1, keepdims=True)) @ xc / float(xc @ xc)
-
-
-def welch_power(effect: float, s1: float, n1: int, s2: float, n2: int, alpha: float = ALPHA) -> float:
-    """Power of Welch's two-sided two-sample t-test at ``alpha`` to detect a true mean
-    difference ``effect`` between samples of SDs ``s1``, ``s2`` and sizes ``n1``, ``n2``:
-    P(|T| > t_{1−α/2, ν}) with T ~ noncentral t(ν, effect / √(s1²/n1 + s2²/n2)) and ν the
-    Welch–Satterthwaite degrees of freedom (Welch 1947).
-
-    With equal SDs and sizes it is the pooled test's power (G*Power: d = 0.5, n = 64 per
-    group, α = .05 two-sided: 0.80):
-
-    >>> round(welch_power(0.5, 1.0, 64, 1.0, 64, alpha=0.05), 2)
-    0.8
-    """
-    if min(n1, n2) < 2 or not (s1 > 0 or s2 > 0):
-        return float("nan")
-    v1, v2 = s1 * s1 / n1, s2 * s2 / n2
-    df = (v1 + v2) ** 2 / (v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1))
-    nc = abs(effect) / np.sqrt(v1 + v2)
-    crit = st.t.ppf(1 - alpha / 2, df)
-    far = st.nct.cdf(-crit, df, nc)
-    return float(min(1.0, st.nct.sf(crit, df, nc) + (far if np.isfinite(far) else 0.0)))
-
-
-def trials_for_welch_power(effect: float, s1: float, s2: float, power: float = POWER_TARGET, alpha: float = ALPHA,
-                           max_trials: int = 100_000) -> int | None:
-    """The fewest trials per run (equal in both) whose Welch test reaches ``power``; None beyond ``max_trials``."""
-    if effect == 0 or not (s1 > 0 or s2 > 0):
-        return None
-    lo, hi = 2, 2
-    while welch_power(effect, s1, hi, s2, hi, alpha) < power:
-        if hi >= max_trials:
-            return None
-        lo, hi = hi, min(2 * hi, max_trials)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if welch_power(effect, s1, mid, s2, mid, alpha) >= power else (mid + 1, hi)
-    return hi
-
-
-def two_sample_p(x: np.ndarray, y: np.ndarray, test: str, seed: int = 0) -> float:
-    """Two-sided p of mean(x) − mean(y) under the test in force: Welch's t (``t``),
-    Mann–Whitney's U (``wilcoxon``: the rank test for two independent samples), or a
-    permutation of the pooled values (``permutation``: exact up to 10⁵ splittings, else
-    9,999 seeded resamples)."""
-    if test == "wilcoxon":
-        return float(st.mannwhitneyu(x, y, alternative="two-sided").pvalue)
-    if test == "permutation":
-        res = st.permutation_test((x, y), lambda a, b: a.mean() - b.mean(), permutation_type="independent",
-                                  n_resamples=9_999, rng=np.random.default_rng(seed))
-        return float(res.pvalue)
-    return float(st.ttest_ind(x, y, equal_var=False).pvalue)
 
 
 def pronounced_claims(frames: dict) -> list[Claim]:
@@ -116,45 +68,57 @@ def pronounced_claims(frames: dict) -> list[Claim]:
     test = current().test
     for noise, (where, fig) in PRONOUNCED.items():
         other = next(r for r in frames if r != where)
-        (cfg_w, df_w), (cfg_o, df_o) = frames[where], frames[other]
-        if noise not in cfg_w.noise or noise not in cfg_o.noise:
-            continue
-        x, y = trial_slopes(df_w, noise), trial_slopes(df_o, noise)
+        df_w, df_o = frames[where][1], frames[other][1]
         text = (f"λMART's faster degradation as {'documents are added' if noise == 'documents' else 'labels are perturbed'}"
                 f" is more pronounced on {NAMES[where]} than on {NAMES[other]} ({fig})")
-        levels = sorted(set(df_w[df_w.noise == noise].level) | {0})
+        lacking = [NAMES[r] for r, (cfg, _) in frames.items() if noise not in cfg.noise]
+        if len(lacking) == len(frames):
+            continue                                  # neither run has this noise type: nothing to claim
+        levels = sorted(set(levels_of(df_w, noise)) & set(levels_of(df_o, noise))) if not lacking else []
+        if lacking or len(levels) < 2:
+            why = (f"the {', '.join(lacking)} run has no {noise} noise" if lacking else
+                   f"the runs share fewer than two {noise} levels ({levels_of(df_w, noise)} vs {levels_of(df_o, noise)})")
+            out.append(Claim.check(text, float("nan"), float("nan"), 0, why, +1, ALPHA, missing=why, noise=noise))
+            continue
+        x, y = trial_slopes(df_w, noise, levels=levels), trial_slopes(df_o, noise, levels=levels)
         span = float(levels[-1]) - float(levels[0])
         interest, source = smallest_effect(NDCG5)
-        effect = interest / span if span > 0 else float("nan")
+        effect = interest / span
         value = float(x.mean() - y.mean()) if x.size and y.size else float("nan")
         ok = x.size >= 2 and y.size >= 2 and (x.std(ddof=1) > 0 or y.std(ddof=1) > 0)
         p = two_sample_p(x, y, test) if ok else float("nan")
         s1, s2 = (float(x.std(ddof=1)) if x.size > 1 else float("nan"), float(y.std(ddof=1)) if y.size > 1 else float("nan"))
-        detail = (f"mean per-trial slope of XE_NDCG − λMART (NDCG@5 per level point): {NAMES[where]} {x.mean():+.2e} "
-                  f"(SD {s1:.2e}, {x.size} trials) − {NAMES[other]} {y.mean():+.2e} (SD {s2:.2e}, {y.size} trials) = "
-                  f"{value:+.2e}; p: {'Welch t' if test == 't' else 'Mann–Whitney U' if test == 'wilcoxon' else 'permutation'}"
-                  f" test of the two runs' slopes (independent samples); trials for 80%: per run, equal in both"
+        shared = "" if levels == levels_of(df_w, noise) == levels_of(df_o, noise) else \
+            f" (over the levels both runs have: {', '.join(f'{v:g}' for v in levels)})"
+        detail = (f"mean per-trial slope of XE_NDCG − λMART (NDCG@5 per level point){shared}: {NAMES[where]} "
+                  f"{x.mean():+.2e} (SD {s1:.2e}, {x.size} trials) − {NAMES[other]} {y.mean():+.2e} (SD {s2:.2e}, "
+                  f"{y.size} trials) = {value:+.2e}; p: "
+                  f"{'Welch t' if test == 't' else 'Mann–Whitney U' if test == 'wilcoxon' else 'permutation'} test of "
+                  f"the two runs' slopes (independent samples); trials for 80%: per run, equal in both"
                   if x.size and y.size else "no trial with NDCG@5 at every level in one of the runs")
         c = Claim.check(text, value, p, int(x.size + y.size), detail, +1, ALPHA, effect=effect,
                         effect_source=f"{source} over levels {levels[0]:g}–{levels[-1]:g} (a slope difference of "
                                       f"{effect:.2e} per level point)", family=FAMILY,
                         missing=None if ok else "fewer than two trials with every level in a run", noise=noise)
-        if ok and np.isfinite(effect):
-            power = welch_power(effect, s1, x.size, s2, y.size)
-            c = c.replace(sd=float("nan"), power=power, trials_80=trials_for_welch_power(effect, s1, s2),
+        if ok:
+            power = two_sample_power(effect, s1, x.size, s2, y.size, test)
+            c = c.replace(sd=float("nan"), power=power, trials_80=trials_for_two_sample_power(effect, s1, s2, test),
                           trials_80_range=None, verdict=verdict(value, p, +1, ALPHA, power))
         out.append(c)
     return correct(out, ALPHA)
 
 
-def _figure3(frames: dict) -> Figure:
-    """Figure 3 with both datasets: rows the noise types, columns the datasets; mean test
-    NDCG@5 of λMART and XE_NDCG per level, and their difference (right axis)."""
+def _figure3(frames: dict) -> Figure | None:
+    """Figure 3 with both datasets: rows the noise types both runs have (None: no such type),
+    columns the datasets; mean test NDCG@5 of λMART and XE_NDCG per level, and their
+    difference (right axis)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     noises = [n for n in PRONOUNCED if all(n in cfg.noise for cfg, _ in frames.values())]
+    if not noises:
+        return None
     fig, axes = plt.subplots(len(noises), len(frames), figsize=(4.2 * len(frames), 3.2 * len(noises)), squeeze=False)
     for i, noise in enumerate(noises):
         for j, (ref, (cfg, df)) in enumerate(frames.items()):
@@ -257,7 +221,8 @@ def build(runs) -> Report:
         tab = robustness_table(frames)
         tables = [Table("fig3_across_datasets", tab, caption="Figure 3 with both datasets: mean test NDCG@5 per level "
                         "and XE_NDCG − λMART (Δ)", digits=4, legend="", notes=True)]
-        figures, claims = [_figure3(frames)], pronounced_claims(frames)
+        figures = [f for f in (_figure3(frames),) if f is not None]
+        claims = pronounced_claims(frames)
     return Report(title=f"Bruch (2021) {study} across datasets: "
                         + " and ".join(f"{NAMES[r]} ({c.dataset}, {c.trials} trials)" for r, (c, _) in frames.items()),
                   tables=tables, figures=figures, claims=claims, lines=[tab.to_string(index=False)], alpha=ALPHA,

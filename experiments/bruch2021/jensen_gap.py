@@ -48,16 +48,27 @@ class JensenConfig(RunConfig):
         if any(p < 0 for p in self.probs) or not np.isclose(sum(self.probs), 1):
             raise UsageError("--probs must be non-negative and sum to 1")
 
+    @property
+    def decreasing(self) -> bool:
+        """The label probabilities decrease with the label, as Figure 1's caption says."""
+        return all(a > b for a, b in zip(self.probs, self.probs[1:]))
+
     def as_paper(self) -> list[str]:
-        return ["scores drawn from U[0, 1], labels 0–4 with smaller probabilities for larger labels, γ ~ U[0, 1]^m per "
-                "draw defining φ (Figure 1's caption)"]
+        return ["scores drawn from U[0, 1], labels 0–4"
+                + (" with smaller probabilities for larger labels" if self.decreasing else "")
+                + ", γ ~ U[0, 1]^m per draw defining φ (Figure 1's caption)"]
 
     def choices(self) -> list[str]:
-        return [f"label probabilities {list(self.probs)} (the paper gives none, only that they decrease)",
+        return [f"label probabilities {list(self.probs)} (the paper gives none, only that they decrease)"
+                if self.decreasing else "label probabilities: the paper gives none, only that they decrease",
                 f"{self.trials} examples of {self.draws} draws of γ each (the paper does not say how many)"]
 
     def deviations(self) -> list[str]:
-        return [] if self.docs == 100 else [f"{self.docs} documents per example, not the paper's m = 100"]
+        out = [] if self.docs == 100 else [f"{self.docs} documents per example, not the paper's m = 100"]
+        if not self.decreasing:
+            out.append(f"label probabilities {list(self.probs)}: they do not decrease with the label, as Figure 1's "
+                       "caption has them")
+        return out
 
 
 def unit_fn(unit, ctx):

@@ -9,6 +9,7 @@ from ltrrepro.fit.boosting import PRESETS
 
 __all__ = ["as_paper", "choices", "deviations"]
 
+PAPER_IMPRESSIONS = 10                  # appendix E: 10 impressions per training list
 XE_MODELS = {"xendcg", "listnet", "lgb_rank_xendcg"}
 LAMBDA_MODELS = {"lambdamart", "xgb_rank_ndcg", "lambdamart_custom"}
 
@@ -21,7 +22,12 @@ def as_paper(cfg, paper_preset: str | None) -> list[str]:
                    "Hessian by its Neumann series to order 2 (§4.4; ListNet through the same second-order step)")
     out.append("every model of a trial trained and tested on the trial's 60/20/20 query split (a paired design); "
                "paired tests at α = 0.01 (the paper's t-test unless --test says otherwise)")
-    out.append("the test metric drops queries without a relevant document (NDCG's ideal DCG is 0 there)")
+    out.append("the test metric drops queries without a relevant document (NDCG's ideal DCG is 0 there); NDCG's "
+               "gain 2^y − 1 (the paper's definition of DCG)")
+    sigma = PRESETS[cfg.preset].get("sigmoid", 1.0)
+    if set(cfg.models) & LAMBDA_MODELS and sigma == 1.0 and not PRESETS[cfg.preset].get("lambdarank_norm", False):
+        out.append("λMART with σ = 1 and no lambda normalization (§5.2: 'σ is 1, and lambdamart_norm is set to "
+                   "false')")
     if cfg.preset == paper_preset and cfg.early_stopping and cfg.rounds is None:
         out.append(f"the paper's hyperparameters for {cfg.dataset.replace('synthetic-', '')} ('{cfg.preset}'): model "
                    "selection on validation NDCG@5, early stopping after 50 rounds, at most 500 trees")
@@ -30,9 +36,10 @@ def as_paper(cfg, paper_preset: str | None) -> list[str]:
     if "labels" in cfg.noise:
         out.append(f"a relabelled document takes grade 0–4 with probabilities {list(cfg.noise_probs)}")
     if "clicks" in cfg.noise and cfg.click_model == "cascade":
-        out.append(f"cascade clicks, a persistent user stopping at the first click, {cfg.impressions} impressions per "
-                   f"list, click probabilities {list(cfg.click_probs)[1:]} for grades 1–4 and the label-0 "
-                   "probability on the x-axis")
+        out.append(f"training and validation lists turned into cascade clicks (appendix E), a persistent user "
+                   f"stopping at the first click, click probabilities {list(cfg.click_probs)[1:]} for grades 1–4 and "
+                   "the label-0 probability on the x-axis"
+                   + (f", {cfg.impressions} impressions per list" if cfg.impressions == PAPER_IMPRESSIONS else ""))
     return out
 
 
@@ -42,14 +49,14 @@ def choices(cfg) -> list[str]:
     out = []
     if models & LAMBDA_MODELS:
         out.append("λMART's lambdas as the library computes them: LightGBM lambdarank truncated at rank 30 (its "
-                   "default), σ = 1, no normalization; XGBoost rank:ndcg with its default top-k pair construction")
+                   "default), XGBoost rank:ndcg with its default top-k pair construction")
     if any(m.startswith("catboost_") for m in models) or (cfg.library == "catboost" and models & LAMBDA_MODELS):
         from ltrrepro.fit.backends.catboost import CHOICE
         out.append(CHOICE)
     if cfg.experiment == "convergence" and not cfg.early_stopping:
         out.append("every round trained (no early stopping) to draw Figure 2's whole validation curve; the paper "
                    "shows one representative trial and does not say how it stopped")
-    out.append("tied scores ranked in input order (as LightGBM and XGBoost); NDCG gain 2^y − 1")
+    out.append("tied scores ranked in input order (as LightGBM and XGBoost)")
     out.append("the validation metric (model selection, early stopping) also drops queries without a relevant "
                "document")
     if set(cfg.noise) & {"documents", "labels"}:
@@ -64,10 +71,9 @@ def choices(cfg) -> list[str]:
         out.append("label noise: each list's count m·level/100 rounded stochastically, documents chosen without "
                    "replacement")
     if "clicks" in cfg.noise:
-        out.append("cascade clicks: each impression a fresh random shuffle of the list; a scan that ends with no "
-                   "click gives no impression (no all-zero list); validation lists turned into clicks the same way"
-                   if cfg.click_model == "cascade" else
-                   f"position-based clicks (eta {cfg.eta}): every impression kept")
+        if cfg.click_model == "cascade":
+            out.append("cascade clicks: each impression a fresh random shuffle of the list; a scan that ends with no "
+                       "click gives no impression (no all-zero list)")
     return out
 
 
@@ -86,8 +92,12 @@ def deviations(cfg, base: list[str], paper_preset: str | None) -> list[str]:
         out.append("no early stopping: every round trained (the paper stops after 50 rounds without a gain)")
     if set(cfg.models) & XE_MODELS:
         out.append("ε = 0 in XE_NDCG's ρ = e^f / (Σ e^f + ε), where Eq. 14 takes a negligible ε > 0 (as LightGBM's "
-                   "rank_xendcg; the Neumann step still converges on the gradient, orthogonal to the Hessian's null "
-                   "direction)")
+                   "rank_xendcg): the Hessian is then singular (its null direction, all ones, is orthogonal to the "
+                   "gradient) and the order-2 Neumann series is used as is; the series itself converges only for "
+                   "lists of three or more documents")
     if cfg.click_model == "pbm":
-        out.append(f"position-based click model (eta {cfg.eta}), not the paper's cascade model")
+        out.append(f"position-based click model (eta {cfg.eta}, every impression kept), not the paper's cascade "
+                   "model")
+    if "clicks" in cfg.noise and cfg.impressions != PAPER_IMPRESSIONS:
+        out.append(f"{cfg.impressions} impressions per list, not the paper's {PAPER_IMPRESSIONS}")
     return out

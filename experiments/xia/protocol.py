@@ -140,7 +140,7 @@ class XiaConfig(RunConfig):
                        "configurations per system)")
         out.append("McRank: K-class softmax boosting, one tree per class per round, documents ranked by Σ_k k·p_k; "
                    "LambdaMART on NDCG lambdas")
-        out.append("metrics NDCG@1, @3, @10 and ERR on the test part")
+        out.append("metrics NDCG@1, @3, @10 and ERR on the test part, ERR over the whole ranked list (§5)")
         return out
 
     def choices(self) -> list[str]:
@@ -166,8 +166,7 @@ class XiaConfig(RunConfig):
             out.append("McRank's leaf is the plain Newton step −ΣL′/ΣL″, without Friedman's (K − 1)/K factor of "
                        "multi-class gradient boosting (the paper gives Eq. 8 only)")
         out.append("metric conventions (the paper gives none): NDCG gain 2^y − 1 with log2(rank + 1) discounts, "
-                   "queries without a relevant document dropped; ERR with g_max = 4 over the whole list; tied scores "
-                   "in input order")
+                   "queries without a relevant document dropped; ERR with g_max = 4; tied scores in input order")
         return out
 
     def boosting(self, unit) -> Boosting:

@@ -5,12 +5,29 @@ functions of a :class:`~experiments.zheng2007.protocol.ZhengConfig` (its ``as_pa
 ``choices`` and ``deviations`` call them); docs/protocols/zheng2007.md gives the sources."""
 from __future__ import annotations
 
+import inspect
+
 from experiments.zheng2007.design import VALID_SHARE
-from ltrrepro.fit import BACKENDS
+from ltrrepro.fit import BACKENDS, Boosting
+from ltrrepro.objectives.pairwise import qbrank_step
 
 __all__ = ["as_paper", "choices", "deviations", "PAPER_ETA", "PAPER_LEAVES"]
 
 PAPER_ETA, PAPER_LEAVES = 0.05, 20      # Zheng et al. §4: "We set η to be 0.05 … 20 leaf nodes"
+PAPER_W = 0.5                            # §4: w = 0.5
+#: the upper end of the line search's bracket (:func:`~ltrrepro.objectives.pairwise.qbrank_step`)
+MAX_STEP = inspect.signature(qbrank_step).parameters["max_step"].default
+
+
+def tree_learner(library: str, leaves: int) -> str:
+    """The regression trees of the library, in words, from the settings the runs pass it
+    (:class:`~ltrrepro.fit.Boosting`'s bins and leaf size; the backends' parameters)."""
+    b = Boosting()
+    if library == "xgboost":
+        return (f"XGBoost's histogram trees ({b.max_bin} bins) grown loss-guided (largest gain first) up to {leaves} "
+                "leaves, with no minimum leaf size and no L2 penalty")
+    return (f"LightGBM's histogram trees ({b.max_bin} bins) grown leaf-wise (largest gain first) up to {leaves} "
+            f"leaves, at least {b.min_data_in_leaf} documents per leaf")
 
 
 def _trees(cfg) -> bool:
@@ -23,7 +40,7 @@ def as_paper(cfg) -> list[str]:
     if _trees(cfg) and cfg.shared_params == "paper" and (cfg.eta, cfg.leaves) == (PAPER_ETA, PAPER_LEAVES):
         out.append(f"η {PAPER_ETA:g} and {PAPER_LEAVES}-leaf regression trees, one pair shared by all six runs "
                    "(§4: tuned for GBT, not retuned for QBRank)")
-    if "qbrank" in cfg.models:
+    if "qbrank" in cfg.models and cfg.w == PAPER_W:
         out.append(f"QBRank's objective with w = {cfg.w:g} and τ = |grade difference| of the pair (§4)")
         if BACKENDS[cfg.library].rewrites_leaves:
             out.append("QBRank's update h ← h + η s_m g_m with the step s_m from a line search on R (Algorithm 2)")
@@ -44,19 +61,16 @@ def choices(cfg) -> list[str]:
                        f"({int(VALID_SHARE * 100)}% of its queries), by GBT(L2)'s DCG-5 over {list(cfg.grid)}")
         out.append(f"the paper gives no number of boosting iterations: we run {cfg.rounds} for every tree run (the "
                    "harness's choice; GBT and QBRank keep all of them)")
-        out.append(f"the regression trees are {BACKENDS[cfg.library].label}'s (histogram splits over 255 bins, grown "
-                   "to the leaf count, the library's default minimum leaf size); the paper does not describe its tree "
-                   "learner")
+        out.append(f"the regression trees: {tree_learner(cfg.library, cfg.leaves)} (a tree may stop short of the count "
+                   "when no split is allowed); the paper does not describe its tree learner")
         out.append("starting scores: GBT from the mean training grade, QBRank from 0 (the paper does not say)")
     if "qbrank" in cfg.models and BACKENDS[cfg.library].rewrites_leaves:
-        out.append("the line search: a bounded scalar minimization of R(h + s·g) over s ∈ [0, 10], s = 0 when no step "
-                   "decreases R (the paper gives no bracket)")
+        out.append(f"the line search: a bounded scalar minimization of R(h + s·g) over s ∈ [0, {MAX_STEP:g}], s = 0 when "
+                   "no step decreases R (the paper gives no bracket)")
     out += [f"the L2 / L3 split at random per trial in the paper's 1300:1400 query ratio, "
             f"{int(VALID_SHARE * 100)}% of L2's queries held out for validation (tuning)",
             "DCG-5 gain 2^g − 1 (the paper gives none)",
             "precision at K%: equal margins keep pair order"]
-    if cfg.tied_pairs != "non-contradicting":
-        out.append(f"precision at K%: a tied pair counts as {cfg.tied_pairs}")
     return out
 
 
@@ -68,6 +82,8 @@ def deviations(cfg, base: list[str]) -> list[str]:
                    "GBT by cross validation and kept its values for QBRank)")
     elif _trees(cfg) and (cfg.eta, cfg.leaves) != (PAPER_ETA, PAPER_LEAVES):
         out.append(f"{cfg.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves")
+    if "qbrank" in cfg.models and cfg.w != PAPER_W:
+        out.append(f"QBRank's w = {cfg.w:g}, not the paper's {PAPER_W:g}")
     if "qbrank" in cfg.models and not BACKENDS[cfg.library].rewrites_leaves:
         out.append(f"{BACKENDS[cfg.library].label}: QBRank without the per-round line search (η only)")
     if cfg.tied_pairs != "non-contradicting":

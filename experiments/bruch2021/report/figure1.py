@@ -57,7 +57,7 @@ def sanity_checks(ex: pd.DataFrame) -> list[dict]:
     return [{"check": "the Jensen gap is non-negative for every draw (Jensen's inequality: a property of the "
                       "formula, checked as a test of the implementation)", "value": all_min,
              "detail": f"smallest gap {all_min:.3e} over {len(ex)} example(s)",
-             "result": "passed" if all_min >= -1e-12 else "FAILED"},
+             "result": "passed" if len(ex) and all_min >= -1e-12 else "FAILED"},
             {"check": "γ reaches the gap: it varies across the draws of every example (a property of the formula, "
                       "checked as a test of the implementation)", "value": flat,
              "detail": f"{flat} of {len(ex)} example(s) with one gap for every draw",
