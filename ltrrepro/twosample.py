@@ -1,7 +1,7 @@
 """Two independent samples — two runs on different data, which share no split: Welch's
 t-test, its power and the trials it needs, and the rank and permutation tests beside it.
 Used where the harness compares runs rather than models within a run (Bruch's claims across
-datasets, :mod:`experiments.bruch2021.crossdata`)."""
+datasets)."""
 from __future__ import annotations
 
 import numpy as np

@@ -68,9 +68,10 @@ def test_outputs_parse(runs, name, tables, figures):
         _png_ok(d / "figures" / f"{f}.png")
         assert (d / "figures" / f"{f}.pdf").read_bytes()[:4] == b"%PDF"
     claims = json.loads((d / "claims.json").read_text())["claims"]
-    assert claims and all(c["verdict"] in ("supported", "direction only", "not supported", "contradicted",
-                                           "inconclusive (underpowered)") or c["verdict"].startswith("not supported (")
-                          or c["verdict"].startswith("descriptive (") for c in claims)
+    kinds = ("supported", "direction only", "not supported", "contradicted", "inconclusive (", "descriptive (")
+    assert claims and all(c["verdict"].startswith(kinds) for c in claims)
+    assert not any(c["verdict"].startswith("inconclusive (") and "underpowered" not in c["verdict"]
+                   and not c["detail"] for c in claims)
 
 
 def test_robustness_table_matches_stored_units(runs):
