@@ -51,7 +51,6 @@ class Execution:
     correction: str | None = None
     effect: str | None = None
 
-
     def __post_init__(self):
         for name in ("jobs", "threads"):
             v = getattr(self, name)
