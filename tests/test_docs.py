@@ -1,6 +1,7 @@
 """The repository stands on its own: the papers' numbers used by the code are the numbers of
 the in-repository protocol pages (``docs/protocols``), and nothing cites a file outside it."""
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -219,6 +220,8 @@ def test_every_command_in_readme_and_docs_runs(tmp_path, monkeypatch):
     (tmp_path / "mylosses.py").write_text(
         re.search(r"<!-- readme-example: mylosses.py -->\n```python\n(.*?)```", readme, re.S).group(1))
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sys.modules, "mylosses", None)        # restored after the test (None: not importable yet)
+    del sys.modules["mylosses"]
     parsers, extras, helps, bad = _study_parsers(), _extras(), {}, []
     for page, cmd in commands:
         argv = shlex.split(cmd)

@@ -41,6 +41,9 @@ def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("LTRREPRO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delitem(sys.modules, "mylosses", raising=False)    # another test's copy: this one's file
+    from ltrrepro.fit.plugins import load_plugin
+    load_plugin.cache_clear()
     scope: dict = {}
     exec(compile(snippet, "README.md", "exec"), scope)
     res = scope["res"]

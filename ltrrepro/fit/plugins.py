@@ -291,6 +291,8 @@ def describe(spec: str) -> dict:
     system = load_plugin(spec)
     module_name, name, _ = parse_spec(spec)
     module = importlib.import_module(module_name)
-    return {"spec": spec, "key": system.name, "source": system.paper,
+    # the module as imported now (load_plugin's system is cached per process and may name another file)
+    return {"spec": spec, "key": system.name,
+            "source": f"plug-in {spec} ({getattr(module, '__file__', '?')}, version {_version(module)})",
             "source_files": source_files(module, getattr(module, name)),
             "source_sha256": _source_digest(module, getattr(module, name))}
