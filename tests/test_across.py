@@ -17,7 +17,7 @@ from experiments.errors import UsageError
 from experiments.report import main as report_main
 from ltrrepro.twosample import two_sample_p, trials_for_welch_power, welch_power
 
-TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--jobs", "1", "--quiet", "--levels", "0,100"]
+TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--rounds", "8", "--jobs", "1", "--quiet", "--levels", "0,100"]
 
 
 def _frame(slopes, rng, noise=("documents", "labels"), levels=(0, 50, 100), curve=0.0):

@@ -135,7 +135,7 @@ def test_table1_with_catboost_on_a_user_file(tmp_path):
     (tmp_path / "rank.train.query").write_text("\n".join(map(str, ds.query_sizes)) + "\n")
     (tmp_path / "tmp.txt").unlink()
     out = tmp_path / "q"
-    assert quality.main(["--dataset", str(path), *TINY[2:], "--models", "lambdamart,catboost_lambdamart",
+    assert quality.main(["--dataset", str(path), *TINY[2:], "--rounds", "8", "--models", "lambdamart,catboost_lambdamart",
                          "--out", str(out)]) == 0
     table, tests = _table1(out)
     assert "CatBoost LambdaMart" in set(table.model)
