@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from scipy import stats as _st
 
-__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "adjust", "paired_power", "trials_for_power",
+__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "adjust", "paired_power", "trials_for_power", "fewest_trials",
            "sd_interval", "trials_for_power_range", "one_sample_p", "dz", "dz_interval", "Inference", "current",
            "using", "TESTS", "CORRECTIONS", "min_p"]
 
@@ -371,6 +371,25 @@ def paired_power(effect: float, sd: float, n: int, alpha: float = 0.01, test: st
     return float(min(1.0, near + (far if np.isfinite(far) else 0.0)))
 
 
+def fewest_trials(reaches, max_trials: int = 100_000, start: int = 2) -> int | None:
+    """The smallest n in [``start``, ``max_trials``] with ``reaches(n)`` true, for a ``reaches``
+    that stays true once it is (a power that grows with n): doubling, then bisection; None
+    when ``max_trials`` does not reach.
+
+    >>> fewest_trials(lambda n: n * n >= 50), fewest_trials(lambda n: False, max_trials=64)
+    (8, None)
+    """
+    lo, hi = start, start
+    while not reaches(hi):
+        if hi >= max_trials:
+            return None
+        lo, hi = hi, min(2 * hi, max_trials)
+    while lo < hi:                          # the smallest n in (lo, hi] that reaches
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reaches(mid) else (mid + 1, hi)
+    return hi
+
+
 def trials_for_power(effect: float, sd: float, power: float = 0.8, alpha: float = 0.01,
                      max_trials: int = 100_000, test: str = "t") -> int | None:
     """The fewest trials (>= 2) whose paired t-test reaches ``power`` for ``effect`` (see
@@ -381,18 +400,7 @@ def trials_for_power(effect: float, sd: float, power: float = 0.8, alpha: float 
     """
     if not np.isfinite(sd) or sd <= 0 or effect == 0:
         return None
-    lo, hi = 2, 2
-    while paired_power(effect, sd, hi, alpha, test) < power:
-        if hi >= max_trials:
-            return None
-        lo, hi = hi, min(2 * hi, max_trials)
-    while lo < hi:                          # the smallest n in (lo, hi] reaching the power
-        mid = (lo + hi) // 2
-        if paired_power(effect, sd, mid, alpha, test) >= power:
-            hi = mid
-        else:
-            lo = mid + 1
-    return hi
+    return fewest_trials(lambda n: paired_power(effect, sd, n, alpha, test) >= power, max_trials)
 
 
 def sd_interval(sd: float, n: int, level: float = 0.95) -> tuple[float, float]:

@@ -8,6 +8,7 @@ import numpy as np
 from scipy import stats as st
 
 from .claims import POWER_TARGET
+from .stats import fewest_trials
 
 __all__ = ["welch_power", "trials_for_welch_power", "min_two_sample_p", "two_sample_power", "trials_for_two_sample_power",
            "two_sample_p"]
@@ -40,15 +41,7 @@ def trials_for_welch_power(effect: float, s1: float, s2: float, power: float = P
     """The fewest trials per run (equal in both) whose Welch test reaches ``power``; None beyond ``max_trials``."""
     if effect == 0 or not (s1 > 0 or s2 > 0):
         return None
-    lo, hi = 2, 2
-    while welch_power(effect, s1, hi, s2, hi, alpha) < power:
-        if hi >= max_trials:
-            return None
-        lo, hi = hi, min(2 * hi, max_trials)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if welch_power(effect, s1, mid, s2, mid, alpha) >= power else (mid + 1, hi)
-    return hi
+    return fewest_trials(lambda n: welch_power(effect, s1, n, s2, n, alpha) >= power, max_trials)
 
 
 def min_two_sample_p(n1: int, n2: int, test: str) -> float:

@@ -18,6 +18,7 @@ from scipy import stats as st
 from experiments.bruch2021.paper import paper_reference
 from experiments.bruch2021.protocol import NDCG5
 from ltrrepro.claims import POWER_TARGET, Claim, smallest_effect
+from ltrrepro.stats import fewest_trials
 
 __all__ = ["remark_claims", "tost", "tost_power"]
 
@@ -48,19 +49,6 @@ def tost_power(margin: float, sd: float, n: int, alpha: float = ALPHA) -> float:
         return float("nan")
     df, q = n - 1, margin / (sd / np.sqrt(n)) - st.t.ppf(1 - alpha, n - 1)
     return float(max(0.0, 2 * st.t.cdf(q, df) - 1))
-
-
-def _tost_trials(margin: float, sd: float, alpha: float = ALPHA, cap: int = 100_000) -> int | None:
-    n = 2
-    while tost_power(margin, sd, n, alpha) < POWER_TARGET:
-        if n >= cap:
-            return None
-        n = min(cap, n * 2)
-    lo = max(2, n // 2)
-    while lo < n:
-        mid = (lo + n) // 2
-        lo, n = (lo, mid) if tost_power(margin, sd, mid, alpha) >= POWER_TARGET else (mid + 1, n)
-    return n
 
 
 def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
@@ -94,4 +82,4 @@ def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
                "inconclusive (underpowered)" if power < POWER_TARGET else "not supported (no equivalence shown)")
     c = Claim.check(text, mean, p_eq, n, detail, +1, ALPHA, verdict_text=verdict, sd=sd, effect=margin,
                     effect_source=f"the equivalence margin: {smallest_effect(NDCG5)[1]}", noise="documents")
-    return [c.replace(verdict=verdict, power=power, trials_80=_tost_trials(margin, sd), trials_80_range=None)]
+    return [c.replace(verdict=verdict, power=power, trials_80=fewest_trials(lambda k: tost_power(margin, sd, k) >= POWER_TARGET), trials_80_range=None)]
