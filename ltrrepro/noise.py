@@ -26,7 +26,7 @@ import numpy as np
 
 from .data import RankingDataset, query_index
 
-__all__ = ["add_negatives", "label_noise", "cascade_clicks", "position_based_clicks", "pbm_clicks",
+__all__ = ["add_negatives", "label_noise", "cascade_clicks", "position_based_clicks", "pbm_clicks", "cascade_session_clicks",
            "BRUCH_NOISE_PROBS",
            "BRUCH_CLICK_PROBS"]
 
@@ -178,3 +178,21 @@ def position_based_clicks(ds: RankingDataset, rng: np.random.Generator, click_pr
     out.meta["source_rows"] = rows[keep]
     out.meta["source_position"] = pos[keep]
     return out
+
+
+def cascade_session_clicks(click_probs: np.ndarray, session_offsets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The persistent cascade user of :func:`cascade_clicks` over lists already in displayed
+    order (sessions ``session_offsets``, each row's click probability ``click_probs``): the
+    same draw (one uniform per row, click candidate iff u < c), and the user stops at the first
+    click, so a session holds at most one click; rows after it are not examined.
+
+    >>> cascade_session_clicks(np.array([0.0, 1.0, 1.0, 1.0]), np.array([0, 3, 4]),
+    ...                        np.random.default_rng(0)).astype(int).tolist()
+    [0, 1, 0, 1]
+    """
+    p = np.asarray(click_probs, dtype=float)
+    cand = rng.random(p.size) < p
+    csum = np.cumsum(cand)
+    sizes = np.diff(session_offsets)
+    before = csum - cand - np.repeat(np.r_[0, csum][session_offsets[:-1]], sizes)     # candidates above, same session
+    return cand & (before == 0)

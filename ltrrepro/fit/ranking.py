@@ -31,9 +31,11 @@ from ..data import RankingDataset
 from ..device import DEVICES
 from ..metrics import evaluate
 from ..objectives import LambdaMART, ListNet, RankNet, XENDCG
+from ..objectives.debiasing import IPSLambdaMART, IPSXENDCG, UnbiasedLambdaMART
 from .base import Fitted, Labels, System, Trainer, int_seed, register
 
-__all__ = ["RankingTrainer", "RankingOptions", "hessian_floor", "SELECT_METRIC"]
+__all__ = ["RankingTrainer", "RankingOptions", "ClickTrainer", "ClickOptions", "hessian_floor", "SELECT_METRIC",
+           "POSITION_MODES"]
 
 #: the validation metric of model selection (Bruch §5.2)
 SELECT_METRIC = "ndcg@5[gain=exp2,norel=drop]"
@@ -153,3 +155,132 @@ _ranking("catboost_querysoftmax", "CatBoost QuerySoftMax", "CatBoost (ListNet-li
          "catboost", libraries=("catboost",), builtin=(("catboost", "QuerySoftMax"),))
 _ranking("catboost_pairlogit", "CatBoost PairLogit", "Burges et al. 2005; CatBoost", "pairlogit", "catboost",
          libraries=("catboost",), builtin=(("catboost", "PairLogit"),))
+
+
+# ---------------------------------------------------------------------------------------------- clicks
+#: how a click system reads the training rows' displayed positions (:class:`ClickOptions`)
+POSITION_MODES = ("", "dataset", "feature", "bound")
+
+
+@dataclass(frozen=True)
+class ClickOptions(RankingOptions):
+    """Options of a system trained on click sessions (:class:`ClickTrainer`; Hu et al. 2019's
+    protocol, docs/protocols/debiasing.md). ``position``: how the rows' displayed positions
+    enter — ``""`` not at all, ``"dataset"`` LightGBM's ``Dataset(position=...)`` (its
+    ``lambdarank`` learns a position-bias term beside the ranker), ``"feature"`` one more feature
+    column, set to position 1 at inference, ``"bound"`` the objective is bound to them
+    (``objective(...).bind(position=..., propensity=...)``: Unbiased LambdaMART, IPS);
+    ``library_params``: ((library, ((name, value), ...)), ...), a built-in's own parameters."""
+
+    position: str = ""
+    library_params: tuple = ()
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.position not in POSITION_MODES:
+            raise ValueError(f"position: one of {POSITION_MODES}, not {self.position!r}")
+
+
+class ClickTrainer(RankingTrainer):
+    """Boosting on click sessions for the preset's rounds, with no model selection (clicks give no
+    unbiased validation metric without the debiasing under study). ``add_train(ds, position=,
+    propensity=)``: the session lists (rows in displayed order) and each row's 0-based position
+    and examination propensity. The fitted model's ``info`` holds the position biases a method
+    learned, where the library shows them (ltrrepro's Unbiased LambdaMART, XGBoost's
+    ``lambdarank_unbiased``; LightGBM keeps its position-bias term inside the objective)."""
+
+    uses_valid = False
+
+    def __init__(self, system, boosting, library, seed, threads=1, **options):
+        Trainer.__init__(self, system, boosting, library, seed, threads, **options)
+        builtin = dict(self.options.builtin)
+        self.builtin = builtin.get(library)
+        if builtin and self.builtin is None:
+            raise ValueError(f"system {system.name!r} exists only in {', '.join(builtin)}")
+        if self.options.position == "dataset" and library != "lightgbm":
+            raise ValueError(f"system {system.name!r}: a position field is LightGBM's")
+        self.adapter_seed = seed.spawn(1)[0] if self.builtin is None else None
+        self.lib_seed = int_seed(seed)
+        self.adapter = self.bound = None
+        self.sizes = {}
+
+    def add_train(self, ds: RankingDataset, position=None, propensity=None, **side) -> None:
+        opts = self.options
+        self._size("train", ds)
+        if opts.position and position is None:
+            raise ValueError(f"system {self.system.name!r} trains on click sessions: pass the rows' positions")
+        if opts.position == "feature":
+            ds = RankingDataset(X=np.hstack([ds.X, np.asarray(position, np.float32)[:, None]]), y=ds.y, qid=ds.qid,
+                                offsets=ds.offsets, name=ds.name, meta=dict(ds.meta))
+        if self.builtin is None:
+            self.bound = self.make_objective().bind(position=position, propensity=propensity)
+            self.adapter = self.backend.adapter(self.bound, seed=self.adapter_seed)
+        extra = dict(dict(opts.library_params).get(self.library, ()))
+        self.params = self.backend.params(self.builtin or self.adapter, self.boosting, threads=self.threads,
+                                          seed=self.lib_seed, device=opts.device, own_metric=True, **extra)
+        self.backend.check_labels(self.params, ds)
+        if self.adapter is not None:
+            fresh = self.make_objective()
+            self.backend.leaf_floor(self.params, lambda: hessian_floor(
+                fresh.bind(position=position, propensity=propensity), ds, self.boosting.min_data_in_leaf))
+        more = {"position": np.asarray(position, np.int32)} if opts.position == "dataset" else {}
+        self.dtrain = self.backend.dataset(ds, self.params, threads=self.threads, **more)
+
+    def add_valid(self, ds: RankingDataset) -> None:
+        """Nothing: no model selection on clicks (see the class docstring)."""
+
+    def _fit(self) -> Fitted:
+        run = self.backend.train(self.params, self.dtrain, self.boosting.rounds, obj=self.adapter)
+        raw = self.backend.predictor(run.booster, self.threads)
+        if self.options.position == "feature":
+            raw = _at_first_position(raw)
+        info = dict(self.sizes)
+        biases = self.learned_biases(run.booster)
+        if biases:
+            info["biases"] = biases
+        return Fitted(raw, run.best_iteration, run.n_rounds, params=self.backend.record_params(self.params, self.adapter),
+                      info=info, ranges_add=self.backend.ranges_add)
+
+    def learned_biases(self, booster) -> dict:
+        """t⁺, t⁻ and the propensity estimate t⁺^{1+p} of the last round, where a method learns
+        them and the library shows them; {} otherwise."""
+        if self.bound is not None and hasattr(self.bound, "biases"):
+            return self.bound.biases()
+        if self.library == "xgboost" and self.params.get("lambdarank_unbiased"):
+            import json
+            obj = json.loads(booster.save_config())["learner"]["objective"]
+            p = float(obj["lambdarank_param"]["lambdarank_bias_norm"])
+            tp = np.asarray(obj["ti+"], dtype=float)
+            return {"t_plus": tp.tolist(), "t_minus": list(map(float, obj["tj-"])),
+                    "propensity": (tp ** (1.0 + p)).tolist()}
+        return {}
+
+
+def _at_first_position(raw):
+    """``raw`` of a model with the position as its last feature, at position 1 (0-based 0)."""
+    def at_top(X, start, stop):
+        X = np.asarray(X, dtype=np.float32)
+        return raw(np.hstack([X, np.zeros((X.shape[0], 1), np.float32)]), start, stop)
+    return at_top
+
+
+def _click(name, label, paper, family, variant, libraries=("lightgbm", "xgboost"), **options):
+    return register(System(name, label, ClickTrainer, libraries=libraries, options=ClickOptions(**options),
+                           paper=paper, family=family, variant=variant))
+
+
+_LAMBDA = (("lightgbm", "lambdarank"), ("xgboost", "rank:ndcg"))
+_click("click_lambdamart", "λMART", "Burges 2010", "lambdamart", "builtin", builtin=_LAMBDA)
+_click("position_feature_lambdamart", "λMART, position as a feature", "Hu et al. 2019 (baseline)", "lambdamart",
+       "position-feature", builtin=_LAMBDA, position="feature")
+_click("lgb_position_lambdamart", "LightGBM position-debiased λMART", "LightGBM >= 4.1", "lambdamart",
+       "lightgbm-position", libraries=("lightgbm",), builtin=(("lightgbm", "lambdarank"),), position="dataset")
+_click("xgb_unbiased_lambdamart", "XGBoost lambdarank_unbiased", "Hu et al. 2019; XGBoost >= 2.0", "unbiased_lambdamart",
+       "xgboost", libraries=("xgboost",), builtin=(("xgboost", "rank:ndcg"),),
+       library_params=(("xgboost", (("lambdarank_unbiased", True),)),))
+_click("unbiased_lambdamart", "Unbiased LambdaMART (ltrrepro)", "Hu et al. 2019", "unbiased_lambdamart", "custom",
+       objective=UnbiasedLambdaMART, objective_kwargs=(("p", 0.0),), position="bound")
+_click("ips_lambdamart", "IPS λMART", "Wang et al. 2016; Joachims et al. 2017", "ips_lambdamart", "custom",
+       objective=IPSLambdaMART, position="bound")
+_click("ips_xendcg", "IPS XE_NDCG MART", "Bruch 2021 with IPS gains", "ips_xendcg", "custom", objective=IPSXENDCG,
+       objective_kwargs=(("order", 2),), position="bound")

@@ -111,9 +111,12 @@ class Backend:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ data, training, prediction
-    def dataset(self, ds: RankingDataset, params: dict, *, threads: int, reference=None, grouped: bool = True):
+    def dataset(self, ds: RankingDataset, params: dict, *, threads: int, reference=None, grouped: bool = True,
+                position=None):
         """The library's training (or, with ``reference`` the training set, validation) set
-        of ``ds``; ``grouped``: with its query group sizes (False for pointwise losses)."""
+        of ``ds``; ``grouped``: with its query group sizes (False for pointwise losses);
+        ``position``: each row's displayed position, where the library learns a position bias
+        from it (LightGBM's ``lambdarank``; refused by a library that has no such field)."""
         raise NotImplementedError
 
     def train(self, params: dict, dtrain, rounds: int, *, obj=None, valid=None, metric=None,

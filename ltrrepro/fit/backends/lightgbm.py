@@ -92,13 +92,15 @@ class LightGBMBackend(Backend):
     def record_params(self, params, adapter=None) -> dict:
         return {k: (v if not callable(v) else repr(getattr(v, "objective", v))) for k, v in params.items()}
 
-    def dataset(self, ds, params, *, threads, reference=None, grouped=True):
+    def dataset(self, ds, params, *, threads, reference=None, grouped=True, position=None):
         """Binned once here (``construct``), with the training parameters that bin (the
-        objective's own left out), so the caller may drop its features."""
+        objective's own left out), so the caller may drop its features. ``position``: each
+        row's displayed position, for ``lambdarank``'s position-bias term (LightGBM >= 4.1)."""
         import lightgbm as lgb
         dparams = {k: v for k, v in params.items() if k not in _NOT_DATASET}
+        more = {} if position is None else {"position": position}
         return lgb.Dataset(ds.X, ds.y, group=ds.query_sizes if grouped else None, reference=reference,
-                           params=dparams).construct()
+                           params=dparams, **more).construct()
 
     def train(self, params, dtrain, rounds, *, obj=None, valid=None, metric=None, patience=None,
               callbacks=()) -> Trained:

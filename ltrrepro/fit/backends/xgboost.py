@@ -92,8 +92,12 @@ class XGBoostBackend(Backend):
     def record_params(self, params, adapter=None) -> dict:
         return {**params, "objective": params.get("objective") or repr(adapter.objective)}
 
-    def dataset(self, ds, params, *, threads, reference=None, grouped=True):
+    def dataset(self, ds, params, *, threads, reference=None, grouped=True, position=None):
+        """``position`` is refused: XGBoost's ``lambdarank_unbiased`` reads a row's position as its
+        index inside its query group (the rows must be in displayed order)."""
         import xgboost as xgb
+        if position is not None:
+            raise ValueError("XGBoost takes no position field: order each group's rows by displayed position")
         d = xgb.DMatrix(ds.X, ds.y, nthread=int(threads))
         if grouped:
             d.set_group(ds.query_sizes)
