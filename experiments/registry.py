@@ -19,7 +19,7 @@ from experiments.errors import UsageError
 __all__ = ["Experiment", "register", "get", "experiments", "PAPERS"]
 
 #: the paper packages, each declaring its studies in ``experiments/<paper>/studies.py``
-PAPERS = ("bruch2021", "zheng2007", "xia")
+PAPERS = ("bruch2021", "zheng2007", "xia", "hu2019")
 
 
 def _always(cfg) -> bool:

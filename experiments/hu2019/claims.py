@@ -1,0 +1,89 @@
+"""Every claim the debiasing study checks, on NDCG@10 of the test queries' expert labels, each
+through :class:`ltrrepro.claims.Claim` (power, verdict; corrected within its family):
+
+* Hu et al. 2019: Unbiased LambdaMART beats λMART on raw clicks and the IPS baselines (one
+  family), and is close to the skyline (TOST within the effect of interest);
+* the libraries: position debiasing beats naive training (LightGBM's, XGBoost's; one family);
+* the reproducibility study (arXiv 2404.03707, SIGIR-AP 2024): debiasing does not beat naive
+  training when the logging ranker is strong and sessions are few (the corner setting);
+* Bruch's question carried over: XE_NDCG beats λMART under IPS (true propensities).
+
+The paper's own numbers are not transcribed (:mod:`.paper`), so every claim is powered against
+the smallest effect of interest, which its ``effect_source`` says.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from experiments import analysis as an
+from experiments.bruch2021.remarks import tost, tost_power
+from experiments.hu2019 import paper
+from experiments.hu2019.protocol import ARMS, NDCG10, SETTING
+from ltrrepro.claims import POWER_TARGET, Claim, correct, smallest_effect
+from ltrrepro.stats import fewest_trials
+
+ALPHA = 0.01
+
+
+def _at(df, setting: dict):
+    mask = np.ones(len(df), bool)
+    for f in SETTING:
+        mask &= (df[f] == setting[f]).to_numpy()
+    return df[mask]
+
+
+def _compare(df, text, a, b, family, sign=+1, **extra):
+    if not {a, b} <= set(df.model):
+        return None
+    c = an.compare(df, NDCG10, a, b)
+    claim = Claim.from_comparison(text, c, (ARMS[a].label, ARMS[b].label), NDCG10, ALPHA, expected_sign=sign,
+                                  family=family)
+    return claim.replace(extra={**claim.extra, **extra}) if claim else None
+
+
+def _close(df, a, b, text) -> Claim | None:
+    """TOST: a − b within ± the effect of interest (supported when equivalence is shown)."""
+    if not {a, b} <= set(df.model):
+        return None
+    pr = an.paired(df, NDCG10, a, b)
+    d = (pr.a - pr.b).to_numpy(float)
+    margin, source = smallest_effect(NDCG10)
+    n = d.size
+    mean, sd = (float(d.mean()) if n else np.nan), (float(d.std(ddof=1)) if n > 1 else np.nan)
+    detail = f"{ARMS[a].label} − {ARMS[b].label} on NDCG@10: {mean:+.4f} (SD {sd:.4f}); p: TOST, margin ±{margin:g}"
+    if n < 2 or not sd > 0:
+        return Claim.check(text, mean, np.nan, n, detail, +1, ALPHA, missing=an.no_test_reason(n, sd, NDCG10))
+    p_eq, p_beyond = tost(d, margin)
+    power = tost_power(margin, sd, n, ALPHA)
+    verdict = (f"supported (within ±{margin:g})" if p_eq < ALPHA else
+               f"contradicted (apart by more than {margin:g})" if p_beyond < ALPHA else
+               "inconclusive (underpowered)" if power < POWER_TARGET else "not supported (no equivalence shown)")
+    c = Claim.check(text, mean, p_eq, n, detail, +1, ALPHA, verdict_text=verdict, sd=sd, effect=margin,
+                    effect_source=f"the equivalence margin: {source}")
+    return c.replace(verdict=verdict, power=power, trials_80_range=None,
+                     trials_80=fewest_trials(lambda k: tost_power(margin, sd, k, ALPHA) >= POWER_TARGET))
+
+
+def build_claims(df: pd.DataFrame, cfg) -> list[Claim]:
+    if not len(df):
+        return []
+    base = dict(cfg.default_setting)
+    g = _at(df, base)
+    ulm = "ulm_xgb" if cfg.library == "xgboost" else "ulm_lgb"
+    out = []
+    fam = "Hu et al.: Unbiased LambdaMART beats the baselines"
+    for text, a, b, sign in paper.PAPER_CLAIMS:
+        out.append(_compare(g, f"{text} (Hu et al. 2019)", ulm if a == "ulm" else a, b, fam, sign))
+    out.append(_close(g, ulm, "skyline", "Unbiased LambdaMART is close to λMART on expert labels (Hu et al. 2019)"))
+    fam = "the libraries: position debiasing beats naive λMART"
+    out.append(_compare(g, "LightGBM's position-debiased λMART beats λMART on raw clicks", "lgb_position", "naive", fam))
+    out.append(_compare(g, "XGBoost's lambdarank_unbiased beats λMART on raw clicks", "xgb_unbiased", "naive", fam))
+    corner = {**base, "sessions": min(cfg.sessions, *cfg.sweep_sessions), "share": max(cfg.share, *cfg.sweep_share)}
+    out.append(_compare(_at(df, corner), f"Debiasing does not beat naive training with a strong logger (share "
+                                         f"{corner['share']:g}) and few sessions ({corner['sessions']}): naive λMART "
+                                         f"≥ Unbiased LambdaMART (arXiv 2404.03707)", "naive", ulm, None, +1,
+                        setting=f"sessions={corner['sessions']}, share={corner['share']:g}"))
+    out.append(_compare(g, "XE_NDCG beats λMART under IPS, true propensities (Bruch's question on debiased clicks)",
+                        "ipsxe_true", "ips_true", None))
+    return correct([c for c in out if c is not None], ALPHA)

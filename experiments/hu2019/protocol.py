@@ -1,0 +1,266 @@
+"""Hu et al. (2019)'s simulated-click protocol (docs/protocols/debiasing.md): the typed
+configuration with every default, the arms, the units and the unit function.
+
+A unit (trial t, setting, arm): trial t's 60/20/20 query split; a logging ranker (λMART on the
+expert labels of a ``share`` of the training queries; its stream depends on the trial and the
+share only) ranks every training list; users see its top ``k``; ``sessions`` sessions per query
+click under the setting's click model (``pbm``: examination (1/r)^η, click noise ε⁺/ε⁻;
+``cascade``: the harness's persistent cascade user), drawn from the trial's and setting's stream
+(shared by the arms: a paired design); the arm's system trains on the sessions with a click (or,
+the skyline, on the training lists' expert labels) for the preset's rounds; the test lists'
+expert labels give NDCG@1/3/5/10. The record keeps the click-log statistics, the true
+examination curve and the position biases the arm learned.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments.analysis import canonical
+from experiments.config import RunConfig
+from experiments.hu2019 import notes, paper
+from experiments.errors import UsageError
+from ltrrepro.clicks import CLICK_MODELS, click_probabilities, shown_lists, simulate
+from ltrrepro.fit import SYSTEMS
+from ltrrepro.fit.boosting import PRESETS, preset
+from ltrrepro.metrics import evaluate
+from ltrrepro.runner import STREAM_MODEL, DataRef, Unit, unit_seed
+from ltrrepro.splits import trial_split
+
+EXPERIMENT = "debiasing"
+TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
+NDCG10 = TEST_METRICS[3]
+#: the stream of the logging ranker (its training queries and model): per trial and share
+STREAM_LOGGER = 3
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A system of the study: the registered ``system``, the library it is pinned to (None: the
+    run's ``--library``), its training data (``clicks``: the sessions; ``labels``: the training
+    lists' expert labels) and, for IPS, the propensities it is given (``true`` or ``estimated``)."""
+
+    system: str
+    label: str
+    library: str | None = None
+    data: str = "clicks"
+    propensity: str = ""
+
+
+ARMS = {
+    "skyline": Arm("click_lambdamart", "λMART on expert labels (skyline)", data="labels"),
+    "naive": Arm("click_lambdamart", "λMART on clicks (naive)"),
+    "lgb_position": Arm("lgb_position_lambdamart", "LightGBM position-debiased λMART", "lightgbm"),
+    "xgb_unbiased": Arm("xgb_unbiased_lambdamart", "XGBoost lambdarank_unbiased", "xgboost"),
+    "ulm_lgb": Arm("unbiased_lambdamart", "Unbiased LambdaMART (ltrrepro, LightGBM)", "lightgbm"),
+    "ulm_xgb": Arm("unbiased_lambdamart", "Unbiased LambdaMART (ltrrepro, XGBoost)", "xgboost"),
+    "ips_true": Arm("ips_lambdamart", "IPS λMART, true propensities", propensity="true"),
+    "ips_est": Arm("ips_lambdamart", "IPS λMART, estimated propensities", propensity="estimated"),
+    "ipsxe_true": Arm("ips_xendcg", "IPS XE_NDCG, true propensities", propensity="true"),
+    "ipsxe_est": Arm("ips_xendcg", "IPS XE_NDCG, estimated propensities", propensity="estimated"),
+    "position_feature": Arm("position_feature_lambdamart", "λMART, position as a feature (at 1 in test)"),
+}
+SWEEP_ARMS = ("naive", "lgb_position", "xgb_unbiased", "ulm_lgb")
+#: the setting's fields, in unit-key order
+SETTING = ("sessions", "eta", "share", "click")
+
+
+@dataclass(frozen=True)
+class DebiasingConfig(RunConfig):
+    """The study's settings (docs/protocols/debiasing.md). The default point: ``sessions`` per
+    query, examination exponent ``eta``, the logging ranker's labelled ``share`` of the training
+    queries, ``click_model``; each sweep varies one of them over ``sweep_*`` (the default value
+    always joins its curve) for the ``sweep_models``. ``bias_p``: Unbiased LambdaMART's bias
+    regularization p (the paper's table: 0)."""
+
+    library: str = "lightgbm"
+    preset: str = ""
+    rounds: int | None = None
+    models: tuple = tuple(ARMS)
+    sweep_models: tuple = SWEEP_ARMS
+    k: int = paper.TOP_K
+    sessions: int = 100
+    eta: float = paper.ETA
+    share: float = 0.05
+    click_model: str = "pbm"
+    curve: str = "inverse"
+    eps_plus: float = paper.EPS_PLUS
+    eps_minus: float = paper.EPS_MINUS
+    bias_p: float = 0.0
+    logger_rounds: int = 20
+    sweep_sessions: tuple = (300,)
+    sweep_eta: tuple = (0.5, 2.0)
+    sweep_share: tuple = (0.5,)
+    sweep_click: tuple = ("cascade",)
+
+    paper_trials = 1
+    paper_datasets = ("yahoo",)
+
+    def __post_init__(self):
+        if not self.preset:
+            object.__setattr__(self, "preset", "fast" if self.synthetic else "bruch-yahoo")
+        super().__post_init__()
+        if self.library not in ("lightgbm", "xgboost"):
+            raise UsageError(f"--library: lightgbm or xgboost (CatBoost takes no custom objective), not {self.library!r}")
+        if self.preset not in PRESETS:
+            raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        for name in (*self.models, *self.sweep_models):
+            if name not in ARMS:
+                raise UsageError(f"--models: unknown arm {name!r}; known: {', '.join(ARMS)}")
+        if not self.models:
+            raise UsageError("--models is empty: name at least one arm")
+        sessions = (self.sessions, *self.sweep_sessions)
+        shares = (self.share, *self.sweep_share)
+        if self.k < 2 or min(sessions) < 1 or self.logger_rounds < 1:
+            raise UsageError("--k >= 2, --sessions >= 1 (every sweep value too), logger rounds >= 1")
+        if not all(0 < s <= 1 for s in shares):
+            raise UsageError(f"--share and --sweep-share in (0, 1], got {shares}")
+        if not all(e >= 0 for e in (self.eta, *self.sweep_eta)):
+            raise UsageError("--eta and --sweep-eta must be >= 0")
+        if not all(c in CLICK_MODELS for c in (self.click_model, *self.sweep_click)):
+            raise UsageError(f"--click-model / --sweep-click: {', '.join(CLICK_MODELS)}")
+        if self.curve not in ("inverse", "eyetracking"):
+            raise UsageError(f"--curve: inverse or eyetracking, not {self.curve!r}")
+        if not 0 <= self.eps_minus <= self.eps_plus <= 1 or self.bias_p < 0:
+            raise UsageError("need 0 <= --eps-minus <= --eps-plus <= 1 and --bias-p >= 0")
+
+    def check_device(self) -> None:
+        """The libraries the arms need are installed, LightGBM's position field too (>= 4.1)."""
+        from ltrrepro.fit import BACKENDS
+        libs = {self.arm_library(m) for m in self.all_models}
+        for lib in libs:
+            if why := BACKENDS[lib].missing():
+                raise UsageError(f"--models: {why}")
+        if "lgb_position" in self.all_models:
+            import lightgbm
+            if tuple(int(x) for x in lightgbm.__version__.split(".")[:2]) < (4, 1):
+                raise UsageError(f"arm lgb_position needs LightGBM >= 4.1 (Dataset position); found "
+                                 f"{lightgbm.__version__}: drop it from --models/--sweep-models or upgrade")
+
+    @property
+    def all_models(self) -> tuple:
+        return tuple(dict.fromkeys((*self.models, *self.sweep_models)))
+
+    def arm_library(self, model: str) -> str:
+        return ARMS[model].library or self.library
+
+    @property
+    def boosting(self):
+        return preset(self.preset, rounds=self.rounds or (60 if self.synthetic else None)).replace(early_stopping=None)
+
+    @property
+    def default_setting(self) -> tuple:
+        return (("sessions", self.sessions), ("eta", self.eta), ("share", self.share), ("click", self.click_model))
+
+    def as_paper(self) -> list[str]:
+        return notes.as_paper(self)
+
+    def choices(self) -> list[str]:
+        return notes.choices(self)
+
+    def deviations(self) -> list[str]:
+        return notes.deviations(self, super().deviations())
+
+
+def settings(cfg: DebiasingConfig) -> list[tuple[tuple, tuple]]:
+    """``(setting, models)`` of every unit group: the default point with every arm, each sweep
+    value with the sweep arms, and the corner of the fewest sessions and the strongest logger
+    (the reproducibility study's case) with naive λMART and Unbiased LambdaMART."""
+    base = dict(cfg.default_setting)
+    out = {cfg.default_setting: tuple(cfg.models)}
+
+    def add(setting, models):
+        key = tuple(setting.items())
+        out[key] = tuple(dict.fromkeys((*out.get(key, ()), *models)))
+
+    for field, values in (("sessions", cfg.sweep_sessions), ("eta", cfg.sweep_eta), ("share", cfg.sweep_share),
+                          ("click", cfg.sweep_click)):
+        for v in values:
+            add({**base, field: v}, cfg.sweep_models)
+    ulm = "ulm_xgb" if cfg.library == "xgboost" else "ulm_lgb"
+    add({**base, "sessions": min(cfg.sessions, *cfg.sweep_sessions), "share": max(cfg.share, *cfg.sweep_share)},
+        ("naive", ulm))
+    return list(out.items())
+
+
+def build_units(cfg: DebiasingConfig) -> list[Unit]:
+    return [Unit(EXPERIMENT, cfg.unit_dataset, t, m, s, seed=cfg.seed)
+            for t in range(cfg.trials) for s, models in settings(cfg) for m in models]
+
+
+def logging_scores(train, share: float, cfg, seed, threads: int) -> np.ndarray:
+    """The logging ranker's scores of every training row: λMART (LightGBM, ``logger_rounds``
+    rounds of the preset) on the expert labels of ⌈share · n⌉ training queries drawn at random."""
+    pick, model = seed.spawn(2)
+    n = max(1, int(np.ceil(share * train.n_queries)))
+    labelled = train.subset(np.sort(np.random.default_rng(pick).permutation(train.n_queries)[:n]))
+    trainer = SYSTEMS["click_lambdamart"].trainer(cfg.boosting.replace(rounds=cfg.logger_rounds), library="lightgbm",
+                                                  seed=model, threads=threads)
+    trainer.add_train(labelled)
+    return trainer.fit().scores(train.X)
+
+
+def click_log(unit, train, cfg, max_grade: int, threads: int):
+    """The unit's click log over the training lists (its setting's sessions, η, share, model)."""
+    s = unit.settings
+    logger = logging_scores(train, float(s["share"]), cfg,
+                            unit_seed(unit.seed, unit.trial, STREAM_LOGGER, f"share={s['share']}"), threads)
+    rows, sizes = shown_lists(logger, train.offsets, cfg.k)
+    probs = click_probabilities(cfg.eps_minus, cfg.eps_plus, max_grade)
+    return simulate(train.y, rows, sizes, int(s["sessions"]), np.random.default_rng(unit.transform_seed()),
+                    model=s["click"], click_probs=probs, eta=float(s["eta"]), curve=cfg.curve)
+
+
+def true_curve(log, k: int) -> list[float]:
+    """The examination probability by position, relative to position 1: θ_r/θ_1 under the PBM;
+    under the cascade the mean over the shown lists of P(examined at r), relative to position 1."""
+    mean = np.bincount(log.position, weights=log.propensity, minlength=k)[:k] / np.maximum(
+        np.bincount(log.position, minlength=k)[:k], 1)
+    return (mean / mean[0]).tolist()
+
+
+def _fit(system: str, library: str, data, side: dict, cfg, seed, threads: int):
+    trainer = SYSTEMS[system].trainer(cfg.boosting, library=library, seed=seed, threads=threads)
+    trainer.add_train(data, **side)
+    return trainer.fit()
+
+
+def unit_fn(unit, ctx):
+    cfg, threads = ctx["cfg"], ctx["threads"]
+    ds = DataRef(**ctx["data"]).open()
+    split = trial_split(ds.n_queries, unit.seed, unit.trial)
+    train = ds.subset(split.train)
+    arm, lib = ARMS[unit.model], cfg.arm_library(unit.model)
+    log = click_log(unit, train, cfg, int(ds.y.max(initial=1)), threads)
+    info: dict = {}
+    if arm.data == "labels":
+        data, side = train, {}
+    else:
+        data, side = log.sessions_dataset(train)
+        if arm.propensity == "estimated":       # the ltrrepro Unbiased LambdaMART's t⁺^{1+p}, same sessions
+            est = _fit("unbiased_lambdamart", lib, data, side, cfg,
+                       unit_seed(unit.seed, unit.trial, STREAM_MODEL, unit.setting_text, "estimator"), threads)
+            theta = np.asarray(est.info["biases"]["propensity"])
+            side = {**side, "propensity": theta[np.minimum(side["position"], theta.size - 1)]}
+            info["estimator"] = est.info["biases"]
+    fitted = _fit(arm.system, lib, data, side if arm.data == "clicks" else {}, cfg, unit.model_seed(), threads)
+    del data
+    test = ds.subset(split.test)
+    res = evaluate(fitted.scores(test.X), test.y, test.offsets, TEST_METRICS)
+    system = SYSTEMS[arm.system]
+    record = {"means": {m: r.mean for m, r in res.items()}, "n_dropped": max(r.n_dropped for r in res.values()),
+              "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+              "timings": {"train_s": fitted.train_s}, "sizes": {k: v for k, v in fitted.info.items() if k != "biases"},
+              "system": {"family": system.family, "variant": system.variant}, "library": lib,
+              "clicks": log.stats(cfg.k), "true_curve": true_curve(log, cfg.k),
+              "biases": fitted.info.get("biases", info.get("estimator")), **info,
+              "log": f"ndcg@10={res[NDCG10].mean:.4f} sessions={log.session_query.size}"}
+    arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
+    arrays["test:qid"] = test.query_ids
+    return record, arrays
+
+
+def train_size(unit, ctx) -> float:
+    """What a unit's cost scales with: its sessions per query (the skyline: one list per query)."""
+    return 1.0 if ARMS[unit.model].data == "labels" else float(unit.settings["sessions"])

@@ -1,0 +1,80 @@
+"""Hu et al. (2019)'s simulated-click protocol as the ``debiasing`` study's
+:class:`~experiments.registry.Experiment` record: flags, configuration, units, unit and report."""
+from __future__ import annotations
+
+from experiments.errors import UsageError
+from experiments.hu2019.protocol import ARMS, EXPERIMENT, SWEEP_ARMS, DebiasingConfig, build_units, train_size, unit_fn
+from experiments.hu2019.report import report
+from experiments.registry import Experiment, register
+from experiments.values import parse_levels, parse_names, positive_int
+
+DOC = """Learning to rank from biased clicks with boosted trees: the libraries' position debiasing,
+Unbiased LambdaMART (Hu, Wang, Peng, Li, WWW 2019) and IPS side by side (docs/protocols/debiasing.md).
+
+    python -m experiments.debiasing [--dataset yahoo --data-dir DIR] [--trials N] [--sessions 100]
+                                    [--sweep-sessions 300,1000,10000] [--sweep-eta 0.5,2] ...
+
+Per trial: a logging ranker (λMART on the labels of --share of the training queries) ranks the
+training lists; users see its top --k; --sessions sessions per query click under the
+position-based model (examination (1/r)^η, click noise ε⁺/ε⁻) or the harness's cascade user;
+each arm trains on the sessions with a click (the skyline on expert labels) and is tested on the
+test queries' expert labels (NDCG@1/3/5/10). Arms (--models): skyline, naive, lgb_position
+(LightGBM Dataset position), xgb_unbiased (XGBoost lambdarank_unbiased), ulm_lgb / ulm_xgb
+(ltrrepro's Unbiased LambdaMART in each library), ips_true / ips_est (IPS λMART),
+ipsxe_true / ipsxe_est (IPS XE_NDCG), position_feature. Sweeps (--sweep-*: values beside the
+default point, for --sweep-models) give a table and a figure each; the propensity-recovery
+figure compares each method's estimated examination curve with the simulator's. The default
+run (synthetic Web30K profile, 150 queries, 3 trials) takes a few minutes on 2 cores."""
+
+
+def _floats(text, flag):
+    return tuple(float(v) for v in parse_levels(text, float, flag)) if text else ()
+
+
+def own_flags(ap) -> None:
+    d = DebiasingConfig
+    ap.add_argument("--sessions", type=positive_int, default=d.sessions, help=f"sessions per query (default {d.sessions})")
+    ap.add_argument("--eta", type=float, default=d.eta, help="examination (1/rank)^eta (default 1)")
+    ap.add_argument("--share", type=float, default=None,
+                    help="the logging ranker's labelled share of the training queries (default 0.05 on synthetic "
+                         "data, the paper's 0.01 on real data)")
+    ap.add_argument("--click-model", choices=("pbm", "cascade"), default=d.click_model, help="default pbm")
+    ap.add_argument("--curve", choices=("inverse", "eyetracking"), default=d.curve,
+                    help="examination curve: (1/r)^eta (default) or Ai et al.'s eye-tracking table^eta")
+    ap.add_argument("--k", type=positive_int, default=d.k, help="documents shown per query (default 10)")
+    ap.add_argument("--eps-plus", type=float, default=d.eps_plus, help="click probability of the top grade (1)")
+    ap.add_argument("--eps-minus", type=float, default=d.eps_minus, help="click probability of grade 0 (0.1)")
+    ap.add_argument("--bias-p", type=float, default=d.bias_p, help="Unbiased LambdaMART's regularization p (0)")
+    ap.add_argument("--sweep-sessions", default=",".join(map(str, d.sweep_sessions)), help="sessions sweep values")
+    ap.add_argument("--sweep-eta", default=",".join(map(str, d.sweep_eta)), help="eta sweep values")
+    ap.add_argument("--sweep-share", default=",".join(map(str, d.sweep_share)), help="logger share sweep values")
+    ap.add_argument("--sweep-click", default=",".join(d.sweep_click), help="click-model sweep values (cascade)")
+    ap.add_argument("--sweep-models", default=",".join(SWEEP_ARMS), help="the arms of the sweeps")
+
+
+def from_args(a) -> DebiasingConfig:
+    synthetic = a.dataset.startswith("synthetic")
+    models = tuple(parse_names(a.models, ARMS, "--models", "arm")) if a.models is not None else tuple(ARMS)
+    sweep_models = tuple(parse_names(a.sweep_models, ARMS, "--sweep-models", "arm")) if a.sweep_models else ()
+    clicks = tuple(c.strip() for c in a.sweep_click.split(",") if c.strip())
+    sessions = tuple(int(v) for v in parse_levels(a.sweep_sessions, int, "--sweep-sessions")) if a.sweep_sessions else ()
+    if a.share is not None and not 0 < a.share <= 1:
+        raise UsageError(f"--share must be in (0, 1], got {a.share}")
+    return DebiasingConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
+                           queries=(a.queries or 150) if synthetic else a.queries,
+                           trials=a.trials or (3 if synthetic else 5), seed=a.seed, library=a.library,
+                           preset=a.preset or "", rounds=a.rounds, models=models, sweep_models=sweep_models,
+                           k=a.k, sessions=a.sessions, eta=a.eta,
+                           share=a.share if a.share is not None else (0.05 if synthetic else 0.01),
+                           click_model=a.click_model, curve=a.curve, eps_plus=a.eps_plus, eps_minus=a.eps_minus,
+                           bias_p=a.bias_p, sweep_sessions=sessions, sweep_eta=_floats(a.sweep_eta, "--sweep-eta"),
+                           sweep_share=_floats(a.sweep_share, "--sweep-share"), sweep_click=clicks)
+
+
+register(Experiment(
+    name=EXPERIMENT, paper="hu2019", title="Learning to rank from biased clicks: position debiasing, Unbiased "
+                                           "LambdaMART, IPS (Hu et al. 2019's protocol)",
+    doc=DOC, config_cls=DebiasingConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "preset",
+                                                "rounds", "models"),
+    own_flags=own_flags, from_args=from_args, units=build_units, unit_fn=unit_fn, report=report,
+    size_of=train_size))
