@@ -79,7 +79,7 @@ def build_claims(df: pd.DataFrame, cfg) -> list[Claim]:
     fam = "the libraries: position debiasing beats naive λMART"
     out.append(_compare(g, "LightGBM's position-debiased λMART beats λMART on raw clicks", "lgb_position", "naive", fam))
     out.append(_compare(g, "XGBoost's lambdarank_unbiased beats λMART on raw clicks", "xgb_unbiased", "naive", fam))
-    corner = {**base, "sessions": min(cfg.sessions, *cfg.sweep_sessions), "share": max(cfg.share, *cfg.sweep_share)}
+    corner = {**base, "sessions": min((cfg.sessions, *cfg.sweep_sessions)), "share": max((cfg.share, *cfg.sweep_share))}
     out.append(_compare(_at(df, corner), f"Debiasing does not beat naive training with a strong logger (share "
                                          f"{corner['share']:g}) and few sessions ({corner['sessions']}): naive λMART "
                                          f"≥ Unbiased LambdaMART (arXiv 2404.03707)", "naive", ulm, None, +1,

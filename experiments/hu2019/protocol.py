@@ -179,7 +179,7 @@ def settings(cfg: DebiasingConfig) -> list[tuple[tuple, tuple]]:
         for v in values:
             add({**base, field: v}, cfg.sweep_models)
     ulm = "ulm_xgb" if cfg.library == "xgboost" else "ulm_lgb"
-    add({**base, "sessions": min(cfg.sessions, *cfg.sweep_sessions), "share": max(cfg.share, *cfg.sweep_share)},
+    add({**base, "sessions": min((cfg.sessions, *cfg.sweep_sessions)), "share": max((cfg.share, *cfg.sweep_share))},
         ("naive", ulm))
     return list(out.items())
 
