@@ -1,0 +1,103 @@
+"""The debiasing study's protocol: its units (default point, sweeps, the corner), the flags'
+checks (one error line each), the arms' systems, the true examination curve, the three columns
+of notes, and the click systems' handling of positions (LightGBM's position field, position as a
+feature fixed at position 1)."""
+import numpy as np
+import pytest
+
+import experiments
+from experiments.errors import UsageError
+from experiments.hu2019.protocol import ARMS, DebiasingConfig, build_units, settings, true_curve
+from ltrrepro.clicks import click_probabilities, examination, shown_lists, simulate
+from ltrrepro.data import RankingDataset
+from ltrrepro.fit import SYSTEMS
+from ltrrepro.fit.boosting import preset
+
+
+def test_units_cover_the_default_point_the_sweeps_and_the_corner():
+    cfg = experiments.configure("debiasing", trials=2)
+    groups = dict(settings(cfg))
+    default = cfg.default_setting
+    assert groups[default] == tuple(ARMS)                                # every arm at the default point
+    sweeps = [s for s in groups if s != default]
+    assert len(sweeps) == 5                                             # sessions 300, η .5 and 2, share .5, cascade
+    assert all(set(groups[s]) >= {"naive", "ulm_lgb"} for s in sweeps)
+    corner = dict(default, sessions=100, share=0.5)
+    assert tuple(corner.items()) in groups                              # fewest sessions, strongest logger
+    keys = [u.key for u in build_units(cfg)]
+    assert len(keys) == len(set(keys)) == 2 * (len(ARMS) + 5 * 4)
+
+
+@pytest.mark.parametrize("flags, message", [
+    ({"share": 0}, "--share must be in"), ({"sweep_click": "ubm"}, "--click-model / --sweep-click"),
+    ({"models": "naive,magic"}, "unknown arm"), ({"library": "catboost"}, "CatBoost takes no custom objective"),
+    ({"eps_minus": 0.5, "eps_plus": 0.2}, "eps-minus"), ({"sweep_share": "1.5"}, "--sweep-share"),
+])
+def test_bad_flags_are_one_clear_error(flags, message):
+    with pytest.raises(UsageError, match=message):
+        experiments.configure("debiasing", **flags)
+
+
+def test_every_arm_names_a_registered_system_in_its_library():
+    for name, arm in ARMS.items():
+        system = SYSTEMS[arm.system]
+        assert arm.library is None or arm.library in system.libraries, name
+        assert arm.data in ("clicks", "labels") and arm.propensity in ("", "true", "estimated"), name
+
+
+def test_notes_have_three_columns_and_say_what_differs():
+    cfg = experiments.configure("debiasing")
+    notes = cfg.protocol_notes()
+    assert all(notes[k] for k in ("as_paper", "choices", "deviations"))
+    assert any("0.05 of the training queries" in d for d in notes["deviations"])
+    real = DebiasingConfig(experiment="debiasing", dataset="synthetic-web30k", queries=50, share=0.01, bias_p=1.0)
+    assert not any("training queries" in d for d in real.deviations())
+    assert any("p = 1" in d for d in real.deviations())
+
+
+def test_true_curve_is_the_examination_relative_to_position_one(rng):
+    y = rng.integers(0, 5, 200).astype(np.int32)
+    offs = np.arange(0, 201, 20)
+    rows, sizes = shown_lists(rng.random(200), offs, 10)
+    pbm = simulate(y, rows, sizes, 5, rng, click_probs=click_probabilities(0.1, 1, 4), eta=2.0)
+    assert np.allclose(true_curve(pbm, 10), examination(10, 2.0))
+    cas = simulate(y, rows, sizes, 5, rng, model="cascade", click_probs=click_probabilities(0.1, 1, 4))
+    curve = true_curve(cas, 10)
+    assert curve[0] == 1 and np.all(np.diff(curve) <= 0)
+
+
+def _toy(rng, n=400, m=10):
+    X = rng.normal(size=(n, 3)).astype(np.float32)
+    pos = np.tile(np.arange(m), n // m)
+    y = ((X[:, 0] > 0.5) | (pos == 0)).astype(np.int32)                  # the top position is always clicked
+    return RankingDataset(X=X, y=y, qid=np.repeat(np.arange(n // m), m), offsets=np.arange(0, n + 1, m)), pos
+
+
+def test_position_as_a_feature_is_fixed_at_position_one(rng):
+    ds, pos = _toy(rng)
+    trainer = SYSTEMS["position_feature_lambdamart"].trainer(preset("tiny"), library="lightgbm",
+                                                            seed=np.random.SeedSequence(0), threads=1)
+    trainer.add_train(ds, position=pos)
+    fitted = trainer.fit()
+    X = ds.X[:20]
+    inner = fitted.raw.__closure__[0].cell_contents                     # the model of (features, position)
+    assert np.allclose(fitted.scores(X), inner(np.hstack([X, np.zeros((20, 1), np.float32)]), 0, fitted.best_iteration))
+    assert not np.allclose(fitted.scores(X), inner(np.hstack([X, np.full((20, 1), 5, np.float32)]), 0,
+                                                   fitted.best_iteration))
+
+
+def test_lightgbm_position_reaches_the_library(rng):
+    ds, pos = _toy(rng)
+    scores = []
+    for p in (pos, np.zeros_like(pos)):
+        trainer = SYSTEMS["lgb_position_lambdamart"].trainer(preset("tiny"), library="lightgbm",
+                                                            seed=np.random.SeedSequence(0), threads=1)
+        trainer.add_train(ds, position=p)
+        scores.append(trainer.fit().scores(ds.X))
+    assert not np.allclose(*scores)                                     # the position-bias term absorbed position 1
+    with pytest.raises(ValueError, match="pass the rows' positions"):
+        SYSTEMS["lgb_position_lambdamart"].trainer(preset("tiny"), library="lightgbm", seed=np.random.SeedSequence(0),
+                                                   threads=1).add_train(ds)
+    pinned = SYSTEMS["xgb_unbiased_lambdamart"].trainer(preset("tiny"), library="lightgbm",
+                                                        seed=np.random.SeedSequence(0), threads=1)
+    assert pinned.library == "xgboost"                                  # a library's own method keeps its library
