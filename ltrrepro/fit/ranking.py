@@ -181,7 +181,7 @@ class ClickOptions(RankingOptions):
             raise ValueError(f"position: one of {POSITION_MODES}, not {self.position!r}")
 
 
-class ClickTrainer(RankingTrainer):
+class ClickTrainer(Trainer):
     """Boosting on click sessions for the preset's rounds, with no model selection (clicks give no
     unbiased validation metric without the debiasing under study). ``add_train(ds, position=,
     propensity=)``: the session lists (rows in displayed order) and each row's 0-based position
@@ -192,7 +192,7 @@ class ClickTrainer(RankingTrainer):
     uses_valid = False
 
     def __init__(self, system, boosting, library, seed, threads=1, **options):
-        Trainer.__init__(self, system, boosting, library, seed, threads, **options)
+        super().__init__(system, boosting, library, seed, threads, **options)
         builtin = dict(self.options.builtin)
         self.builtin = builtin.get(library)
         if builtin and self.builtin is None:
@@ -203,6 +203,9 @@ class ClickTrainer(RankingTrainer):
         self.lib_seed = int_seed(seed)
         self.adapter = self.bound = None
         self.sizes = {}
+
+    make_objective = RankingTrainer.make_objective
+    _size = RankingTrainer._size
 
     def add_train(self, ds: RankingDataset, position=None, propensity=None, **side) -> None:
         opts = self.options
