@@ -11,13 +11,17 @@ from experiments.execution import Execution
 from ltrrepro.svmlight import write_svmlight
 from ltrrepro.synthetic import make_synthetic
 
+#: LightGBM < 4.1 (the floor) has no Dataset position: the run refuses the arm, so it is left out there
+OLD_LIGHTGBM = tuple(int(v) for v in __import__("lightgbm").__version__.split(".")[:2]) < (4, 1)
 SMALL = dict(queries=40, trials=2, rounds=3, sessions=10, sweep_sessions="20", sweep_eta="2", sweep_share="0.5",
              sweep_click="cascade")
 
 
 @pytest.mark.slow
 def test_a_small_run_writes_every_table_figure_and_claim(tmp_path):
-    cfg = experiments.configure("debiasing", **SMALL)
+    models = {"models": "skyline,naive,xgb_unbiased,ulm_lgb,ulm_xgb,ips_true,ips_est,ipsxe_true,ipsxe_est",
+              "sweep_models": "naive,xgb_unbiased,ulm_lgb"} if OLD_LIGHTGBM else {}
+    cfg = experiments.configure("debiasing", **SMALL, **models)
     res = experiments.run(cfg, Execution(out=str(tmp_path / "run"), quiet=True, jobs=1))
     assert res.exit_code == 0
     root = tmp_path / "run"
@@ -28,7 +32,8 @@ def test_a_small_run_writes_every_table_figure_and_claim(tmp_path):
     claims = json.loads((root / "claims.json").read_text())["claims"]
     texts = " | ".join(c["claim"] for c in claims)
     for part in ("Unbiased LambdaMART beats LambdaMART trained on raw clicks", "close to λMART on expert labels",
-                 "LightGBM's position-debiased", "lambdarank_unbiased", "strong logger", "XE_NDCG beats λMART under IPS"):
+                 *(() if OLD_LIGHTGBM else ("LightGBM's position-debiased",)), "lambdarank_unbiased", "strong logger",
+                 "XE_NDCG beats λMART under IPS"):
         assert part in texts, part
     assert all("power" in c and c["verdict"] for c in claims)
     man = json.loads((root / "manifest.json").read_text())
