@@ -70,8 +70,9 @@ def main_table(df: pd.DataFrame, cfg) -> Table:
 
 
 def sweep(df: pd.DataFrame, cfg, field: str) -> pd.DataFrame:
-    """NDCG@10 of every arm along ``field`` (the other fields at the default point)."""
+    """NDCG@10 of the sweep arms along ``field`` (the other fields at the default point)."""
     g = at(df, cfg, **{field: True})
+    g = g[g.model.isin(cfg.sweep_models) | (g.model == "naive")]
     rows = []
     for (value, arm), h in g.groupby([field, "model"]):
         mean, lo, hi = _mean_ci(h[NDCG10])
