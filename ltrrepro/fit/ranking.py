@@ -197,8 +197,8 @@ class ClickTrainer(Trainer):
         self.builtin = builtin.get(library)
         if builtin and self.builtin is None:
             raise ValueError(f"system {system.name!r} exists only in {', '.join(builtin)}")
-        if self.options.position == "dataset" and library != "lightgbm":
-            raise ValueError(f"system {system.name!r}: a position field is LightGBM's")
+        if self.options.position == "dataset" and not self.backend.position_field:
+            raise ValueError(f"system {system.name!r}: {self.backend.label} has no position field")
         self.adapter_seed = seed.spawn(1)[0] if self.builtin is None else None
         self.lib_seed = int_seed(seed)
         self.adapter = self.bound = None
@@ -249,14 +249,7 @@ class ClickTrainer(Trainer):
         them and the library shows them; {} otherwise."""
         if self.bound is not None and hasattr(self.bound, "biases"):
             return self.bound.biases()
-        if self.library == "xgboost" and self.params.get("lambdarank_unbiased"):
-            import json
-            obj = json.loads(booster.save_config())["learner"]["objective"]
-            p = float(obj["lambdarank_param"]["lambdarank_bias_norm"])
-            tp = np.asarray(obj["ti+"], dtype=float)
-            return {"t_plus": tp.tolist(), "t_minus": list(map(float, obj["tj-"])),
-                    "propensity": (tp ** (1.0 + p)).tolist()}
-        return {}
+        return self.backend.position_biases(booster, self.params)
 
 
 def _at_first_position(raw):

@@ -70,6 +70,9 @@ class Backend:
     rewrites_leaves: bool = False
     #: the library's built-in objective names, by what they compute
     objectives: dict = {}
+    #: the library's datasets take each row's displayed position (LightGBM's ``lambdarank``
+    #: learns a position-bias term from it)
+    position_field: bool = False
 
     def missing(self) -> str | None:
         """Why the library cannot be used here (not installed, with how to install it), or None."""
@@ -105,6 +108,11 @@ class Backend:
         """A library without a minimum leaf size in documents (XGBoost) gets, for a custom
         objective, ``hessian_floor()`` as its least leaf Hessian instead; a library that has
         one (``min_data_in_leaf``) needs nothing."""
+
+    def position_biases(self, booster, params: dict) -> dict:
+        """The position biases a built-in debiasing objective learned (t⁺, t⁻ and the propensity
+        estimate t⁺^{1+p}), where the library shows them; {} otherwise."""
+        return {}
 
     def record_params(self, params: dict, adapter=None) -> dict:
         """``params`` as a unit's record keeps them (a custom objective by its ``repr``)."""

@@ -45,6 +45,7 @@ class LightGBMBackend(Backend):
     ranges_add = True
     rewrites_leaves = True
     objectives = {"squared_error": "regression", "lambdarank": "lambdarank", "xendcg": "rank_xendcg"}
+    position_field = True           # Dataset(position=...), LightGBM >= 4.1; its biases stay inside the objective
 
     def adapter(self, objective, *, seed=0, track_scores: bool = False):
         return LightGBMObjective(objective, seed=seed, track_scores=track_scores)

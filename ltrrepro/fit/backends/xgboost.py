@@ -86,6 +86,19 @@ class XGBoostBackend(Backend):
             raise ValueError(f"{ds.name}: labels reach {top}; XGBoost's rank:ndcg (exponential gain) takes labels "
                              f"0..31: relabel the grades or use LightGBM")
 
+    def position_biases(self, booster, params) -> dict:
+        """``lambdarank_unbiased``'s t⁺ (``ti+``) and t⁻ (``tj-``) from the model's configuration,
+        and t⁺^{1+p} with p its ``lambdarank_bias_norm``."""
+        if not params.get("lambdarank_unbiased"):
+            return {}
+        import json
+
+        import numpy as np
+        obj = json.loads(booster.save_config())["learner"]["objective"]
+        p = float(obj["lambdarank_param"]["lambdarank_bias_norm"])
+        tp = np.asarray(obj["ti+"], dtype=float)
+        return {"t_plus": tp.tolist(), "t_minus": [float(v) for v in obj["tj-"]], "propensity": (tp ** (1.0 + p)).tolist()}
+
     def leaf_floor(self, params, hessian_floor) -> None:
         params["min_child_weight"] = hessian_floor()
 
