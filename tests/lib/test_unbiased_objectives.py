@@ -115,6 +115,12 @@ def test_ips_xendcg_with_unit_propensities_is_xendcg(rng):
     rho = np.exp(s[:8]) / np.exp(s[:8]).sum()
     assert np.allclose(g, rho - u / u.sum())
 
+    def loss(f):                                                         # −Σ φ log softmax(f), φ fixed
+        return float(-(u / u.sum() * (f - np.log(np.exp(f).sum()))).sum())
+
+    fd = [(loss(s[:8] + 1e-6 * e) - loss(s[:8] - 1e-6 * e)) / 2e-6 for e in np.eye(8)]
+    assert np.allclose(fd, g, atol=1e-7)                                 # finite differences of the loss
+
 
 def test_gradient_and_hessian_are_the_debiased_pair_losss(rng):
     """Finite differences of Σ_pairs w_h w_l |ΔNDCG| log(1 + e^{−σδ}) (ranks, hence |ΔNDCG|, fixed
