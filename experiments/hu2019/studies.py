@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from experiments.errors import UsageError
+from experiments.hu2019 import paper
 from experiments.hu2019.protocol import ARMS, EXPERIMENT, SWEEP_ARMS, DebiasingConfig, build_units, train_size, unit_fn
 from experiments.hu2019.report import report
 from experiments.registry import Experiment, register
@@ -65,7 +66,7 @@ def from_args(a) -> DebiasingConfig:
                            trials=a.trials or (3 if synthetic else 5), seed=a.seed, library=a.library,
                            preset=a.preset or "", rounds=a.rounds, models=models, sweep_models=sweep_models,
                            k=a.k, sessions=a.sessions, eta=a.eta,
-                           share=a.share if a.share is not None else (0.05 if synthetic else 0.01),
+                           share=a.share if a.share is not None else (0.05 if synthetic else paper.LOGGER_SHARE),
                            click_model=a.click_model, curve=a.curve, eps_plus=a.eps_plus, eps_minus=a.eps_minus,
                            bias_p=a.bias_p, sweep_sessions=sessions, sweep_eta=_floats(a.sweep_eta, "--sweep-eta"),
                            sweep_share=_floats(a.sweep_share, "--sweep-share"), sweep_click=clicks)
