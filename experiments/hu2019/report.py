@@ -167,7 +167,7 @@ def click_table(df: pd.DataFrame, cfg) -> Table:
                         "at the first and last shown positions, click-through rate at position 1.", notes=True)
 
 
-def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=()) -> Report:
+def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=(), as_paper=()) -> Report:
     tables, figures, lines = [main_table(df, cfg)], [], []
     for field, values in (("sessions", cfg.sweep_sessions), ("eta", cfg.sweep_eta), ("share", cfg.sweep_share),
                           ("click", cfg.sweep_click)):
@@ -195,7 +195,8 @@ def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=()) -> 
     return Report(title=f"Learning to rank from biased clicks — Hu et al. 2019's protocol ({cfg.dataset}, "
                         f"{cfg.library}, preset {cfg.preset}, {cfg.trials} trial(s))",
                   tables=tables, figures=figures, claims=build_claims(df, cfg), deviations=list(deviations),
-                  choices=list(choices), missing=an.missing_notes(df, TEST_METRICS), lines=lines, alpha=ALPHA,
+                  choices=list(choices), as_paper=list(as_paper), missing=an.missing_notes(df, TEST_METRICS), lines=lines,
+                  alpha=ALPHA,
                   claims_caption="Claims check (debiasing)",
                   json_files={"summary.json": {"main": main.to_dict(orient="records"),
                                                "propensity": errors.to_dict(orient="records")}})
@@ -204,6 +205,4 @@ def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=()) -> 
 def report(store) -> Report:
     """The report of the run in ``store`` (:func:`build`), written."""
     cfg, deviations, choices = an.stored_config(store, DebiasingConfig)
-    rep = build(frame(store), cfg, deviations, choices)
-    rep.as_paper = an.stored_as_paper(store, cfg)
-    return rep.write(store.root)
+    return build(frame(store), cfg, deviations, choices, an.stored_as_paper(store, cfg)).write(store.root)
