@@ -6,7 +6,8 @@ through :class:`ltrrepro.claims.Claim` (power, verdict; corrected within its fam
 * the libraries: position debiasing beats naive training (LightGBM's, XGBoost's; one family);
 * the reproducibility study (arXiv 2404.03707, SIGIR-AP 2024): debiasing does not beat naive
   training when the logging ranker is strong and sessions are few (the corner setting);
-* Bruch's question carried over: XE_NDCG beats λMART under IPS (true propensities).
+* Bruch's question carried over: XE_NDCG beats λMART under IPS (true propensities);
+* each plug-in objective (``--models package.module:Name``) against λMART on raw clicks.
 
 The paper's own numbers are not transcribed (:mod:`.paper`), so every claim is powered against
 the smallest effect of interest, which its ``effect_source`` says.
@@ -33,16 +34,16 @@ def _at(df, setting: dict):
     return df[mask]
 
 
-def _compare(df, text, a, b, family, sign=+1, **extra):
+def _compare(cfg, df, text, a, b, family, sign=+1, **extra):
     if not {a, b} <= set(df.model):
         return None
     c = an.compare(df, NDCG10, a, b)
-    claim = Claim.from_comparison(text, c, (ARMS[a].label, ARMS[b].label), NDCG10, ALPHA, expected_sign=sign,
+    claim = Claim.from_comparison(text, c, (cfg.arm(a).label, cfg.arm(b).label), NDCG10, ALPHA, expected_sign=sign,
                                   family=family)
     return claim.replace(extra={**claim.extra, **extra}) if claim else None
 
 
-def _close(df, a, b, text) -> Claim | None:
+def _close(cfg, df, a, b, text) -> Claim | None:
     """TOST: a − b within ± the effect of interest (supported when equivalence is shown)."""
     if not {a, b} <= set(df.model):
         return None
@@ -51,7 +52,7 @@ def _close(df, a, b, text) -> Claim | None:
     margin, source = smallest_effect(NDCG10)
     n = d.size
     mean, sd = (float(d.mean()) if n else np.nan), (float(d.std(ddof=1)) if n > 1 else np.nan)
-    detail = f"{ARMS[a].label} − {ARMS[b].label} on NDCG@10: {mean:+.4f} (SD {sd:.4f}); p: TOST, margin ±{margin:g}"
+    detail = f"{cfg.arm(a).label} − {cfg.arm(b).label} on NDCG@10: {mean:+.4f} (SD {sd:.4f}); p: TOST, margin ±{margin:g}"
     if n < 2 or not sd > 0:
         return Claim.check(text, mean, np.nan, n, detail, +1, ALPHA, missing=an.no_test_reason(n, sd, NDCG10))
     p_eq, p_beyond = tost(d, margin)
@@ -74,16 +75,19 @@ def build_claims(df: pd.DataFrame, cfg) -> list[Claim]:
     out = []
     fam = "Hu et al.: Unbiased LambdaMART beats the baselines"
     for text, a, b, sign in paper.PAPER_CLAIMS:
-        out.append(_compare(g, f"{text} (Hu et al. 2019)", ulm if a == "ulm" else a, b, fam, sign))
-    out.append(_close(g, ulm, "skyline", "Unbiased LambdaMART is close to λMART on expert labels (Hu et al. 2019)"))
+        out.append(_compare(cfg, g, f"{text} (Hu et al. 2019)", ulm if a == "ulm" else a, b, fam, sign))
+    out.append(_close(cfg, g, ulm, "skyline", "Unbiased LambdaMART is close to λMART on expert labels (Hu et al. 2019)"))
     fam = "the libraries: position debiasing beats naive λMART"
-    out.append(_compare(g, "LightGBM's position-debiased λMART beats λMART on raw clicks", "lgb_position", "naive", fam))
-    out.append(_compare(g, "XGBoost's lambdarank_unbiased beats λMART on raw clicks", "xgb_unbiased", "naive", fam))
+    out.append(_compare(cfg, g, "LightGBM's position-debiased λMART beats λMART on raw clicks", "lgb_position", "naive", fam))
+    out.append(_compare(cfg, g, "XGBoost's lambdarank_unbiased beats λMART on raw clicks", "xgb_unbiased", "naive", fam))
     corner = {**base, "sessions": min((cfg.sessions, *cfg.sweep_sessions)), "share": max((cfg.share, *cfg.sweep_share))}
-    out.append(_compare(_at(df, corner), f"Debiasing does not beat naive training with a strong logger (share "
+    out.append(_compare(cfg, _at(df, corner), f"Debiasing does not beat naive training with a strong logger (share "
                                          f"{corner['share']:g}) and few sessions ({corner['sessions']}): naive λMART "
                                          f"≥ Unbiased LambdaMART (arXiv 2404.03707)", "naive", ulm, None, +1,
                         setting=f"sessions={corner['sessions']}, share={corner['share']:g}"))
-    out.append(_compare(g, "XE_NDCG beats λMART under IPS, true propensities (Bruch's question on debiased clicks)",
+    out.append(_compare(cfg, g, "XE_NDCG beats λMART under IPS, true propensities (Bruch's question on debiased clicks)",
                         "ipsxe_true", "ips_true", None))
+    for key in dict(cfg.plugins):
+        out.append(_compare(cfg, g, f"{cfg.arm(key).label} beats λMART on raw clicks", key, "naive",
+                            "plug-ins against naive λMART"))
     return correct([c for c in out if c is not None], ALPHA)

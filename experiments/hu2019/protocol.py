@@ -22,7 +22,9 @@ from experiments.config import RunConfig
 from experiments.hu2019 import notes, paper
 from experiments.errors import UsageError
 from ltrrepro.clicks import CLICK_MODELS, click_probabilities, shown_lists, simulate
-from ltrrepro.fit import SYSTEMS
+from ltrrepro.fit import SYSTEMS, system_for
+from ltrrepro.fit.plugins import plugin_label
+from ltrrepro.fit.ranking import on_clicks
 from ltrrepro.fit.boosting import PRESETS, preset
 from ltrrepro.metrics import evaluate
 from ltrrepro.runner import STREAM_MODEL, DataRef, Unit, unit_seed
@@ -93,9 +95,12 @@ class DebiasingConfig(RunConfig):
     sweep_eta: tuple = (0.5, 2.0)
     sweep_share: tuple = (0.5,)
     sweep_click: tuple = ("cascade",)
+    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms of your own objectives
 
     paper_trials = 1
     paper_datasets = ("yahoo",)
+    #: left out of the stored configuration at their default, so the committed default run keeps its hash
+    added_fields = ("plugins",)
 
     def __post_init__(self):
         if not self.preset:
@@ -105,9 +110,11 @@ class DebiasingConfig(RunConfig):
             raise UsageError(f"--library: lightgbm or xgboost (CatBoost takes no custom objective), not {self.library!r}")
         if self.preset not in PRESETS:
             raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        self.check_plugins()                        # imported and checked: a broken one is one line now
         for name in (*self.models, *self.sweep_models):
-            if name not in ARMS:
-                raise UsageError(f"--models: unknown arm {name!r}; known: {', '.join(ARMS)}")
+            if name not in ARMS and name not in dict(self.plugins):
+                raise UsageError(f"--models: unknown arm {name!r}; known: {', '.join(ARMS)}, or a plug-in "
+                                 f"package.module:Name(k=v)")
         if not self.models:
             raise UsageError("--models is empty: name at least one arm")
         sessions = (self.sessions, *self.sweep_sessions)
@@ -138,12 +145,21 @@ class DebiasingConfig(RunConfig):
                 raise UsageError(f"arm lgb_position needs LightGBM >= 4.1 (Dataset position); found "
                                  f"{lightgbm.__version__}: drop it from --models/--sweep-models or upgrade")
 
+    def arm(self, model: str) -> Arm:
+        """The arm of ``model``: a study arm, or a plug-in trained on the clicks (in ``--library``)."""
+        return ARMS[model] if model in ARMS else Arm(model, plugin_label(dict(self.plugins)[model]))
+
+    def system(self, model: str):
+        """The system an arm trains (a plug-in through :func:`ltrrepro.fit.ranking.on_clicks`)."""
+        arm = self.arm(model)
+        return SYSTEMS[arm.system] if arm.system in SYSTEMS else on_clicks(system_for(model, self.plugins))
+
     @property
     def all_models(self) -> tuple:
         return tuple(dict.fromkeys((*self.models, *self.sweep_models)))
 
     def arm_library(self, model: str) -> str:
-        return ARMS[model].library or self.library
+        return self.arm(model).library or self.library
 
     @property
     def boosting(self):
@@ -220,8 +236,8 @@ def true_curve(log, k: int) -> list[float]:
     return (mean / mean[0]).tolist()
 
 
-def _fit(system: str, library: str, data, side: dict, cfg, seed, threads: int):
-    trainer = SYSTEMS[system].trainer(cfg.boosting, library=library, seed=seed, threads=threads)
+def _fit(system, library: str, data, side: dict, cfg, seed, threads: int):
+    trainer = system.trainer(cfg.boosting, library=library, seed=seed, threads=threads)
     trainer.add_train(data, **side)
     return trainer.fit()
 
@@ -231,7 +247,7 @@ def unit_fn(unit, ctx):
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     train = ds.subset(split.train)
-    arm, lib = ARMS[unit.model], cfg.arm_library(unit.model)
+    arm, lib, system = cfg.arm(unit.model), cfg.arm_library(unit.model), cfg.system(unit.model)
     log = click_log(unit, train, cfg, int(ds.y.max(initial=1)), threads)
     info: dict = {}
     if arm.data == "labels":
@@ -239,16 +255,15 @@ def unit_fn(unit, ctx):
     else:
         data, side = log.sessions_dataset(train)
         if arm.propensity == "estimated":       # the ltrrepro Unbiased LambdaMART's t⁺^{1+p}, same sessions
-            est = _fit("unbiased_lambdamart", lib, data, side, cfg,
+            est = _fit(SYSTEMS["unbiased_lambdamart"], lib, data, side, cfg,
                        unit_seed(unit.seed, unit.trial, STREAM_MODEL, unit.setting_text, "estimator"), threads)
             theta = np.asarray(est.info["biases"]["propensity"])
             side = {**side, "propensity": theta[np.minimum(side["position"], theta.size - 1)]}
             info["estimator"] = est.info["biases"]
-    fitted = _fit(arm.system, lib, data, side if arm.data == "clicks" else {}, cfg, unit.model_seed(), threads)
+    fitted = _fit(system, lib, data, side if arm.data == "clicks" else {}, cfg, unit.model_seed(), threads)
     del data
     test = ds.subset(split.test)
     res = evaluate(fitted.scores(test.X), test.y, test.offsets, TEST_METRICS)
-    system = SYSTEMS[arm.system]
     record = {"means": {m: r.mean for m, r in res.items()}, "n_dropped": max(r.n_dropped for r in res.values()),
               "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
               "timings": {"train_s": fitted.train_s}, "sizes": {k: v for k, v in fitted.info.items() if k != "biases"},
@@ -263,4 +278,4 @@ def unit_fn(unit, ctx):
 
 def train_size(unit, ctx) -> float:
     """What a unit's cost scales with: its sessions per query (the skyline: one list per query)."""
-    return 1.0 if ARMS[unit.model].data == "labels" else float(unit.settings["sessions"])
+    return 1.0 if ctx["cfg"].arm(unit.model).data == "labels" else float(unit.settings["sessions"])

@@ -49,9 +49,9 @@ def _mean_ci(values) -> tuple[float, float, float]:
 def main_table(df: pd.DataFrame, cfg) -> Table:
     g = at(df, cfg)
     rows = []
-    for arm in [a for a in ARMS if a in set(g.model)]:
+    for arm in [a for a in (*ARMS, *dict(cfg.plugins)) if a in set(g.model)]:
         h = g[g.model == arm]
-        row = {"arm": ARMS[arm].label, "key": arm, "trials": len(h)}
+        row = {"arm": cfg.arm(arm).label, "key": arm, "trials": len(h)}
         for m in TEST_METRICS:
             row[an.label(m)], row[f"{an.label(m)}_lo"], row[f"{an.label(m)}_hi"] = _mean_ci(h[m])
         c = an.compare(g, NDCG10, arm, "naive") if arm != "naive" and "naive" in set(g.model) else None
@@ -93,7 +93,7 @@ def sweep_figure(res: pd.DataFrame, cfg, field: str) -> Figure:
     for arm, h in res.groupby("arm"):
         h = h.sort_values(field)
         x = [xs[v] for v in h[field]] if xs else h[field].astype(float)
-        band(ax, x, h["NDCG@10"], h.lo, h.hi, ARMS[arm].label)
+        band(ax, x, h["NDCG@10"], h.lo, h.hi, cfg.arm(arm).label)
     if xs:
         ax.set_xticks(range(len(values)), values)
     elif field == "sessions":
@@ -110,7 +110,7 @@ def propensity(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(curves, errors)``: per method and position the mean estimated θ_r/θ_1 (t⁺^{1+p}) over
     trials and the mean true curve; per method the RMSE over positions 2..k (mean, 95% CI)."""
     g = at(df, cfg)
-    g = g[g.biases.notna() & ~g.model.map(lambda m: bool(ARMS[m].propensity))]   # IPS: its estimator is ulm's
+    g = g[g.biases.notna() & ~g.model.map(lambda m: bool(cfg.arm(m).propensity))]   # IPS: its estimator is ulm's
     curves, errors = [], []
     for arm, h in g.groupby("model"):
         est = np.array([np.asarray(b["propensity"][:cfg.k], float) for b in h.biases])
@@ -118,7 +118,7 @@ def propensity(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
         n = min(est.shape[1], true.shape[1])
         rmse = np.sqrt(((est[:, 1:n] - true[:, 1:n]) ** 2).mean(axis=1))
         mean, lo, hi = _mean_ci(rmse)
-        errors.append({"arm": arm, "method": ARMS[arm].label,
+        errors.append({"arm": arm, "method": cfg.arm(arm).label,
                        "trials": len(h), "RMSE": mean, "lo": lo, "hi": hi})
         for r in range(n):
             curves.append({"arm": arm, "position": r + 1, "estimated": est[:, r].mean(), "true": true[:, r].mean()})
@@ -133,7 +133,7 @@ def propensity_figure(curves: pd.DataFrame, df: pd.DataFrame, cfg) -> Figure:
 
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.6))
     for arm, h in curves.groupby("arm"):
-        ax.plot(h.position, h.estimated, marker="o", ms=3, label=ARMS[arm].label)
+        ax.plot(h.position, h.estimated, marker="o", ms=3, label=cfg.arm(arm).label)
     if len(curves):
         t = curves.groupby("position").true.mean()
         ax.plot(t.index, t.values, color="black", lw=2, ls="--", label="true θ_r/θ_1")

@@ -8,6 +8,7 @@ from experiments.hu2019.protocol import ARMS, EXPERIMENT, SWEEP_ARMS, DebiasingC
 from experiments.hu2019.report import report
 from experiments.registry import Experiment, register
 from experiments.values import parse_levels, parse_names, positive_int
+from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
 
 DOC = """Learning to rank from biased clicks with boosted trees: the libraries' position debiasing,
 Unbiased LambdaMART (Hu, Wang, Peng, Li, WWW 2019) and IPS side by side (docs/protocols/debiasing.md).
@@ -22,7 +23,9 @@ each arm trains on the sessions with a click (the skyline on expert labels) and 
 test queries' expert labels (NDCG@1/3/5/10). Arms (--models): skyline, naive, lgb_position
 (LightGBM Dataset position), xgb_unbiased (XGBoost lambdarank_unbiased), ulm_lgb / ulm_xgb
 (ltrrepro's Unbiased LambdaMART in each library), ips_true / ips_est (IPS λMART),
-ipsxe_true / ipsxe_est (IPS XE_NDCG), position_feature. Sweeps (--sweep-*: values beside the
+ipsxe_true / ipsxe_est (IPS XE_NDCG), position_feature; and your own objective,
+--models naive,mylosses:MyLoss(k=v), trained on the click sessions (bound to the rows' positions
+and propensities when it has a bind method). Sweeps (--sweep-*: values beside the
 default point, for --sweep-models) give a table and a figure each; the propensity-recovery
 figure compares each method's estimated examination curve with the simulator's. The default
 run (synthetic Web30K profile, 150 queries, 3 trials) takes a few minutes on 2 cores."""
@@ -55,7 +58,16 @@ def own_flags(ap) -> None:
 
 def from_args(a) -> DebiasingConfig:
     synthetic = a.dataset.startswith("synthetic")
-    models = tuple(parse_names(a.models, ARMS, "--models", "arm")) if a.models is not None else tuple(ARMS)
+    given = split_models(a.models) if a.models is not None else list(ARMS)
+    if a.models is not None and not given:
+        raise UsageError(f"--models is empty ({a.models!r}): name at least one arm")
+    plugins = tuple((plugin_key(n), n) for n in given if is_plugin_spec(n))
+    builtin = [n for n in given if not is_plugin_spec(n)]
+    if builtin:
+        parse_names(",".join(builtin), ARMS, "--models", "arm")
+    models = tuple(plugin_key(n) if is_plugin_spec(n) else n for n in given)
+    if len(set(models)) != len(models):
+        raise UsageError(f"--models repeats an arm: {a.models!r}")
     sweep_models = tuple(parse_names(a.sweep_models, ARMS, "--sweep-models", "arm")) if a.sweep_models else ()
     clicks = tuple(c.strip() for c in a.sweep_click.split(",") if c.strip())
     sessions = tuple(int(v) for v in parse_levels(a.sweep_sessions, int, "--sweep-sessions")) if a.sweep_sessions else ()
@@ -68,7 +80,7 @@ def from_args(a) -> DebiasingConfig:
                            k=a.k, sessions=a.sessions, eta=a.eta,
                            share=a.share if a.share is not None else (0.05 if synthetic else paper.LOGGER_SHARE),
                            click_model=a.click_model, curve=a.curve, eps_plus=a.eps_plus, eps_minus=a.eps_minus,
-                           bias_p=a.bias_p, sweep_sessions=sessions, sweep_eta=_floats(a.sweep_eta, "--sweep-eta"),
+                           bias_p=a.bias_p, plugins=plugins, sweep_sessions=sessions, sweep_eta=_floats(a.sweep_eta, "--sweep-eta"),
                            sweep_share=_floats(a.sweep_share, "--sweep-share"), sweep_click=clicks)
 
 

@@ -34,7 +34,7 @@ from ..objectives import LambdaMART, ListNet, RankNet, XENDCG
 from ..objectives.debiasing import IPSLambdaMART, IPSXENDCG, UnbiasedLambdaMART
 from .base import Fitted, Labels, System, Trainer, int_seed, register
 
-__all__ = ["RankingTrainer", "RankingOptions", "ClickTrainer", "ClickOptions", "hessian_floor", "SELECT_METRIC",
+__all__ = ["RankingTrainer", "RankingOptions", "ClickTrainer", "ClickOptions", "on_clicks", "hessian_floor", "SELECT_METRIC",
            "POSITION_MODES"]
 
 #: the validation metric of model selection (Bruch §5.2)
@@ -216,18 +216,22 @@ class ClickTrainer(Trainer):
             ds = RankingDataset(X=np.hstack([ds.X, np.asarray(position, np.float32)[:, None]]), y=ds.y, qid=ds.qid,
                                 offsets=ds.offsets, name=ds.name, meta=dict(ds.meta))
         if self.builtin is None:
-            self.bound = self.make_objective().bind(position=position, propensity=propensity)
+            self.bound = self._objective(position, propensity)
             self.adapter = self.backend.adapter(self.bound, seed=self.adapter_seed)
         extra = dict(dict(opts.library_params).get(self.library, ()))
         self.params = self.backend.params(self.builtin or self.adapter, self.boosting, threads=self.threads,
                                           seed=self.lib_seed, device=opts.device, own_metric=True, **extra)
         self.backend.check_labels(self.params, ds)
         if self.adapter is not None:
-            fresh = self.make_objective()
-            self.backend.leaf_floor(self.params, lambda: hessian_floor(
-                fresh.bind(position=position, propensity=propensity), ds, self.boosting.min_data_in_leaf))
+            self.backend.leaf_floor(self.params, lambda: hessian_floor(self._objective(position, propensity), ds,
+                                                                       self.boosting.min_data_in_leaf))
         more = {"position": np.asarray(position, np.int32)} if opts.position == "dataset" else {}
         self.dtrain = self.backend.dataset(ds, self.params, threads=self.threads, **more)
+
+    def _objective(self, position, propensity):
+        """A fresh objective, bound to the rows' positions and propensities where it learns from them."""
+        obj = self.make_objective()
+        return obj.bind(position=position, propensity=propensity) if self.options.position == "bound" else obj
 
     def add_valid(self, ds: RankingDataset) -> None:
         """Nothing: no model selection on clicks (see the class docstring)."""
@@ -250,6 +254,17 @@ class ClickTrainer(Trainer):
         if self.bound is not None and hasattr(self.bound, "biases"):
             return self.bound.biases()
         return self.backend.position_biases(booster, self.params)
+
+
+def on_clicks(system: System) -> System:
+    """A custom-objective ranking system (a plug-in) trained on click sessions by a
+    :class:`ClickTrainer`: its objective bound to the rows' positions and propensities when it
+    has a ``bind`` method (as :class:`~ltrrepro.objectives.UnbiasedLambdaMART`), else as it is."""
+    o = system.options
+    binds = callable(getattr(o.objective(**dict(o.objective_kwargs)), "bind", None))
+    return System(system.name, system.label, ClickTrainer, libraries=system.libraries, paper=system.paper,
+                  options=ClickOptions(objective=o.objective, objective_kwargs=o.objective_kwargs,
+                                       position="bound" if binds else ""), family=system.family, variant="clicks")
 
 
 def _at_first_position(raw):

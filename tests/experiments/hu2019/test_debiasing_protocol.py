@@ -106,3 +106,25 @@ def test_lightgbm_position_reaches_the_library(rng):
     pinned = SYSTEMS["xgb_unbiased_lambdamart"].trainer(preset("tiny"), library="lightgbm",
                                                         seed=np.random.SeedSequence(0), threads=1)
     assert pinned.library == "xgboost"                                  # a library's own method keeps its library
+
+
+@pytest.mark.slow
+def test_a_plug_in_is_an_arm_on_the_clicks(tmp_path):
+    """``--models naive,plugin_losses:Squared(scale=0.5)``: the plug-in trains on the click sessions
+    (a ClickTrainer), has its row in the main table and its claim against naive λMART."""
+    import json
+
+    from experiments.execution import Execution
+    from ltrrepro.fit.ranking import ClickTrainer
+
+    spec = "plugin_losses:Squared(scale=0.5)"
+    cfg = experiments.configure("debiasing", queries=30, trials=2, rounds=2, sessions=5, models=f"naive,{spec}",
+                                sweep_models="naive", sweep_sessions="", sweep_eta="", sweep_share="", sweep_click="")
+    key = dict((s, k) for k, s in cfg.plugins)[spec]
+    assert cfg.system(key).trainer_cls is ClickTrainer and cfg.arm(key).label == "Squared(scale=0.5)"
+    assert experiments.run(cfg, Execution(out=str(tmp_path / "p"), quiet=True)).exit_code == 0
+    assert "Squared(scale=0.5)" in (tmp_path / "p" / "tables" / "main.csv").read_text()
+    claims = json.loads((tmp_path / "p" / "claims.json").read_text())["claims"]
+    assert any(c["claim"] == "Squared(scale=0.5) beats λMART on raw clicks" for c in claims)
+    with pytest.raises(UsageError, match="no model uses it"):
+        DebiasingConfig(experiment="debiasing", queries=30, models=("naive",), plugins=((key, spec),))
