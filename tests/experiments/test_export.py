@@ -17,7 +17,7 @@ from ltrrepro.trec import SCORE, SIZE, harness_order
 ir_measures = pytest.importorskip("ir_measures")
 ranx = pytest.importorskip("ranx")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # two trees of 7 leaves: few distinct scores per query, so ties are many
 FAST = ["--trials", "2", "--preset", "tiny", "--rounds", "2", "--jobs", "1", "--threads", "1", "--quiet",
         "--models", "lambdamart,xendcg"]

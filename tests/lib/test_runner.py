@@ -18,7 +18,7 @@ from ltrrepro.splits import trial_split
 from ltrrepro.stats import holm, paired_test, summarize
 from ltrrepro.store import ResultStore, safe_key
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------- statistics

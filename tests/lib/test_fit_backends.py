@@ -12,7 +12,7 @@ import pytest
 from ltrrepro.fit import (BACKENDS, SYSTEMS, Boosting, GBDTOptions, GBTOptions, PluginError, QBRankOptions,
                           RankingOptions, RankSVMOptions, System, plugin_key, system_for)
 
-PKG = Path(__file__).resolve().parents[1] / "ltrrepro"
+PKG = Path(__file__).resolve().parents[2] / "ltrrepro"
 BRANCH = re.compile(r"""\blibrary\s*[!=]=|[!=]=\s*\w*\.?library\b|[!=]=\s*["'](lightgbm|xgboost|catboost)["']""")
 
 

@@ -11,7 +11,7 @@ import experiments
 from experiments import registry
 from ltrrepro.report import NOTE_HEADINGS, protocol_notes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COLUMNS = ("as_paper", "choices", "deviations")
 
 

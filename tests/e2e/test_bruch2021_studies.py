@@ -12,7 +12,7 @@ from conftest import execute_notebook, tree_digest
 from experiments import clicks, convergence, jensen_gap, quality, robustness
 from experiments.report import rebuild
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--jobs", "1", "--quiet"]
 
 

@@ -16,7 +16,7 @@ from experiments.cli import parse_command, parser_for
 from experiments.errors import UsageError
 from experiments.execution import Execution
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "experiments"
 
 

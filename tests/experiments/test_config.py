@@ -22,13 +22,13 @@ from experiments.study import prepare_data
 from experiments.xia.protocol import XiaConfig
 from experiments.zheng2007.protocol import ZhengConfig
 
-MQ2008 = Path(__file__).parent / "data" / "mq2008"
+MQ2008 = Path(__file__).resolve().parents[1] / "data" / "mq2008"
 
 #: fields whose effect is shown by another test (named), not by a run's records
 ELSEWHERE = {
-    "device": "tests/test_fit.py::test_the_device_reaches_the_library_parameters",
-    "baseline": "tests/test_plugins.py (the plug-in claims name their baseline)",
-    "looks": "tests/test_sequential_run.py (the looks decide which trials run and what the claims say)",
+    "device": "tests/lib/test_fit.py::test_the_device_reaches_the_library_parameters",
+    "baseline": "tests/lib/test_fit_plugins.py (the plug-in claims name their baseline)",
+    "looks": "tests/experiments/test_sequential_run.py (the looks decide which trials run and what the claims say)",
 }
 
 
@@ -118,7 +118,7 @@ def test_every_zheng_field_reaches_the_run(tmp_path):
     _check(base, {"dataset": "synthetic-web30k", "queries": 90, "trials": 2, "seed": 1, "library": "xgboost",
                   "models": ("qbrank", "gbt"), "rounds": 3, "every": 2, "w": 0.9, "eta": 0.3, "leaves": 3,
                   "shared_params": "tuned", "tied_pairs": "contradicting"}, tmp_path,
-           elsewhere={"grid", "c_grid", "max_pairs", "plugins"})       # plugins: tests/test_plugin_arms.py
+           elsewhere={"grid", "c_grid", "max_pairs", "plugins"})       # plugins: tests/experiments/test_plugin_arms.py
     # the tuning grid, on a tuned GBT run; RankSVM's settings, on a RankSVM run (136 features, a few hundred pairs)
     gbt = dataclasses.replace(base, models=("gbt",), shared_params="tuned")
     same = ["grid"] if fingerprint(dataclasses.replace(gbt, grid=((0.3, 3),)), tmp_path / "g") == \

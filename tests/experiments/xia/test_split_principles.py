@@ -30,7 +30,7 @@ class _Recording(UnitHessian):
         self.calls.append(np.array(scores, dtype=np.float64, copy=True))
         return super().grad_hess(scores, labels, offsets, iteration=iteration, rng=rng)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _lgb_se(X, y, K, rounds, lr, leaves=2, min_data=1):

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--queries", "60", "--trials", "2", "--preset", "tiny", "--quiet"]
 MANY = ["--queries", "60", "--trials", "8", "--preset", "tiny", "--quiet"]  # units still queued at the failure
 

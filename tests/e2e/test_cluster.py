@@ -16,7 +16,7 @@ import pytest
 
 from ltrrepro.store import ResultStore
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["--queries", "60", "--trials", "3", "--levels", "0,50", "--noise", "labels", "--preset", "tiny",
         "--quiet"]
 

@@ -11,7 +11,7 @@ from experiments.xia import protocol as xia_protocol
 from experiments.xia import paper as sp
 from experiments.zheng2007 import paper as qbrank
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 

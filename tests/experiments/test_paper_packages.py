@@ -19,7 +19,7 @@ from ltrrepro.claims import UNDERPOWERED, Claim, verdict
 from ltrrepro.report import Figure, Report, Table
 from ltrrepro.stats import paired_test
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ----------------------------------------------------------------------------- the verdict rule
