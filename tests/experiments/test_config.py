@@ -71,7 +71,7 @@ def _check(base, changes: dict, tmp_path: Path, refused=(), elsewhere=()):
     assert same == [], f"{type(base).__name__}: changing {same} changes no unit, data or record"
 
 
-def test_every_bruch_field_reaches_the_run(tmp_path):
+def _bruch_fields(tmp_path):
     base = BruchConfig(experiment="robustness", queries=40, trials=1, preset="tiny", rounds=3, models=("xendcg",),
                        noise=("labels",), levels=(50,))
     changes = {"experiment": "quality", "dataset": "synthetic-yahoo", "queries": 45, "trials": 2, "seed": 1,
@@ -112,7 +112,7 @@ def test_every_bruch_field_reaches_the_run(tmp_path):
     assert same == [], f"BruchConfig: changing {same} changes no unit, data or record"
 
 
-def test_every_zheng_field_reaches_the_run(tmp_path):
+def _zheng_fields(tmp_path):
     base = ZhengConfig(experiment="qbrank", queries=80, trials=1, rounds=2, every=1, models=("qbrank",),
                        grid=((0.1, 4),), leaves=4)
     _check(base, {"dataset": "synthetic-web30k", "queries": 90, "trials": 2, "seed": 1, "library": "xgboost",
@@ -131,7 +131,7 @@ def test_every_zheng_field_reaches_the_run(tmp_path):
     assert same == [], f"ZhengConfig: changing {same} changes no unit, data or record"
 
 
-def test_every_xia_field_reaches_the_run(tmp_path):
+def _xia_fields(tmp_path):
     base = XiaConfig(experiment="split_principles", queries=40, trials=1, models=("lambdamart-se",),
                      rounds=(("mcrank", 2), ("lambdamart", 2)), every=1, leaves=(4,), rates=(0.1,))
     _check(base, {"dataset": "synthetic-yahoo", "queries": 45, "trials": 2, "seed": 1,
@@ -144,7 +144,20 @@ def test_every_xia_field_reaches_the_run(tmp_path):
         fingerprint(ole, tmp_path / "ole"), "XiaConfig: changing split_rule changes no unit, data or record"
 
 
-def test_every_jensen_field_reaches_the_run(tmp_path):
+def _jensen_fields(tmp_path):
     base = JensenConfig(experiment="jensen_gap", trials=1, draws=5, docs=4)
     _check(base, {"trials": 2, "seed": 1, "draws": 6, "docs": 5, "probs": (0.2, 0.2, 0.2, 0.2, 0.2)}, tmp_path,
            refused={"dataset": "synthetic-web30k", "queries": 40, "data_dir": "/tmp"})
+
+
+#: each configuration class's field check (a study whose class has none fails below)
+FIELD_CHECKS = {BruchConfig: _bruch_fields, ZhengConfig: _zheng_fields, XiaConfig: _xia_fields,
+                JensenConfig: _jensen_fields}
+
+
+@pytest.mark.parametrize("config_cls", sorted({e.config_cls for e in registry.experiments().values()},
+                                              key=lambda c: c.__name__), ids=lambda c: c.__name__)
+def test_every_field_of_every_studys_configuration_reaches_the_run(config_cls, tmp_path):
+    assert config_cls in FIELD_CHECKS, f"{config_cls.__name__}: a registered study's configuration with no field check"
+    FIELD_CHECKS[config_cls](tmp_path)
+

@@ -1,11 +1,16 @@
-"""Tables as a paper prints them (Markdown and LaTeX), and the raw numbers in CSV."""
+"""Tables as a paper prints them (Markdown and LaTeX), the raw numbers in CSV, and the Report
+object (ltrrepro.report): every format written once, stale files taken away."""
+from __future__ import annotations
+
+import json
 import shutil
 import subprocess
 
 import numpy as np
 import pandas as pd
 
-from ltrrepro.report import display_frame, latex_table, markdown_table, write_table
+from ltrrepro.claims import Claim
+from ltrrepro.report import Figure, Report, Table, display_frame, latex_table, markdown_table, write_table
 
 
 def _frame():
@@ -64,3 +69,53 @@ def test_wide_latex_table_is_scaled_and_prose_wraps():
     tex = latex_table(prose)
     assert r"\begin{tabular}{p{0.3\linewidth}r}" in tex and "resizebox" not in tex
     _check_latex(tex, 2)
+
+
+def test_report_writes_every_format_once(tmp_path):
+    rep = _report(json_files={"summary.json": {"k": 1}}).write(tmp_path)
+    listed = json.loads((tmp_path / "report.json").read_text())["files"]
+    assert listed == sorted(p.relative_to(tmp_path).as_posix() for p in rep.files)
+    assert set(listed) == {f"tables/{t}.{e}" for t in ("main", "plain") for e in ("md", "tex", "csv")} | \
+        {"figures/fig.png", "figures/fig.pdf", "summary.json"} | {f"claims.{e}" for e in ("json", "md", "tex", "csv")}
+    md = (tmp_path / "tables" / "main.md").read_text()
+    # the legend: the table's own, the run's notes (deviations, choices, missing values), its end
+    assert md.endswith("Legend. The paper is silent; we chose: ties in input order. Deviations from the paper: few "
+                       "trials. Missing: v: no value in 1 unit. End.\n")
+    assert "0.5000 ± 0.0100" in md and (tmp_path / "tables" / "plain.md").read_text().endswith("\nPlain.\n")
+    assert list(pd.read_csv(tmp_path / "tables" / "main.csv").columns) == ["model", "v", "v_ci"]
+    stored = json.loads((tmp_path / "claims.json").read_text())
+    assert stored["claims"][0]["claim"] == "A > B" and stored["deviations"] == ["few trials"]
+    assert stored["choices"] == ["ties in input order"] and stored["sizes"] == {"n": 3}
+    assert (tmp_path / "claims.md").read_text().startswith("**Claims (test)**")
+    assert rep.text.splitlines()[:4] == ["Title", "Missing: v: no value in 1 unit", "body", "Claims check (α = 0.01):"]
+    assert rep.text.splitlines()[4].startswith("  [supported] A > B: d, p = 0.001")
+    assert rep["text"] == rep.get("text") == rep.text and rep.get("table") is None      # the old dict's keys
+    assert rep.table("main").caption == "Cap"
+
+def test_report_takes_away_what_an_earlier_report_wrote(tmp_path):
+    _report().write(tmp_path)
+    (tmp_path / "tables" / "mine.csv").write_text("a\n1\n")          # no report wrote it: set aside
+    rep = _report()
+    rep.tables = rep.tables[:1]
+    rep.write(tmp_path)
+    assert not (tmp_path / "tables" / "plain.md").exists() and (tmp_path / "stale" / "tables" / "mine.csv").exists()
+    assert set(rep.stale) == {"tables/plain.md", "tables/plain.tex", "tables/plain.csv", "tables/mine.csv"}
+    assert rep.text.splitlines()[-2].startswith("note: removed 3 file(s) of an earlier report")
+    assert rep.text.splitlines()[-1].startswith("note: moved 1 file(s)")
+
+
+# ----------------------------------------------------------------------------- one Report
+def _report(**kw) -> Report:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    df = pd.DataFrame({"model": ["A", "B"], "v": [0.5, 0.25], "v_ci": [0.01, 0.02]})
+    return Report(title="Title", tables=[Table("main", df, caption="Cap", legend="Legend.", notes=True,
+                                               legend_end=" End.", pm_cols={"v": "v_ci"}),
+                                         Table("plain", df[["model"]], legend="Plain.")],
+                  figures=[Figure("fig", fig)], claims=[Claim.check("A > B", 0.25, 0.001, 5, "d")],
+                  deviations=["few trials"], choices=["ties in input order"], missing=["v: no value in 1 unit"],
+                  lines=["body"], claims_caption="Claims (test)", claims_extra={"sizes": {"n": 3}}, **kw)

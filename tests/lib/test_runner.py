@@ -1,4 +1,5 @@
-"""Engine: seeds, statistics, results store, runner (resume, SIGKILL, failures, Dask)."""
+"""The runner (ltrrepro.runner): paired unit seeds, threads per job, memory-mapped data, resume,
+SIGKILL, failures, Dask."""
 import json
 import os
 import signal
@@ -9,50 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats as st
 
 from experiments.bruch2021 import protocol as bruch
 from ltrrepro import make_synthetic
 from ltrrepro.runner import Unit, default_jobs_threads, materialize, run_units, unit_seed
 from ltrrepro.splits import trial_split
-from ltrrepro.stats import holm, paired_test, summarize
 from ltrrepro.store import ResultStore, safe_key
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-# --------------------------------------------------------------------------- statistics
-def test_paired_test_equals_scipy_and_hand_ci(rng):
-    a = rng.normal(0.5, 0.02, 30)
-    b = a - rng.normal(0.003, 0.01, 30)
-    c = paired_test(a, b)
-    ref = st.ttest_rel(a, b)
-    assert c.t == pytest.approx(ref.statistic, rel=1e-12) and c.p == pytest.approx(ref.pvalue, rel=1e-12)
-    assert c.wins + c.ties + c.losses == 30 and c.wins == int(((a - b) > 0).sum())
-    # hand-worked CI: d = (1, 2, 3): mean 2, sd 1, t_{.975,2} = 4.302653
-    d = paired_test([1.0, 2.0, 3.0], [0.0, 0.0, 0.0])
-    assert d.diff == 2 and d.std_diff == 1
-    assert d.ci_low == pytest.approx(2 - 4.302653 / np.sqrt(3), abs=1e-6)
-    assert d.ci_high == pytest.approx(2 + 4.302653 / np.sqrt(3), abs=1e-6)
-    s = summarize([1.0, 2.0, 3.0])
-    assert (s.mean, s.std) == (2.0, 1.0) and s.ci_low == pytest.approx(d.ci_low)
-
-
-def test_paired_test_degenerate_and_ties():
-    c = paired_test([0.5, 0.5], [0.5, 0.5])
-    assert np.isnan(c.p) and c.ties == 2 and not c.significant()
-    c = paired_test([0.6, 0.5, 0.4], [0.5, 0.5, 0.5], tie=1e-9)
-    assert (c.wins, c.ties, c.losses) == (1, 1, 1)
-    with pytest.raises(ValueError):
-        paired_test([1.0, np.nan], [1.0, 2.0])
-
-
-def test_holm_hand_worked():
-    # sorted .005,.01,.03,.04 times 4,3,2,1 = .02,.03,.06,.04 -> running max .02,.03,.06,.06
-    np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
-    out = holm([0.2, np.nan, 0.9])
-    assert np.isnan(out[1]) and out[0] == pytest.approx(0.4) and out[2] == pytest.approx(0.9)
-    np.testing.assert_allclose(holm([0.6, 0.7]), [1.0, 1.0])             # capped at 1, monotone
 
 
 # --------------------------------------------------------------------------- seeds
@@ -78,26 +43,6 @@ def test_default_jobs_threads_never_oversubscribe():
         j, t = default_jobs_threads(jobs, threads)
         assert j * t <= max(cores, (jobs or 1) * (threads or 1))
     assert default_jobs_threads(None, None, n_units=1)[0] == 1
-
-
-# --------------------------------------------------------------------------- store
-def test_store_atomic_records_config_and_failures(tmp_path):
-    st_ = ResultStore(tmp_path / "run", {"a": 1})
-    st_.start("demo", argv=["x"])
-    st_.write("d/t000/base/m", {"means": {"ndcg@5": 0.5}}, {"v": np.arange(3.0)})
-    assert st_.is_done("d/t000/base/m") and not st_.is_done("d/t001/base/m")
-    np.testing.assert_array_equal(st_.arrays("d/t000/base/m")["v"], [0, 1, 2])
-    assert not list((tmp_path / "run" / "units").glob(".*"))           # no temporary file left
-    other = ResultStore(tmp_path / "run", {"a": 2})
-    assert not other.is_done("d/t000/base/m") and other.stale(["d/t000/base/m"]) == ["d/t000/base/m"]
-    st_.write_failure("d/t001/base/m", {"error": "boom", "traceback": "tb"})
-    assert st_.failures()[0]["error"] == "boom"
-    st_.write("d/t001/base/m", {"means": {}})
-    assert st_.failures() == []                                         # cleared once it succeeds
-    st_.finish("ok")
-    man = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert man["status"] == "ok" and man["versions"]["lightgbm"] and man["config"] == {"a": 1}
-    assert ResultStore.open(tmp_path / "run").config_hash == st_.config_hash
 
 
 # --------------------------------------------------------------------------- runner
@@ -225,36 +170,3 @@ def test_split_is_shared_by_models_of_a_trial(tmp_path):
     assert qids[0] == qids[1] == expected
 
 
-def test_paired_power_matches_simulation_and_required_trials_are_minimal():
-    """Power from the noncentral t against 20,000 simulated paired t-tests (seeded), and the
-    required number of trials is the first that reaches 80%."""
-    from ltrrepro.stats import paired_power, trials_for_power
-    rng = np.random.default_rng(0)
-    effect, sd, n, alpha = 0.004, 0.01, 30, 0.01
-    d = rng.normal(effect, sd, size=(20_000, n))
-    p = st.ttest_1samp(d, 0.0, axis=1).pvalue
-    assert paired_power(effect, sd, n, alpha) == pytest.approx(float(np.mean(p < alpha)), abs=0.012)
-    need = trials_for_power(effect, sd, 0.8, alpha)
-    assert paired_power(effect, sd, need, alpha) >= 0.8 > paired_power(effect, sd, need - 1, alpha)
-    assert trials_for_power(0.0, sd) is None and np.isnan(paired_power(effect, 0.0, n))
-
-
-@pytest.mark.parametrize("effect, sd, n", [(0.004, 0.01, 30), (0.5, 1.0, 8), (0.186, 0.0398, 5), (1.0, 0.01, 3)])
-def test_paired_power_equals_the_noncentral_t_integrated_by_hand(effect, sd, n):
-    """T = (Z + δ) / √(V/ν), Z standard normal, V ~ χ²_ν, ν = n − 1, δ = effect/(sd/√n):
-    P(|T| > c) = ∫ [Φ(δ − c√(v/ν)) + Φ(−δ − c√(v/ν))] χ²_ν(v) dv, c = t_{1−α/2, ν}. Includes
-    effects so large that scipy's noncentral-t lower tail is NaN (power must still be 1)."""
-    from scipy.integrate import quad
-
-    from ltrrepro.stats import paired_power, trials_for_power
-    nu, alpha = n - 1, 0.01
-    delta = effect / (sd / np.sqrt(n))
-    c = st.t.ppf(1 - alpha / 2, nu)
-    f = lambda v: (st.norm.cdf(delta - c * np.sqrt(v / nu)) + st.norm.cdf(-delta - c * np.sqrt(v / nu))) \
-        * st.chi2.pdf(v, nu)  # noqa: E731
-    hand = quad(f, 0, np.inf, limit=200)[0]
-    assert paired_power(effect, sd, n, alpha) == pytest.approx(hand, abs=1e-6)
-    assert paired_power(-effect, sd, n, alpha) == pytest.approx(hand, abs=1e-6)     # two-sided: symmetric
-    need = trials_for_power(effect, sd, 0.8, alpha)
-    assert need >= 2 and paired_power(effect, sd, need, alpha) >= 0.8
-    assert need == 2 or paired_power(effect, sd, need - 1, alpha) < 0.8
