@@ -230,7 +230,7 @@ def test_every_command_in_readme_and_docs_runs(tmp_path, monkeypatch):
         if argv[:2] == ["pip", "install"]:
             bad += [f"{page}: {cmd}: no extra [{x}] in pyproject.toml"
                     for a in argv if "[" in a for x in re.search(r"\[(.*)\]", a).group(1).split(",") if x not in extras]
-        elif argv[:3] == ["python", "-m", "pytest"] or argv[:2] == ["bash", ".ci/floor"]:
+        elif argv[:3] == ["python", "-m", "pytest"] or argv[:2] in (["bash", ".ci/floor"], ["bash", ".ci/run"]):
             assert (ROOT / ".ci" / "run").is_file() and (ROOT / ".ci" / "floor").is_file()
         elif argv[:2] == ["python", "-m"] and len(argv) > 2 and argv[2].startswith("ltrrepro."):
             if importlib.util.find_spec(argv[2]) is None:                     # the library's own processes
@@ -268,9 +268,10 @@ def test_every_command_in_readme_and_docs_runs(tmp_path, monkeypatch):
         bad += [f"{page}: {cmd}: {flag} is not in its --help" for flag in re.findall(r"(?<!\S)--[a-z][\w-]*", cmd)
                 if flag not in out]
     assert not bad, "\n".join(bad)
-    # the README's test command is what CI runs (.ci/run, with pip's -q)
+    # the README's test command is what CI runs (.ci/run, with pip's -q), in a new environment outside the clone
     ci = (ROOT / ".ci" / "run").read_text()
-    assert 'python -m pip install -q -e ".[test]"' in ci and "\npython -m pytest -q\n" in ci
+    assert 'venv="$(mktemp -d "${TMPDIR:-/tmp}/' in ci and '-m venv "$venv"' in ci
+    assert '"$venv/bin/python" -m pip install -q -e ".[test]"' in ci and '\n"$venv/bin/python" -m pytest -q "$@"\n' in ci
     assert ("README.md", 'python -m pip install -e ".[test]"') in commands
     assert ("README.md", "python -m pytest -q") in commands
 

@@ -104,7 +104,7 @@ def test_lambdamart_loss_has_the_lambdas_as_gradient_at_fixed_ranking():
 
 
 def test_paper_table_only_for_the_papers_own_datasets():
-    # the numbers themselves are checked against docs/protocols/xia.md in test_docs.py
+    # the numbers themselves are checked against docs/protocols/xia.md in tests/docs/test_docs.py
     assert xp_paper.paper_table("yahoo")[0] == "yahoo" and xp_paper.paper_table("web10k")[0] == "web10k"
     for other in ("synthetic-web30k", "synthetic-yahoo", "web30k", "mq2008", "svmlight"):
         assert xp_paper.paper_table(other) == (None, {})
