@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -20,6 +22,7 @@ def _blocks():
     return code, [c for c in commands.splitlines() if c.strip()], snippet
 
 
+@pytest.mark.slow
 def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
     code, commands, snippet = _blocks()
     (tmp_path / "mylosses.py").write_text(code)
@@ -53,7 +56,6 @@ def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
 
 
 def test_the_python_api_raises_user_errors_and_reads_runs_back(tmp_path):
-    import pytest
 
     import experiments
     from experiments.bruch2021.jensen_gap import JensenConfig

@@ -12,6 +12,8 @@ from conftest import execute_notebook, tree_digest
 from experiments import clicks, convergence, jensen_gap, quality, robustness
 from experiments.report import rebuild
 
+pytestmark = pytest.mark.slow          # end-to-end runs: the inner loop (-m "not slow") leaves them out
+
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--jobs", "1", "--quiet"]
 

@@ -16,6 +16,8 @@ import pytest
 
 from ltrrepro.store import ResultStore
 
+pytestmark = pytest.mark.slow          # end-to-end runs: the inner loop (-m "not slow") leaves them out
+
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["--queries", "60", "--trials", "3", "--levels", "0,50", "--noise", "labels", "--preset", "tiny",
         "--quiet"]

@@ -381,6 +381,7 @@ def test_every_experiment_takes_the_same_execution_flags(main, capsys):
     assert [f for f in (*EXECUTION, "seed") if f"--{f}" not in text] == []
 
 
+@pytest.mark.slow
 def test_config_reruns_a_stored_run_exactly(tmp_path, capsys):
     first = tmp_path / "first"
     argv = ["--queries", "40", "--trials", "2", "--preset", "tiny", "--levels", "0,50", "--noise", "labels",
@@ -419,6 +420,7 @@ def test_device_is_refused_where_nothing_can_use_it(tmp_path, capsys):
         assert "unrecognized arguments: --device" in _one_error_line(capsys)
 
 
+@pytest.mark.slow
 def test_estimate_calibrates_on_kept_units_and_the_run_resumes_from_them(tmp_path, capsys):
     out = tmp_path / "o"
     argv = ["--queries", "60", "--trials", "2", "--preset", "tiny", "--levels", "0,100", "--noise", "documents",

@@ -155,6 +155,7 @@ FIELD_CHECKS = {BruchConfig: _bruch_fields, ZhengConfig: _zheng_fields, XiaConfi
                 JensenConfig: _jensen_fields}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config_cls", sorted({e.config_cls for e in registry.experiments().values()},
                                               key=lambda c: c.__name__), ids=lambda c: c.__name__)
 def test_every_field_of_every_studys_configuration_reaches_the_run(config_cls, tmp_path):

@@ -76,6 +76,7 @@ def _check(out: Path, with_ranx: bool = False):
     assert tied > 0                                  # the data did have tied scores
 
 
+@pytest.mark.slow
 def test_saved_runs_read_by_ir_measures_and_ranx_give_the_recorded_ndcg(tmp_path):
     out = tmp_path / "q"
     assert quality.main(FAST + ["--queries", "40", "--save-runs", "--out", str(out)]) == 0
@@ -104,6 +105,7 @@ def test_saved_runs_read_by_ir_measures_and_ranx_give_the_recorded_ndcg(tmp_path
     assert moved > 0
 
 
+@pytest.mark.slow
 def test_a_letor_file_exports_its_docids(tmp_path):
     """A LETOR file (#docid comments): the run files carry its document ids."""
     out = tmp_path / "m"
@@ -137,6 +139,7 @@ def test_scores_are_kept_in_float32_only_where_the_ranking_stays():
     assert test_arrays(close, ds)[SCORE].dtype == np.float64
 
 
+@pytest.mark.slow
 def test_an_old_store_without_scores_is_one_line(tmp_path, capsys):
     out = tmp_path / "q"
     assert quality.main(FAST + ["--queries", "40", "--trials", "1", "--out", str(out)]) == 0
@@ -158,6 +161,7 @@ def test_save_runs_is_refused_where_units_keep_no_rankings(tmp_path, capsys):
     assert capsys.readouterr().err.strip().startswith("error: --save-runs: the jensen_gap study")
 
 
+@pytest.mark.slow
 def test_user_file_in_lightgbm_layout(tmp_path):
     """A user SVMlight file without doc ids (LightGBM's layout): row ids, same metrics."""
     ds = make_synthetic("yahoo", n_queries=30, seed=3)

@@ -137,6 +137,7 @@ def test_flags_refused_in_one_line(tmp_path, capsys, argv, needle):
     assert code == 2 and len(err) == 1 and needle in err[0], err
 
 
+@pytest.mark.slow
 def test_another_experiment_into_the_same_out_is_refused_and_its_records_kept(tmp_path, capsys):
     from experiments import convergence, quality
     out = tmp_path / "o"
@@ -150,6 +151,7 @@ def test_another_experiment_into_the_same_out_is_refused_and_its_records_kept(tm
     assert json.loads((out / "manifest.json").read_text())["experiment"] == "quality"
 
 
+@pytest.mark.slow
 def test_a_record_copied_over_another_units_file_is_recomputed(tmp_path, capsys):
     from experiments import quality
     out = tmp_path / "o"
@@ -255,6 +257,7 @@ def test_an_empty_model_list_is_refused(tmp_path, capsys, argv, needle):
     assert len(err) == 1 and needle in err[0], err
 
 
+@pytest.mark.slow
 def test_the_baseline_may_be_given_as_the_plugins_spec(tmp_path):
     from experiments import quality
     spec = "plugin_losses:Squared(scale=0.5)"
@@ -264,6 +267,7 @@ def test_the_baseline_may_be_given_as_the_plugins_spec(tmp_path):
     assert json.loads((out / "manifest.json").read_text())["config"]["baseline"] == "plugin_losses.Squared@scale=0.5"
 
 
+@pytest.mark.slow
 def test_rewording_a_choice_or_deviation_recomputes_nothing(tmp_path, monkeypatch):
     """The store hashes the configuration's fields and data, not the prose computed from them."""
     from experiments import quality

@@ -44,6 +44,7 @@ def _spy_isolation(monkeypatch) -> list:
     return seen
 
 
+@pytest.mark.slow
 def test_a_plugin_is_a_xia_arm_under_se_and_rwse(user_module, monkeypatch):
     isolated = _spy_isolation(monkeypatch)
     res = experiments.run("split_principles", out="xia", queries=40, trials=1, rounds=3, leaves="4", rates="0.1",
@@ -64,6 +65,7 @@ def test_a_plugin_is_a_xia_arm_under_se_and_rwse(user_module, monkeypatch):
     assert not any(c["claim"].startswith("lambdamart") for c in alone.claims)
 
 
+@pytest.mark.slow
 def test_a_plugin_is_a_zheng_run_beside_gbt(user_module, monkeypatch):
     isolated = _spy_isolation(monkeypatch)
     res = experiments.run("qbrank", out="zheng", queries=100, trials=1, rounds=3, models=f"gbt,{SPEC}",
@@ -75,6 +77,7 @@ def test_a_plugin_is_a_zheng_run_beside_gbt(user_module, monkeypatch):
     assert any(c["claim"].startswith(f"{LABEL}(L2) beats GBT(L2)") for c in res.claims)
 
 
+@pytest.mark.slow
 def test_the_same_plugin_is_a_bruch_model(user_module):
     res = experiments.run("quality", out="bruch", queries=60, trials=1, preset="tiny",
                           models=f"lambdamart,{SPEC}", jobs=1)

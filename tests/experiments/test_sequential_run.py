@@ -26,6 +26,7 @@ def _no_futility(monkeypatch):
                         (np.where(np.arange(len(t)) == len(t) - 1, real(t, c, drift, spending)[0], -np.inf), 0.0))
 
 
+@pytest.mark.slow
 def test_auto_stops_at_a_look_and_says_why(tmp_path, capsys):
     assert _run(tmp_path / "a") == 0
     err = capsys.readouterr().err
@@ -48,6 +49,7 @@ def test_auto_stops_at_a_look_and_says_why(tmp_path, capsys):
     assert (tmp_path / "a" / "claims.json").read_text() == before
 
 
+@pytest.mark.slow
 def test_auto_resumes_from_its_last_look_to_the_same_result(tmp_path, monkeypatch, capsys):
     _no_futility(monkeypatch)
     assert _run(tmp_path / "whole", max_trials=4, looks=2) == 0
@@ -85,6 +87,7 @@ def test_design_flags_are_checked(argv, match, tmp_path, capsys):
     assert match in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_config_of_an_auto_run_reruns_it(tmp_path, capsys):
     assert _run(tmp_path / "c", max_trials=4, looks=2) == 0
     before = (tmp_path / "c" / "claims.json").read_text()

@@ -105,6 +105,7 @@ def test_user_files_in_a_directory_and_one_file(tmp_path, data):
     assert single.n_queries == 36
 
 
+@pytest.mark.slow
 def test_svmlight_directory_runs_end_to_end(tmp_path, data):
     d = tmp_path / "mine"
     d.mkdir()
@@ -152,6 +153,7 @@ def _parts(data, d, layout):
             write_svmlight(sub, d / f"{part}.txt")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["lightgbm", "qid-reused"])
 def test_parts_that_reuse_query_ids_pool_keyed_by_part_and_run(tmp_path, data, layout, capsys):
     d = tmp_path / "mine"
@@ -354,6 +356,7 @@ def test_a_label_31_trains_lightgbm_lambdarank_and_smaller_labels_are_unchanged(
     np.testing.assert_array_equal(plain.scores(data.X), explicit.scores(data.X))
 
 
+@pytest.mark.slow
 def test_the_default_out_of_a_dataset_path_is_one_directory_named_after_the_file(tmp_path, data, monkeypatch):
     f = tmp_path / "my data.txt"
     write_svmlight(data, f)

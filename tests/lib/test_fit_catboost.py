@@ -111,6 +111,7 @@ def _table1(out):
     return table, tests
 
 
+@pytest.mark.slow
 def test_table1_has_the_catboost_rows_and_their_paired_tests(tmp_path):
     out = tmp_path / "q"
     assert quality.main(TINY + ["--models", "lambdamart,xendcg,catboost_yetirank", "--out", str(out)]) == 0
@@ -125,6 +126,7 @@ def test_table1_has_the_catboost_rows_and_their_paired_tests(tmp_path):
     assert any("CatBoost" in c for c in claims["choices"])
 
 
+@pytest.mark.slow
 def test_table1_with_catboost_on_a_user_file(tmp_path):
     """The same on a file in LightGBM's layout (no qid:, the query sizes in FILE.query)."""
     ds = make_synthetic("web30k", n_queries=40, seed=2)
@@ -142,6 +144,7 @@ def test_table1_with_catboost_on_a_user_file(tmp_path):
     assert ("catboost_lambdamart", "lambdamart") in set(zip(tests.a, tests.b))
 
 
+@pytest.mark.slow
 def test_convergence_takes_catboost_models(tmp_path):
     out = tmp_path / "c"
     assert convergence.main(TINY + ["--trials", "1", "--rounds", "6", "--models", "lambdamart,xendcg,catboost_yetirank",
@@ -151,6 +154,7 @@ def test_convergence_takes_catboost_models(tmp_path):
     assert "catboost_yetirank" in (out / "tables" / "fig2_convergence.csv").read_text()
 
 
+@pytest.mark.slow
 def test_robustness_compares_xendcg_with_a_catboost_model(tmp_path):
     out = tmp_path / "r"
     assert robustness.main(TINY + ["--trials", "2", "--rounds", "4", "--noise", "labels", "--levels", "0,50",

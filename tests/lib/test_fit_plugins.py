@@ -64,6 +64,7 @@ def test_a_plugin_trains_in_both_libraries_with_its_own_seeded_generator(library
     assert not np.array_equal(fit(1), fit(2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("library", ["lightgbm", "xgboost"])
 def test_quality_and_robustness_run_a_plugin_next_to_the_builtins(tmp_path, library):
     q = tmp_path / "q"
@@ -131,6 +132,7 @@ def test_a_plugin_missing_where_the_units_run_fails_those_units_only(tmp_path):
     assert {r["unit"]["model"] for r in store.records()} == {"lambdamart"}
 
 
+@pytest.mark.slow
 def test_a_manifest_naming_any_other_callable_is_refused_before_it_is_called(tmp_path, capsys, monkeypatch):
     """``--config`` reads plug-in specs from a file: they pass the same checks as ``--models``,
     before anything is called — ``os:system`` never runs, whatever the manifest says."""
@@ -176,6 +178,7 @@ def test_a_plugin_drawing_from_global_random_state_is_refused(tmp_path, capsys):
     assert "draw every random number from the rng argument" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_editing_a_plugins_source_recomputes_its_units(tmp_path, capsys, monkeypatch):
     import importlib
     import sys
@@ -199,6 +202,7 @@ def test_editing_a_plugins_source_recomputes_its_units(tmp_path, capsys, monkeyp
     assert all(after[k] != v for k, v in stamp.items())                 # recomputed under the new source
 
 
+@pytest.mark.slow
 def test_a_plugin_as_the_baseline_is_never_compared_with_itself(tmp_path):
     out = tmp_path / "o"
     assert quality.main(TINY + ["--models", f"lambdamart,{SQ}", "--baseline", SQ_KEY, "--out", str(out)]) == 0
@@ -206,6 +210,7 @@ def test_a_plugin_as_the_baseline_is_never_compared_with_itself(tmp_path):
     assert not any(c.count("Squared(scale=0.5)") > 1 for c in claims), claims
 
 
+@pytest.mark.slow
 def test_editing_the_module_a_plugin_inherits_from_recomputes_its_units(tmp_path, monkeypatch):
     import importlib
     import sys

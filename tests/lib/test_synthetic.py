@@ -5,6 +5,7 @@ import pytest
 from ltrrepro.synthetic import PROFILES, make_synthetic
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", ["web30k", "yahoo"])
 def test_synthetic_statistics_match_targets(profile):
     p = PROFILES[profile]

@@ -104,6 +104,7 @@ def test_qbrank_experiment_smoke(tmp_path):
     assert tree_digest(out) == before
 
 
+@pytest.mark.slow
 def test_qbrank_experiment_xgboost_library(tmp_path):
     out = tmp_path / "x"
     argv = ["--queries", "200", "--trials", "1", "--rounds", "10", "--every", "5", "--gbt-grid", "0.1:10",
@@ -172,6 +173,7 @@ def test_claims_are_the_papers_table1_family_and_figure1_once(rng):
     assert len({c.detail.split(" on ")[0] for c in fig}) == len(fig)          # each comparison once
 
 
+@pytest.mark.slow
 def test_tuned_params_are_shared_by_every_run_of_a_trial(tmp_path):
     out = tmp_path / "t"
     argv = ["--queries", "100", "--trials", "1", "--rounds", "3", "--every", "3", "--models", "gbt,qbrank",
