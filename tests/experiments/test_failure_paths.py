@@ -35,6 +35,7 @@ sys.exit(quality.main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_two_jobs_ends_within_seconds_in_one_line(tmp_path):
     out = tmp_path / "run"
     env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
@@ -70,6 +71,7 @@ sys.exit(quality.main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where,jobs", [("/units/", "1"), ("/tables/", "1"), ("/tables/", "2")])
 def test_a_full_disk_at_one_job_or_while_reporting_is_one_line(tmp_path, where, jobs):
     out = tmp_path / "run"
@@ -194,6 +196,7 @@ def test_zheng_on_data_without_multi_grade_queries_is_one_line_before_training(t
     assert len(err) == 1 and "0 of 30 queries have more than one grade" in err[0], err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signame,said", [("SIGTERM", "signal 15"), ("SIGINT", "Ctrl-C")])
 def test_sigterm_under_two_jobs_ends_in_one_line_without_pool_noise(tmp_path, signame, said):
     """SIGTERM mid-run (a cluster's job killer) or Ctrl-C: 'interrupted', exit 130, the finished

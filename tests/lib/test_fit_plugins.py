@@ -94,6 +94,7 @@ def test_a_plugin_that_cannot_load_is_one_line_before_any_work(tmp_path, capsys)
     assert not (tmp_path / "o" / "units").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec,why", [("plugin_losses:NaNAfterFirst", "non-finite gradient"),
                                       ("plugin_losses:ShortOnBigLists", "gradients and")])
 def test_a_plugin_that_breaks_on_the_data_fails_its_units_only(tmp_path, capsys, spec, why):
@@ -153,6 +154,7 @@ def test_a_manifest_naming_any_other_callable_is_refused_before_it_is_called(tmp
     assert not (tmp_path / "again" / "units").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how,why", [("segfault", "killed by signal SIGSEGV"), ("exit", "exited with code 3"),
                                      ("sysexit", "called sys.exit(0)")])
 @pytest.mark.parametrize("jobs", ["1", "2"])
