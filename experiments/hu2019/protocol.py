@@ -237,7 +237,10 @@ def true_curve(log, k: int) -> list[float]:
 
 
 def _fit(system, library: str, data, side: dict, cfg, seed, threads: int):
-    trainer = system.trainer(cfg.boosting, library=library, seed=seed, threads=threads)
+    """Train ``system`` on ``data`` (with the rows' ``side``: positions, propensities); Unbiased
+    LambdaMART with the configuration's bias regularization p."""
+    more = {"objective_kwargs": (("p", cfg.bias_p),)} if system.name == "unbiased_lambdamart" else {}
+    trainer = system.trainer(cfg.boosting, library=library, seed=seed, threads=threads, **more)
     trainer.add_train(data, **side)
     return trainer.fit()
 

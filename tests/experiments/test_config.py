@@ -18,6 +18,7 @@ from experiments import registry
 from experiments.bruch2021.jensen_gap import JensenConfig
 from experiments.bruch2021.protocol import BruchConfig
 from experiments.errors import UsageError
+from experiments.hu2019.protocol import DebiasingConfig
 from experiments.study import prepare_data
 from experiments.xia.protocol import XiaConfig
 from experiments.zheng2007.protocol import ZhengConfig
@@ -150,9 +151,21 @@ def _jensen_fields(tmp_path):
            refused={"dataset": "synthetic-web30k", "queries": 40, "data_dir": "/tmp"})
 
 
+def _debiasing_fields(tmp_path):
+    base = DebiasingConfig(experiment="debiasing", queries=30, trials=1, rounds=2, logger_rounds=2,
+                           models=("ulm_lgb",), sweep_models=("naive",), sessions=5, sweep_sessions=(8,),
+                           sweep_eta=(2.0,), sweep_share=(0.5,), sweep_click=("cascade",))
+    _check(base, {"dataset": "synthetic-yahoo", "queries": 32, "trials": 2, "seed": 1, "library": "xgboost",
+                  "preset": "tiny", "rounds": 3, "models": ("ulm_lgb", "xgb_unbiased"), "sweep_models": ("skyline",),
+                  "k": 5, "sessions": 6, "eta": 0.5, "share": 0.2, "click_model": "cascade", "curve": "eyetracking",
+                  "eps_plus": 0.9, "eps_minus": 0.2, "bias_p": 1.0, "logger_rounds": 3, "sweep_sessions": (9,),
+                  "sweep_eta": (1.5,), "sweep_share": (0.6,), "sweep_click": ()}, tmp_path,
+           elsewhere={"plugins"})       # plugins: tests/experiments/hu2019/test_debiasing_protocol.py
+
+
 #: each configuration class's field check (a study whose class has none fails below)
 FIELD_CHECKS = {BruchConfig: _bruch_fields, ZhengConfig: _zheng_fields, XiaConfig: _xia_fields,
-                JensenConfig: _jensen_fields}
+                JensenConfig: _jensen_fields, DebiasingConfig: _debiasing_fields}
 
 
 @pytest.mark.slow
