@@ -16,6 +16,11 @@ min_data_in_leaf × its mean Hessian at zero scores`` (:func:`hessian_floor`, ha
 backend's :meth:`~ltrrepro.fit.backends.Backend.leaf_floor`; the measured effect is in
 :mod:`ltrrepro.fit.backends.xgboost`). Every library call goes through the trainer's backend.
 
+Click systems (the debiasing study, docs/protocols/debiasing.md): :class:`ClickTrainer` trains on
+click sessions for the preset's rounds with no model selection, the rows' displayed positions
+entering as LightGBM's position field, as a feature, or bound to the objective (Unbiased
+LambdaMART, IPS); :func:`on_clicks` turns a plug-in into one.
+
 Identity: ``family`` is the loss (``xendcg``, ``listnet``, ``lambdamart``, ``ranknet``);
 ``variant`` is ``custom`` (ltrrepro's objective through the library's adapter), ``builtin``
 (each library's own objective) or a library's name (that library's own objective only).
