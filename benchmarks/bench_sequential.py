@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_tests import per_query_pool, per_trial_pool  # noqa: E402
-from ltrrepro import sequential as sq  # noqa: E402
+from ltrrepro.inference import sequential as sq  # noqa: E402
 
 N, LOOKS, POWER = 100, 5, 0.9
 ALPHAS = (0.05, 0.01)                        # the issue's design (its 73/43 figures), the harness's claims' level
