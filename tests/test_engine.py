@@ -15,7 +15,7 @@ from experiments.bruch2021 import protocol as bruch
 from ltrrepro import make_synthetic
 from ltrrepro.runner import Unit, default_jobs_threads, materialize, run_units, unit_seed
 from ltrrepro.splits import trial_split
-from ltrrepro.stats import holm, paired_test, summarize
+from ltrrepro.inference.tests import holm, paired_test, summarize
 from ltrrepro.store import ResultStore, safe_key
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def test_paired_test_equals_scipy_and_hand_ci(rng):
 
 def test_paired_test_degenerate_and_ties():
     c = paired_test([0.5, 0.5], [0.5, 0.5])
-    assert np.isnan(c.p) and c.ties == 2 and not c.significant()
+    assert np.isnan(c.p) and c.ties == 2 and not c.significant(0.01)
     c = paired_test([0.6, 0.5, 0.4], [0.5, 0.5, 0.5], tie=1e-9)
     assert (c.wins, c.ties, c.losses) == (1, 1, 1)
     with pytest.raises(ValueError):
@@ -228,15 +228,15 @@ def test_split_is_shared_by_models_of_a_trial(tmp_path):
 def test_paired_power_matches_simulation_and_required_trials_are_minimal():
     """Power from the noncentral t against 20,000 simulated paired t-tests (seeded), and the
     required number of trials is the first that reaches 80%."""
-    from ltrrepro.stats import paired_power, trials_for_power
+    from ltrrepro.inference.power import paired_power, trials_for_power
     rng = np.random.default_rng(0)
     effect, sd, n, alpha = 0.004, 0.01, 30, 0.01
     d = rng.normal(effect, sd, size=(20_000, n))
     p = st.ttest_1samp(d, 0.0, axis=1).pvalue
     assert paired_power(effect, sd, n, alpha) == pytest.approx(float(np.mean(p < alpha)), abs=0.012)
-    need = trials_for_power(effect, sd, 0.8, alpha)
+    need = trials_for_power(effect, sd, 0.8, alpha=alpha)
     assert paired_power(effect, sd, need, alpha) >= 0.8 > paired_power(effect, sd, need - 1, alpha)
-    assert trials_for_power(0.0, sd) is None and np.isnan(paired_power(effect, 0.0, n))
+    assert trials_for_power(0.0, sd, alpha=alpha) is None and np.isnan(paired_power(effect, 0.0, n, alpha))
 
 
 @pytest.mark.parametrize("effect, sd, n", [(0.004, 0.01, 30), (0.5, 1.0, 8), (0.186, 0.0398, 5), (1.0, 0.01, 3)])
@@ -246,7 +246,7 @@ def test_paired_power_equals_the_noncentral_t_integrated_by_hand(effect, sd, n):
     effects so large that scipy's noncentral-t lower tail is NaN (power must still be 1)."""
     from scipy.integrate import quad
 
-    from ltrrepro.stats import paired_power, trials_for_power
+    from ltrrepro.inference.power import paired_power, trials_for_power
     nu, alpha = n - 1, 0.01
     delta = effect / (sd / np.sqrt(n))
     c = st.t.ppf(1 - alpha / 2, nu)
@@ -255,6 +255,6 @@ def test_paired_power_equals_the_noncentral_t_integrated_by_hand(effect, sd, n):
     hand = quad(f, 0, np.inf, limit=200)[0]
     assert paired_power(effect, sd, n, alpha) == pytest.approx(hand, abs=1e-6)
     assert paired_power(-effect, sd, n, alpha) == pytest.approx(hand, abs=1e-6)     # two-sided: symmetric
-    need = trials_for_power(effect, sd, 0.8, alpha)
+    need = trials_for_power(effect, sd, 0.8, alpha=alpha)
     assert need >= 2 and paired_power(effect, sd, need, alpha) >= 0.8
     assert need == 2 or paired_power(effect, sd, need - 1, alpha) < 0.8

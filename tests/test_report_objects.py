@@ -15,9 +15,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ltrrepro.claims import UNDERPOWERED, Claim, verdict
+from ltrrepro.inference import UNDERPOWERED, Claim, Evidence, Expectation, Inference, judge, judge_comparison, verdict
 from ltrrepro.report import Figure, Report, Table
-from ltrrepro.stats import paired_test
+from ltrrepro.inference.tests import paired_test
+
+INF = Inference()
+
+
+def check(text, value, p, trials, detail, sd=float("nan"), on="trial", missing=None, paper_effect=None,
+          verdict_text=None, **extra) -> Claim:
+    return judge(text, Evidence(value, p, trials, detail, sd=sd, on=on, missing=missing),
+                 Expectation(paper_effect=paper_effect, verdict_text=verdict_text), INF, **extra)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,33 +49,33 @@ def test_verdict_rule_on_hand_made_cases(value, p, sign, power, expected):
 
 
 def test_claim_check_names_why_a_test_has_no_p_value():
-    assert Claim.check("x", 0.01, np.nan, 1, "d").verdict == "inconclusive (one trial: no test)"
-    assert Claim.check("x", 0.01, np.nan, 5, "d", sd=0.0).verdict == \
+    assert check("x", 0.01, np.nan, 1, "d").verdict == "inconclusive (one trial: no test)"
+    assert check("x", 0.01, np.nan, 5, "d", sd=0.0).verdict == \
         "inconclusive (zero variance of the paired differences: no test)"
-    assert Claim.check("x", np.nan, np.nan, 5, "d").verdict == "inconclusive (no trial with both results)"
-    assert Claim.check("x", np.nan, np.nan, 5, "d", on="fold").verdict == "inconclusive (no fold with both results)"
-    assert Claim.check("x", 0.01, 0.001, 5, "d", missing="no data").verdict == "inconclusive (no data)"
+    assert check("x", np.nan, np.nan, 5, "d").verdict == "inconclusive (no trial with both results)"
+    assert check("x", np.nan, np.nan, 5, "d", on="fold").verdict == "inconclusive (no fold with both results)"
+    assert check("x", 0.01, 0.001, 5, "d", missing="no data").verdict == "inconclusive (no data)"
     # a verdict text settles a significant result, never an underpowered one
-    assert Claim.check("x", 0.01, 0.001, 5, "d", verdict_text="lower").verdict == "lower"
-    assert Claim.check("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01,
+    assert check("x", 0.01, 0.001, 5, "d", verdict_text="lower").verdict == "lower"
+    assert check("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01,
                        verdict_text="lower").verdict == UNDERPOWERED
     # no test at all (a count, a ratio): the verdict text decides
-    assert Claim.check("x", 2.0, np.nan, 5, "d", verdict_text="supported").verdict == "supported"
+    assert check("x", 2.0, np.nan, 5, "d", verdict_text="supported").verdict == "supported"
 
 
 def test_claim_from_a_paired_comparison():
     a, b = np.array([0.5, 0.6, 0.7, 0.65]), np.array([0.4, 0.55, 0.6, 0.6])
-    c = Claim.from_comparison("A > B", paired_test(a, b), ("A", "B"), "ndcg@5[gain=exp2,norel=drop]",
-                              paper_effect=0.05)
+    c = judge_comparison("A > B", paired_test(a, b), ("A", "B"), "ndcg@5[gain=exp2,norel=drop]", INF,
+                         Expectation(paper_effect=0.05))
     assert c.value == pytest.approx(0.075) and c.trials == 4 and c.detail.startswith("A − B on NDCG@5: +0.0750")
     assert c.paper_effect == 0.05 and 0 < c.power < 1 and c.trials_80 >= 2
-    assert Claim.from_comparison("A > B", None, ("A", "B"), "ndcg@5") is None
-    none = Claim.from_comparison("A > B", paired_test([], []), ("A", "B"), "ndcg@5[gain=exp2,norel=drop]")
+    assert judge_comparison("A > B", None, ("A", "B"), "ndcg@5", INF) is None
+    none = judge_comparison("A > B", paired_test([], []), ("A", "B"), "ndcg@5[gain=exp2,norel=drop]", INF)
     assert none.verdict == "inconclusive (no query with a relevant document in the test parts)"
 
 
 def test_claim_dict_keeps_the_stored_order_and_room_for_new_fields():
-    c = Claim.check("XE beats λ", 0.01, 0.001, 6, "d", noise="clicks", level=0.05)
+    c = check("XE beats λ", 0.01, 0.001, 6, "d", noise="clicks", level=0.05)
     d = c.to_dict()
     assert list(d) == ["claim", "noise", "level", "value", "p", "trials", "paper_effect", "effect", "sd",
                        "power", "trials_80", "detail", "verdict"]
@@ -78,8 +86,9 @@ def test_claim_dict_keeps_the_stored_order_and_room_for_new_fields():
     class Later(Claim):                    # a field a later statistics issue adds: absent until set
         effect_size: float | None = None
 
-    assert "effect_size" not in Later.check("x", 0.01, 0.001, 6, "d").to_dict()
-    assert list(Later.check("x", 0.01, 0.001, 6, "d").replace(effect_size=0.3).to_dict())[-1] == "effect_size"
+    later = Later(text="x", value=0.01, p=0.001, trials=6, detail="d", verdict="supported")
+    assert "effect_size" not in later.to_dict()
+    assert list(later.replace(effect_size=0.3).to_dict())[-1] == "effect_size"
     with pytest.raises(AttributeError):
         c.verdict = "supported"                                  # a value object
     assert c.replace(verdict="contradicted").verdict == "contradicted" and c.verdict == "supported"
@@ -97,9 +106,9 @@ def _report(**kw) -> Report:
     return Report(title="Title", tables=[Table("main", df, caption="Cap", legend="Legend.", notes=True,
                                                legend_end=" End.", pm_cols={"v": "v_ci"}),
                                          Table("plain", df[["model"]], legend="Plain.")],
-                  figures=[Figure("fig", fig)], claims=[Claim.check("A > B", 0.25, 0.001, 5, "d")],
+                  figures=[Figure("fig", fig)], claims=[check("A > B", 0.25, 0.001, 5, "d")],
                   deviations=["few trials"], choices=["ties in input order"], missing=["v: no value in 1 unit"],
-                  lines=["body"], claims_caption="Claims (test)", claims_extra={"sizes": {"n": 3}}, **kw)
+                  lines=["body"], claims_caption="Claims (test)", claims_extra={"sizes": {"n": 3}}, inference=INF, **kw)
 
 
 def test_report_writes_every_format_once(tmp_path):
@@ -156,6 +165,7 @@ def test_every_paper_package_has_paper_protocol_and_a_report_of_pure_functions(p
         build = importlib.import_module(name).build
         params = list(inspect.signature(build).parameters)
         assert params[:2] == ["df", "cfg"] and "store" not in params, (name, params)
+        assert "inference" in params, (name, params)         # the report's statistics: passed, never ambient
         assert inspect.signature(build).return_annotation in (Report, "Report")
 
 
@@ -164,7 +174,7 @@ def test_every_study_has_its_report_callable(name):
     from experiments import registry
 
     fn = registry.get(name).report
-    assert list(inspect.signature(fn).parameters) == ["store"]
+    assert list(inspect.signature(fn).parameters) == ["store", "inference"]
 
 
 def test_a_paper_number_has_one_home():
@@ -194,7 +204,7 @@ def test_a_report_is_a_function_of_frame_and_config():
              "best_iteration": 10, "train_s": 1.0} for t in range(4) for i, m in enumerate(("listnet", "lambdamart",
                                                                                           "xendcg"))]
     cfg = BruchConfig.from_stored({"experiment": "quality", "dataset": "synthetic-web30k", "preset": "fast"})
-    rep = table1.build(pd.DataFrame(rows), cfg, deviations=["d1"])
+    rep = table1.build(pd.DataFrame(rows), cfg, deviations=["d1"], inference=INF)
     assert [t.name for t in rep.tables] == ["table1", "timings", "table1_tests"] and len(rep.claims) == 6
     assert rep.text.startswith("Bruch Table 1 (synthetic-web30k, lightgbm, preset fast)")
     assert "Deviations from the paper: d1" in rep.text and not rep.files           # nothing written
@@ -217,4 +227,4 @@ def test_xia_time_overhead_is_a_table_not_a_claim():
     assert t.loc["lambdamart", "paper OLE / SE"] == 1.3 and t.loc["mcrank", "paper OLE / SE"] == 1.0
     assert pd.isna(t.loc["plugin_losses.Squared@scale=0.5", "paper OLE / SE"])
     assert "not of the method" in time_legend(tcol) and "1.3" in time_legend(tcol)
-    assert xr.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 3) == []
+    assert xr.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 3, inference=INF) == []

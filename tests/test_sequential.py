@@ -1,4 +1,4 @@
-"""Group-sequential bounds and inference (ltrrepro.sequential) against published values,
+"""Group-sequential bounds and inference (ltrrepro.inference.sequential) against published values,
 the bivariate normal law (scipy), and simulation of the Brownian-motion model and of paired
 t-tests over few trials."""
 import numpy as np

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from ltrrepro.claims import Claim, correct, parse_effects, reproduction, size_verdict, smallest_effect
+from ltrrepro.inference import (Claim, Evidence, Expectation, Inference, correct, judge, parse_effects, reproduction,
+                                size_verdict, smallest_effect)
+from ltrrepro.inference.power import paired_power
+from ltrrepro.inference.tests import adjust, dz, dz_interval, min_p, one_sample_p, paired_test
 from ltrrepro.metrics import ndcg
-from ltrrepro.stats import (Inference, adjust, dz, dz_interval, min_p, one_sample_p, paired_power, paired_test,
-                            using)
 
 
 def test_tests_match_scipy_and_the_exact_sign_flip_distribution():
@@ -26,10 +27,9 @@ def test_tests_match_scipy_and_the_exact_sign_flip_distribution():
     null = (signs * np.abs(d)).mean(1)
     exact = np.mean(np.abs(null) >= abs(d.mean()) - 1e-12)
     assert one_sample_p(d, "permutation") == pytest.approx(exact)
-    # a paired test reads the test in force
+    # a paired test uses the test it is given (the report's)
     a, b = d + 1.0, np.ones_like(d)
-    with using(Inference(test="wilcoxon")):
-        c = paired_test(a, b)
+    c = paired_test(a, b, test=Inference(test="wilcoxon").test)
     assert c.test == "wilcoxon" and c.p == pytest.approx(st.wilcoxon(d).pvalue)
     assert c.t == pytest.approx(st.ttest_rel(a, b).statistic)        # t stays the t statistic
     # with 5 trials neither rank nor sign-flip test can reach α = 0.01: power 0, not the t-test's
@@ -100,15 +100,18 @@ def test_size_verdict_rule():
 
 
 def test_claims_of_a_family_share_one_corrected_p_and_are_rejudged_on_it():
-    cl = [Claim.check(f"c{i}", 0.01, p, 20, "d", family="F") for i, p in enumerate((0.004, 0.006, 0.2))]
-    cl.append(Claim.check("alone", 0.01, 0.006, 20, "d"))
-    out = correct(cl, 0.01, "holm")
+    inf = Inference()
+    cl = [judge(f"c{i}", Evidence(0.01, p, 20, "d"), Expectation(family="F"), inf)
+          for i, p in enumerate((0.004, 0.006, 0.2))]
+    cl.append(judge("alone", Evidence(0.01, 0.006, 20, "d"), Expectation(), inf))
+    out = correct(cl, Inference(correction="holm"))
     assert [c.p for c in out[:3]] == pytest.approx([0.012, 0.012, 0.2])
     assert [c.p_raw for c in out[:3]] == [0.004, 0.006, 0.2] and out[3].p == 0.006 and out[3].p_raw is None
     assert [c.verdict for c in out] == ["direction only", "direction only", "direction only", "supported"]
-    bh = correct(cl, 0.01, "bh")        # by hand: 0.004·3/1 = 0.012, 0.006·3/2 = 0.009 -> both 0.009 (step-up)
+    bh = correct(cl, Inference(correction="bh"))        # by hand: 0.004·3/1 = 0.012, 0.006·3/2 = 0.009 -> both 0.009 (step-up)
     assert [c.p for c in bh[:2]] == pytest.approx([0.009, 0.009]) and bh[0].verdict == "supported"
-    assert correct(cl, 0.01, "none")[0].verdict == "supported"
+    assert correct(cl, Inference(correction="none"))[0].verdict == "supported"
+    assert correct(cl, Inference(correction="bh", alpha=0.005))[0].verdict == "direction only"   # α is the value's
     d = out[0].to_dict()
     assert d["family"] == "F" and d["p_raw"] == 0.004 and "sign" not in d and "standard" not in d
     back = Claim.from_dict(json.loads(json.dumps(d)))
@@ -120,11 +123,11 @@ def test_effect_flag_parses_and_sets_the_effect_of_interest():
     for bad in ("ndcg", "foo=1", "ndcg=-1", "ndcg=x", "dcg=0%"):
         with pytest.raises(ValueError, match="--effect"):
             parse_effects(bad)
-    with using(Inference(effects=parse_effects("ndcg=0.005,dcg=2%"))):
-        assert smallest_effect("ndcg@5[gain=exp2,norel=drop]")[0] == 0.005
-        assert smallest_effect("dcg@5[gain=exp2,norel=zero]", 10.0)[0] == pytest.approx(0.2)
-        assert smallest_effect("err@10")[0] == 0.01                           # the default stands
-    assert smallest_effect("ndcg@5[gain=exp2,norel=drop]")[0] == 0.01
+    inf = Inference(effects=parse_effects("ndcg=0.005,dcg=2%"))
+    assert smallest_effect("ndcg@5[gain=exp2,norel=drop]", inf)[0] == 0.005
+    assert smallest_effect("dcg@5[gain=exp2,norel=zero]", inf, 10.0)[0] == pytest.approx(0.2)
+    assert smallest_effect("err@10", inf)[0] == 0.01                           # the default stands
+    assert smallest_effect("ndcg@5[gain=exp2,norel=drop]", Inference())[0] == 0.01
 
 
 def test_report_choices_are_checked_in_one_line_and_reused_from_the_manifest():

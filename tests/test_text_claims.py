@@ -13,6 +13,9 @@ from experiments.xia.protocol import METRICS
 from experiments.xia.text_claims import text_claims
 from experiments.zheng2007.protocol import DCG5
 from experiments.zheng2007.trend import trend_claims
+from ltrrepro.inference import Inference
+
+INF = Inference()
 
 
 def _bruch(diffs, dataset="synthetic-web30k"):
@@ -26,25 +29,25 @@ def _bruch(diffs, dataset="synthetic-web30k"):
 
 def test_the_40_to_60_remark_is_an_equivalence_test():
     sym = np.tile([-0.002, 0.002], 10)                       # mean 0, 20 trials, inside ±0.01 with room
-    (c,) = remark_claims(*_bruch(sym))
+    (c,) = remark_claims(*_bruch(sym), inference=INF)
     assert c.value == pytest.approx(0.0, abs=1e-12) and c.verdict.startswith("supported (equivalent")
     assert c.p < 0.01 and c.power > 0.99 and c.effect == pytest.approx(0.01)
-    (c,) = remark_claims(*_bruch([0.03, 0.031, 0.029, 0.03, 0.032]))     # 0.03, well beyond 0.01
+    (c,) = remark_claims(*_bruch([0.03, 0.031, 0.029, 0.03, 0.032]), inference=INF)     # 0.03, well beyond 0.01
     assert c.verdict.startswith("contradicted (a change beyond") and c.value == pytest.approx(0.0304)
     # a tiny real change (a fifth of the margin) over many trials is equivalent, not a contradiction
-    (c,) = remark_claims(*_bruch(np.tile([0.001, 0.003], 100)))
+    (c,) = remark_claims(*_bruch(np.tile([0.001, 0.003], 100)), inference=INF)
     assert c.verdict.startswith("supported (equivalent")
-    (c,) = remark_claims(*_bruch([0.02, -0.03, 0.01]))       # 3 noisy trials: cannot show equivalence
+    (c,) = remark_claims(*_bruch([0.02, -0.03, 0.01]), inference=INF)       # 3 noisy trials: cannot show equivalence
     assert c.verdict == "inconclusive (underpowered)" and c.trials_80 > 3
-    assert remark_claims(*_bruch(sym, dataset="synthetic-yahoo")) == []
+    assert remark_claims(*_bruch(sym, dataset="synthetic-yahoo"), inference=INF) == []
     df, cfg = _bruch(sym)
-    (c,) = remark_claims(df[df.level == 40.0], cfg)           # no 60% mark: said, not dropped
+    (c,) = remark_claims(df[df.level == 40.0], cfg, inference=INF)           # no 60% mark: said, not dropped
     assert c.verdict == "inconclusive (the run has no 40% and 60% levels (--levels))"
 
 
 def test_tost_by_hand():
     from scipy import stats
-    from experiments.bruch2021.remarks import tost
+    from ltrrepro.inference.tests import tost
     d = np.array([0.004, 0.006, 0.005, 0.007, 0.003])
     se = d.std(ddof=1) / np.sqrt(5)
     p_eq, p_beyond = tost(d, 0.01)
@@ -70,7 +73,7 @@ def _xia(folds=6, high=0.5, low=0.1, noise=0.02, seed=0):
 
 
 def test_xia_text_claims_hand_worked():
-    got = text_claims(_xia(), "synthetic-web30k")
+    got = text_claims(_xia(), "synthetic-web30k", inference=INF)
     find = lambda start: next(c for c in got if c.text.split(": ", 1)[1].startswith(start))  # noqa: E731
     less = find("NDCG@1 and ERR improve")
     assert less.value == pytest.approx(0.4, abs=0.02) and less.verdict == "supported"
@@ -85,7 +88,7 @@ def test_xia_text_claims_hand_worked():
 
 def test_xia_text_claims_against_the_paper_table():
     """On Yahoo the paper's LambdaMART table gives the 'improve less' contrast +0.075 points."""
-    c = text_claims(_xia(), "yahoo")[0]
+    c = text_claims(_xia(), "yahoo", inference=INF)[0]
     assert c.paper_effect == pytest.approx(0.075, abs=1e-9)
 
 
@@ -100,7 +103,7 @@ def test_xia_statistics_read_the_papers_own_tables_in_its_direction(dataset, sys
 
 
 def test_off_the_papers_data_the_claims_are_powered_against_the_papers_size():
-    less, robust = text_claims(_xia(), "synthetic-web30k")[:2]       # the frame's one system: LambdaMART
+    less, robust = text_claims(_xia(), "synthetic-web30k", inference=INF)[:2]       # the frame's one system: LambdaMART
     assert less.effect == pytest.approx((0.075 + 0.064) / 2, abs=2e-3)
     assert "Tables 2 and 3" in less.effect_source and 0 < robust.effect < 0.2
 
@@ -111,7 +114,7 @@ def _zheng(curves, pts=(10, 20, 30, 40, 50), trials=6):
         for run, curve in curves.items():
             c = list(np.asarray(curve, float) + 0.01 * t)
             rows.append({"trial": t, "model": run, "curve_points": list(pts), "test_curve_dcg5": c, DCG5: c[-1]})
-    return {c.text.split("'s")[0]: c for c in trend_claims(pd.DataFrame(rows))}
+    return {c.text.split("'s")[0]: c for c in trend_claims(pd.DataFrame(rows), inference=INF)}
 
 
 def test_zheng_convergence_trend():
