@@ -11,7 +11,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
-from ltrrepro.inference import Claim, Evidence, Expectation, Inference, judge, smallest_effect
+from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, judge, smallest_effect
 from ltrrepro.report import Figure, Report, Table, band
 
 MODELS = ("lambdamart", "xendcg")
@@ -130,7 +130,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Infere
                   tables=[Table("fig2_convergence", tab, notes=True,
                                 caption=f"Validation NDCG@5 by ensemble size ({cfg.dataset})",
                                 legend=f"Δ = XE_NDCG − λMART, paired over {len(c['trials'])} trial(s), with its 95% "
-                                       f"CI; p: paired t-test." + (" Other models (--models): their mean over their "
+                                       f"CI; p: {TEST_NAMES[inference.test]}." + (" Other models (--models): their mean over their "
                                                                    "trials." if c["others"] else ""),
                                 ci_cols={"Δ": ("Δ 95% lo", "Δ 95% hi")}, formats={"p": "p"},
                                 rename={"Δ": "Δ [95% CI]"})],
