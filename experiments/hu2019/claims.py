@@ -18,13 +18,13 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.bruch2021.remarks import tost, tost_power
 from experiments.hu2019 import paper
-from experiments.hu2019.protocol import ARMS, NDCG10, SETTING
-from ltrrepro.claims import POWER_TARGET, Claim, correct, smallest_effect
-from ltrrepro.stats import fewest_trials
-
-ALPHA = 0.01
+from experiments.hu2019.protocol import NDCG10, SETTING
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, judge_comparison, \
+    smallest_effect
+from ltrrepro.inference.claim import no_test_reason
+from ltrrepro.inference.power import tost_power, trials_for_tost_power
+from ltrrepro.inference.tests import tost
 
 
 def _at(df, setting: dict):
@@ -34,39 +34,36 @@ def _at(df, setting: dict):
     return df[mask]
 
 
-def _compare(cfg, df, text, a, b, family, sign=+1, **extra):
+def _compare(cfg, df, text, a, b, family, inference, sign=+1):
     if not {a, b} <= set(df.model):
         return None
-    c = an.compare(df, NDCG10, a, b)
-    claim = Claim.from_comparison(text, c, (cfg.arm(a).label, cfg.arm(b).label), NDCG10, ALPHA, expected_sign=sign,
-                                  family=family)
-    return claim.replace(extra={**claim.extra, **extra}) if claim else None
+    c = an.compare(df, NDCG10, a, b, test=inference.test)
+    return judge_comparison(text, c, (cfg.arm(a).label, cfg.arm(b).label), NDCG10, inference,
+                            Expectation(sign=sign, family=family))
 
 
-def _close(cfg, df, a, b, text) -> Claim | None:
+def _close(cfg, df, a, b, text, inference) -> Claim | None:
     """TOST: a − b within ± the effect of interest (supported when equivalence is shown)."""
     if not {a, b} <= set(df.model):
         return None
     pr = an.paired(df, NDCG10, a, b)
     d = (pr.a - pr.b).to_numpy(float)
-    margin, source = smallest_effect(NDCG10)
+    margin, source = smallest_effect(NDCG10, inference)
     n = d.size
     mean, sd = (float(d.mean()) if n else np.nan), (float(d.std(ddof=1)) if n > 1 else np.nan)
     detail = f"{cfg.arm(a).label} − {cfg.arm(b).label} on NDCG@10: {mean:+.4f} (SD {sd:.4f}); p: TOST, margin ±{margin:g}"
     if n < 2 or not sd > 0:
-        return Claim.check(text, mean, np.nan, n, detail, +1, ALPHA, missing=an.no_test_reason(n, sd, NDCG10))
+        return judge(text, Evidence(mean, np.nan, n, detail, missing=no_test_reason(n, sd, NDCG10)), Expectation(),
+                     inference)
     p_eq, p_beyond = tost(d, margin)
-    power = tost_power(margin, sd, n, ALPHA)
-    verdict = (f"supported (within ±{margin:g})" if p_eq < ALPHA else
-               f"contradicted (apart by more than {margin:g})" if p_beyond < ALPHA else
-               "inconclusive (underpowered)" if power < POWER_TARGET else "not supported (no equivalence shown)")
-    c = Claim.check(text, mean, p_eq, n, detail, +1, ALPHA, verdict_text=verdict, sd=sd, effect=margin,
-                    effect_source=f"the equivalence margin: {source}")
-    return c.replace(verdict=verdict, power=power, trials_80_range=None,
-                     trials_80=fewest_trials(lambda k: tost_power(margin, sd, k, ALPHA) >= POWER_TARGET))
+    alpha = inference.alpha
+    power = {"power": tost_power(margin, sd, n, alpha), "trials_80": trials_for_tost_power(margin, sd, alpha),
+             "trials_80_range": None}
+    return judge(text, Evidence(mean, p_eq, n, detail, sd=sd, p_beyond=p_beyond, power=power),
+                 Expectation(effect=margin, effect_source=f"the equivalence margin: {source}", margin=margin), inference)
 
 
-def build_claims(df: pd.DataFrame, cfg) -> list[Claim]:
+def build_claims(df: pd.DataFrame, cfg, *, inference: Inference) -> list[Claim]:
     if not len(df):
         return []
     base = dict(cfg.default_setting)
@@ -75,19 +72,23 @@ def build_claims(df: pd.DataFrame, cfg) -> list[Claim]:
     out = []
     fam = "Hu et al.: Unbiased LambdaMART beats the baselines"
     for text, a, b, sign in paper.PAPER_CLAIMS:
-        out.append(_compare(cfg, g, f"{text} (Hu et al. 2019)", ulm if a == "ulm" else a, b, fam, sign))
-    out.append(_close(cfg, g, ulm, "skyline", "Unbiased LambdaMART is close to λMART on expert labels (Hu et al. 2019)"))
+        out.append(_compare(cfg, g, f"{text} (Hu et al. 2019)", ulm if a == "ulm" else a, b, fam, inference, sign))
+    out.append(_close(cfg, g, ulm, "skyline", "Unbiased LambdaMART is close to λMART on expert labels (Hu et al. 2019)",
+                      inference))
     fam = "the libraries: position debiasing beats naive λMART"
-    out.append(_compare(cfg, g, "LightGBM's position-debiased λMART beats λMART on raw clicks", "lgb_position", "naive", fam))
-    out.append(_compare(cfg, g, "XGBoost's lambdarank_unbiased beats λMART on raw clicks", "xgb_unbiased", "naive", fam))
+    out.append(_compare(cfg, g, "LightGBM's position-debiased λMART beats λMART on raw clicks", "lgb_position", "naive",
+                        fam, inference))
+    out.append(_compare(cfg, g, "XGBoost's lambdarank_unbiased beats λMART on raw clicks", "xgb_unbiased", "naive", fam,
+                        inference))
     corner = {**base, "sessions": min((cfg.sessions, *cfg.sweep_sessions)), "share": max((cfg.share, *cfg.sweep_share))}
-    out.append(_compare(cfg, _at(df, corner), f"Debiasing does not beat naive training with a strong logger (share "
-                                         f"{corner['share']:g}) and few sessions ({corner['sessions']}): naive λMART "
-                                         f"≥ Unbiased LambdaMART (arXiv 2404.03707)", "naive", ulm, None, +1,
-                        setting=f"sessions={corner['sessions']}, share={corner['share']:g}"))
+    c = _compare(cfg, _at(df, corner), f"Debiasing does not beat naive training with a strong logger (share "
+                                       f"{corner['share']:g}) and few sessions ({corner['sessions']}): naive λMART "
+                                       f"≥ Unbiased LambdaMART (arXiv 2404.03707)", "naive", ulm, None, inference)
+    out.append(c.replace(extra={**c.extra, "setting": f"sessions={corner['sessions']}, share={corner['share']:g}"})
+               if c else None)
     out.append(_compare(cfg, g, "XE_NDCG beats λMART under IPS, true propensities (Bruch's question on debiased clicks)",
-                        "ipsxe_true", "ips_true", None))
+                        "ipsxe_true", "ips_true", None, inference))
     for key in dict(cfg.plugins):
         out.append(_compare(cfg, g, f"{cfg.arm(key).label} beats λMART on raw clicks", key, "naive",
-                            "plug-ins against naive λMART"))
-    return correct([c for c in out if c is not None], ALPHA)
+                            "plug-ins against naive λMART", inference))
+    return correct([c for c in out if c is not None], inference)

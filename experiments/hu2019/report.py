@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.hu2019.claims import ALPHA, build_claims
+from experiments.hu2019.claims import build_claims
 from experiments.hu2019.protocol import ARMS, NDCG10, SETTING, TEST_METRICS, DebiasingConfig
+from ltrrepro.inference import TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table, band
-from ltrrepro.stats import summarize
 
 FIELDS = ("clicks", "true_curve", "biases")
 XLABEL = {"sessions": "sessions per query (log scale)", "eta": "position-bias severity η",
@@ -46,7 +46,7 @@ def _mean_ci(values) -> tuple[float, float, float]:
     return s.mean, s.ci_low, s.ci_high
 
 
-def main_table(df: pd.DataFrame, cfg) -> Table:
+def main_table(df: pd.DataFrame, cfg, inference: Inference) -> Table:
     g = at(df, cfg)
     rows = []
     for arm in [a for a in (*ARMS, *dict(cfg.plugins)) if a in set(g.model)]:
@@ -54,7 +54,8 @@ def main_table(df: pd.DataFrame, cfg) -> Table:
         row = {"arm": cfg.arm(arm).label, "key": arm, "trials": len(h)}
         for m in TEST_METRICS:
             row[an.label(m)], row[f"{an.label(m)}_lo"], row[f"{an.label(m)}_hi"] = _mean_ci(h[m])
-        c = an.compare(g, NDCG10, arm, "naive") if arm != "naive" and "naive" in set(g.model) else None
+        c = an.compare(g, NDCG10, arm, "naive", test=inference.test) if arm != "naive" and "naive" in set(g.model) \
+            else None
         row.update({"Δ vs naive": c.diff if c else np.nan, "Δ_lo": c.ci_low if c else np.nan,
                     "Δ_hi": c.ci_high if c else np.nan, "p": c.p if c else np.nan})
         rows.append(row)
@@ -64,19 +65,19 @@ def main_table(df: pd.DataFrame, cfg) -> Table:
                                     f"{cfg.sessions} sessions/query, η {cfg.eta:g}, logger share {cfg.share:g}, "
                                     f"{cfg.click_model})", notes=True,
                  legend="Mean test NDCG over trials on the test queries' expert labels, 95% CI. Δ vs naive: paired "
-                        "difference of NDCG@10 against λMART on raw clicks, 95% CI, p of the chosen paired test.",
+                        f"difference of NDCG@10 against λMART on raw clicks, 95% CI, p: {TEST_NAMES[inference.test]}.",
                  formats={"p": "p"}, ci_cols={**{lb: (f"{lb}_lo", f"{lb}_hi") for lb in labels},
                                               "Δ vs naive": ("Δ_lo", "Δ_hi")})
 
 
-def sweep(df: pd.DataFrame, cfg, field: str) -> pd.DataFrame:
+def sweep(df: pd.DataFrame, cfg, field: str, inference: Inference) -> pd.DataFrame:
     """NDCG@10 of the sweep arms along ``field`` (the other fields at the default point)."""
     g = at(df, cfg, **{field: True})
     g = g[g.model.isin(cfg.sweep_models) | (g.model == "naive")]
     rows = []
     for (value, arm), h in g.groupby([field, "model"]):
         mean, lo, hi = _mean_ci(h[NDCG10])
-        c = an.compare(g[g[field] == value], NDCG10, arm, "naive") if arm != "naive" else None
+        c = an.compare(g[g[field] == value], NDCG10, arm, "naive", test=inference.test) if arm != "naive" else None
         rows.append({field: value, "arm": arm, "trials": len(h), "NDCG@10": mean, "lo": lo, "hi": hi,
                      "Δ vs naive": c.diff if c else np.nan, "p": c.p if c else np.nan})
     return pd.DataFrame(rows, columns=[field, "arm", "trials", "NDCG@10", "lo", "hi", "Δ vs naive", "p"])
@@ -167,16 +168,17 @@ def click_table(df: pd.DataFrame, cfg) -> Table:
                         "at the first and last shown positions, click-through rate at position 1.", notes=True)
 
 
-def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=(), as_paper=()) -> Report:
-    tables, figures, lines = [main_table(df, cfg)], [], []
+def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=(), as_paper=(), *,
+          inference: Inference) -> Report:
+    tables, figures, lines = [main_table(df, cfg, inference)], [], []
     for field, values in (("sessions", cfg.sweep_sessions), ("eta", cfg.sweep_eta), ("share", cfg.sweep_share),
                           ("click", cfg.sweep_click)):
         if not values:
             continue
-        res = sweep(df, cfg, field)
+        res = sweep(df, cfg, field, inference)
         tables.append(Table(f"sweep_{field}", res, caption=f"NDCG@10 along {XLABEL[field]}", notes=True,
                             legend="Mean test NDCG@10 over trials, 95% CI; Δ vs naive: paired difference against "
-                                   "λMART on raw clicks at the same value, p of the chosen paired test.",
+                                   f"λMART on raw clicks at the same value, p: {TEST_NAMES[inference.test]}.",
                             formats={"p": "p"}, ci_cols={"NDCG@10": ("lo", "hi")}))
         figures.append(sweep_figure(res, cfg, field))
     curves, errors = propensity(df, cfg)
@@ -194,15 +196,17 @@ def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=(), as_
               *(f"  {r.method:<48} {r.RMSE:.4f}" for _, r in errors.iterrows()), ""]
     return Report(title=f"Learning to rank from biased clicks — Hu et al. 2019's protocol ({cfg.dataset}, "
                         f"{cfg.library}, preset {cfg.preset}, {cfg.trials} trial(s))",
-                  tables=tables, figures=figures, claims=build_claims(df, cfg), deviations=list(deviations),
+                  tables=tables, figures=figures, claims=build_claims(df, cfg, inference=inference),
+                  deviations=list(deviations),
                   choices=list(choices), as_paper=list(as_paper), missing=an.missing_notes(df, TEST_METRICS), lines=lines,
-                  alpha=ALPHA,
+                  inference=inference,
                   claims_caption="Claims check (debiasing)",
                   json_files={"summary.json": {"main": main.to_dict(orient="records"),
                                                "propensity": errors.to_dict(orient="records")}})
 
 
-def report(store) -> Report:
-    """The report of the run in ``store`` (:func:`build`), written."""
+def report(store, inference: Inference) -> Report:
+    """The report of the run in ``store`` (:func:`build`) under the report's statistics, written."""
     cfg, deviations, choices = an.stored_config(store, DebiasingConfig)
-    return build(frame(store), cfg, deviations, choices, an.stored_as_paper(store, cfg)).write(store.root)
+    return build(frame(store), cfg, deviations, choices, an.stored_as_paper(store, cfg),
+                 inference=inference).write(store.root)

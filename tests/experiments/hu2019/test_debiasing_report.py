@@ -8,6 +8,7 @@ import experiments
 from experiments.hu2019 import report as rp
 from experiments.hu2019.claims import build_claims
 from experiments.hu2019.protocol import ARMS, NDCG10, TEST_METRICS
+from ltrrepro.inference import Inference
 
 EFFECT = {"skyline": 0.10, "naive": 0.0, "lgb_position": 0.03, "xgb_unbiased": 0.02, "ulm_lgb": 0.05, "ulm_xgb": 0.05,
           "ips_true": 0.02, "ips_est": 0.01, "ipsxe_true": 0.04, "ipsxe_est": 0.0, "position_feature": 0.0}
@@ -35,7 +36,7 @@ def _frame(cfg, trials=8, seed=0):
 def built():
     cfg = experiments.configure("debiasing")
     df = _frame(cfg)
-    return cfg, df, rp.build(df, cfg, ["d"], ["c"])
+    return cfg, df, rp.build(df, cfg, ["d"], ["c"], inference=Inference())
 
 
 def test_main_table_has_every_arm_and_the_paired_difference(built):
@@ -71,4 +72,4 @@ def test_claims_follow_the_data(built):
     corner = next(c for c in rep.claims if "strong logger" in c.text)
     assert corner.verdict == "contradicted"                            # here debiasing does beat naive
     assert all(c.p_raw is not None for c in rep.claims if c.family)     # corrected within their families
-    assert len(build_claims(df.iloc[0:0], cfg)) == 0
+    assert len(build_claims(df.iloc[0:0], cfg, inference=Inference())) == 0
