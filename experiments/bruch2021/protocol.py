@@ -34,7 +34,7 @@ from ltrrepro.fit.ranking import RankingOptions, RankingTrainer
 from ltrrepro.metrics import evaluate
 from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
 from ltrrepro.fit.boosting import PRESETS, preset
-from ltrrepro.runner import DataRef
+from ltrrepro.runner import DataRef, UnitRecord
 from ltrrepro.splits import trial_split
 from ltrrepro.trec import test_arrays
 
@@ -238,12 +238,14 @@ def unit_fn(unit, ctx):
     test = ds.subset(split.test)
     scores = fitted.scores(test.X)
     res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
-    record = {"means": {m: r.mean for m, r in res.items()}, "n_dropped": max(r.n_dropped for r in res.values()),
-              "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
-              "valid_curve": fitted.valid_curve, "timings": {"train_s": fitted.train_s}, "sizes": fitted.info,
-              "system": {"family": system.family, "variant": system.variant},
-              "library": system.resolve_library(cfg.library), "params": fitted.params, "transform": {**info, **vinfo},
-              "log": f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}"}
+    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
+                           log=f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}",
+                           library=system.resolve_library(cfg.library),
+                           fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+                           timings={"train_s": fitted.train_s},
+                           fields={"n_dropped": max(r.n_dropped for r in res.values()),
+                                   "valid_curve": fitted.valid_curve, "sizes": fitted.info, "params": fitted.params,
+                                   "transform": {**info, **vinfo}})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     arrays.update(test_arrays(scores, test))                # the TREC run (ltrrepro.trec)

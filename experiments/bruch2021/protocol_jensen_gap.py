@@ -19,6 +19,7 @@ import numpy as np
 from experiments.bruch2021 import notes
 from experiments.config import RunConfig
 from experiments.errors import UsageError
+from ltrrepro.runner import UnitRecord
 
 def jensen_gap(scores: np.ndarray, labels: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     """Gap for each row of ``gamma`` (draws × m), one list of ``scores``/``labels`` (m,)."""
@@ -72,7 +73,7 @@ def unit_fn(unit, ctx):
     gamma = rng.random((int(cfg.draws), m))
     gaps = jensen_gap(scores, labels, gamma)
     gap0 = float(jensen_gap(scores, labels, np.zeros((1, m)))[0])
-    rec = {"means": {"gap_mean": float(gaps.mean()), "gap_min": float(gaps.min()), "gap_max": float(gaps.max())},
-           "gap_gamma0": gap0, "label_counts": np.bincount(labels, minlength=probs.size).tolist(),
-           "log": f"gap {gaps.mean():.2e} [{gaps.min():.2e}, {gaps.max():.2e}]"}
+    rec = UnitRecord(means={"gap_mean": float(gaps.mean()), "gap_min": float(gaps.min()), "gap_max": float(gaps.max())},
+                     log=f"gap {gaps.mean():.2e} [{gaps.min():.2e}, {gaps.max():.2e}]",
+                     fields={"gap_gamma0": gap0, "label_counts": np.bincount(labels, minlength=probs.size).tolist()})
     return rec, {"gaps": gaps, "scores": scores, "labels": labels}

@@ -37,7 +37,7 @@ from ltrrepro.fit import SYSTEMS, Boosting, system_for
 from ltrrepro.fit.xia import GROWTH, LEAF_RULES, SPLIT_RULES, GBDTOptions, arm
 from ltrrepro.fit.xia import PRINCIPLES as ARM_PRINCIPLES
 from ltrrepro.metrics import evaluate
-from ltrrepro.runner import DataRef, Unit
+from ltrrepro.runner import DataRef, Unit, UnitRecord
 from ltrrepro.splits import trial_split
 
 EXPERIMENT = "split_principles"
@@ -150,13 +150,14 @@ def unit_fn(unit, ctx):
         for m, r in final.items():
             curves[m].append(float(np.nanmean(r.per_query)))
     means = {m: float(np.nanmean(r.per_query)) for m, r in final.items()}
-    rec = {"means": means, "fit": {"train_loss": fitted.train_loss, "n_trees": fitted.n_rounds},
-           "system": {"family": system.family, "variant": system.variant},
-           "curve_points": points, "curves": curves,
-           "timings": {"train_s": fitted.train_s, "boost_s": fitted.info["boost_s"], "tree_s": fitted.info["tree_s"]},
-           "leaves_per_tree": fitted.info.get("leaves_per_tree"),
-           "info": {**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
-           "log": " ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
-                  + (f" loss={fitted.train_loss:.6g}" if fitted.train_loss is not None else "")   # a plug-in may
-                  + f" {fitted.train_s:.1f}s"}                                                     # have no loss
+    rec = UnitRecord.of(system, means,
+                        log=" ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
+                            + (f" loss={fitted.train_loss:.6g}" if fitted.train_loss is not None else "")  # a plug-in
+                            + f" {fitted.train_s:.1f}s",                                                   # may have no loss
+                        fit={"train_loss": fitted.train_loss, "n_trees": fitted.n_rounds},
+                        timings={"train_s": fitted.train_s, "boost_s": fitted.info["boost_s"],
+                                 "tree_s": fitted.info["tree_s"]},
+                        info={**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
+                        fields={"curve_points": points, "curves": curves,
+                                "leaves_per_tree": fitted.info.get("leaves_per_tree")})
     return rec, {}

@@ -46,7 +46,7 @@ from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
 from ltrrepro.fit.zheng import GBTOptions, QBRankOptions, RankSVMOptions, dcg5, n_pairs
 from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
 from ltrrepro.fit.plugins import plugin_label
-from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, unit_seed
+from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, UnitRecord, unit_seed
 from ltrrepro.splits import random_query_split
 
 EXPERIMENT = "qbrank"
@@ -290,10 +290,11 @@ def unit_fn(unit, ctx):
     pred = fitted.scores(test.X)
     dcg = dcg5(pred, test)
     prec = pairwise_precision_at(pred, test.y, test.offsets, PERCENTS, ties=cfg.tied_pairs)
-    record = {"means": {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
-              "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
-              "curve_points": points, "test_curve_dcg5": curve, "timings": {"train_s": fitted.train_s},
-              "info": {"sizes": sizes, **fitted.info, **({"shared_params": shared} if shared else {})}, "system": {"family": system.family, "variant": system.variant},
-              "library": system.resolve_library(cfg.library),
-              "log": f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}"}
+    record = UnitRecord.of(system, {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
+                           log=f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}",
+                           library=system.resolve_library(cfg.library),
+                           fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+                           timings={"train_s": fitted.train_s},
+                           info={"sizes": sizes, **fitted.info, **({"shared_params": shared} if shared else {})},
+                           fields={"curve_points": points, "test_curve_dcg5": curve})
     return record, {}
