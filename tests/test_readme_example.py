@@ -56,7 +56,7 @@ def test_the_python_api_raises_user_errors_and_reads_runs_back(tmp_path):
     import pytest
 
     import experiments
-    from experiments.bruch2021.jensen_gap import JensenConfig
+    from experiments.bruch2021.protocol_jensen_gap import JensenConfig
     from experiments.errors import UsageError
     from experiments.execution import Execution
     with pytest.raises(UsageError, match="at least 10 queries"):

@@ -128,8 +128,7 @@ def test_report_takes_away_what_an_earlier_report_wrote(tmp_path):
     _report().write(tmp_path)
     (tmp_path / "tables" / "mine.csv").write_text("a\n1\n")          # no report wrote it: set aside
     rep = _report()
-    rep.tables = rep.tables[:1]
-    rep.write(tmp_path)
+    rep = dataclasses.replace(rep, tables=rep.tables[:1]).write(tmp_path)
     assert not (tmp_path / "tables" / "plain.md").exists() and (tmp_path / "stale" / "tables" / "mine.csv").exists()
     assert set(rep.stale) == {"tables/plain.md", "tables/plain.tex", "tables/plain.csv", "tables/mine.csv"}
     assert rep.text.splitlines()[-2].startswith("note: removed 3 file(s) of an earlier report")
@@ -137,8 +136,8 @@ def test_report_takes_away_what_an_earlier_report_wrote(tmp_path):
 
 
 # ----------------------------------------------------------------------------- every paper the same shape
-PAPERS = {"bruch2021": ["experiments.bruch2021.report.table1", "experiments.bruch2021.report.figure1",
-                        "experiments.bruch2021.report.figure2", "experiments.bruch2021.report.noise"],
+PAPERS = {"bruch2021": ["experiments.bruch2021.report_table1", "experiments.bruch2021.report_figure1",
+                        "experiments.bruch2021.report_figure2", "experiments.bruch2021.report_noise"],
           "zheng2007": ["experiments.zheng2007.report"], "xia": ["experiments.xia.report"]}
 STUDIES = ["quality", "convergence", "robustness", "clicks", "jensen_gap", "qbrank", "split_principles"]
 
@@ -188,7 +187,7 @@ def test_no_experiments_file_over_300_lines_and_no_library_import_of_experiments
 def test_a_report_is_a_function_of_frame_and_config():
     """Bruch Table 1 from a hand-made frame and a stored-style configuration, no store."""
     from experiments.bruch2021.protocol import TEST_METRICS, BruchConfig
-    from experiments.bruch2021.report import table1
+    from experiments.bruch2021 import report_table1 as table1
 
     rows = [{"trial": t, "model": m, **{k: 0.4 + 0.01 * i + 0.002 * t * i for k in TEST_METRICS},
              "best_iteration": 10, "train_s": 1.0} for t in range(4) for i, m in enumerate(("listnet", "lambdamart",
@@ -204,8 +203,8 @@ def test_xia_time_overhead_is_a_table_not_a_claim():
     """OLE's time overhead is a timing of this implementation: the wall-time table gives it beside
     the paper's ratio (≈1.3x LambdaMART, ≈1.0x McRank; none for a plug-in arm) and no claim
     checks it, so the claims do not depend on the machine or --jobs."""
-    from experiments.xia import report as xr
-    from experiments.xia.tables import time_legend, time_table
+    from experiments.xia import claims as xc
+    from experiments.xia.report import time_legend, time_table
 
     df = pd.DataFrame([{"system": s, "principle": p, "boost_s": t} for s, p, t in
                        [("lambdamart", "se", 1.0), ("lambdamart", "ole", 1.5), ("mcrank", "se", 1.0),
@@ -217,4 +216,4 @@ def test_xia_time_overhead_is_a_table_not_a_claim():
     assert t.loc["lambdamart", "paper OLE / SE"] == 1.3 and t.loc["mcrank", "paper OLE / SE"] == 1.0
     assert pd.isna(t.loc["plugin_losses.Squared@scale=0.5", "paper OLE / SE"])
     assert "not of the method" in time_legend(tcol) and "1.3" in time_legend(tcol)
-    assert xr.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 3) == []
+    assert xc.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 3) == []

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from experiments.bruch2021.protocol import NDCG5
-from experiments.bruch2021.remarks import remark_claims
+from experiments.bruch2021.claims import remark_claims
 from experiments.xia.protocol import METRICS
-from experiments.xia.text_claims import text_claims
+from experiments.xia.claims import text_claims
 from experiments.zheng2007.protocol import DCG5
-from experiments.zheng2007.trend import trend_claims
+from experiments.zheng2007.claims import trend_claims
 
 
 def _bruch(diffs, dataset="synthetic-web30k"):
@@ -44,7 +44,7 @@ def test_the_40_to_60_remark_is_an_equivalence_test():
 
 def test_tost_by_hand():
     from scipy import stats
-    from experiments.bruch2021.remarks import tost
+    from experiments.bruch2021.claims import tost
     d = np.array([0.004, 0.006, 0.005, 0.007, 0.003])
     se = d.std(ddof=1) / np.sqrt(5)
     p_eq, p_beyond = tost(d, 0.01)
@@ -93,7 +93,7 @@ def test_xia_text_claims_against_the_paper_table():
 @pytest.mark.parametrize("system", ["mcrank", "lambdamart"])
 def test_xia_statistics_read_the_papers_own_tables_in_its_direction(dataset, system):
     """Each text statistic, applied to the paper's own table, agrees with the paper's words."""
-    from experiments.xia.text_claims import _contrast, _paper
+    from experiments.xia.claims import _contrast, _paper
     table = _paper(dataset, system)
     assert float(_contrast(table, robust=False).iloc[0]) > 0        # NDCG@1 and ERR improve less
     assert float(_contrast(table, robust=True).iloc[0]) > 0         # NDCG@3/@10 more robust
