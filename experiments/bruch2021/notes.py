@@ -7,6 +7,7 @@ functions of a :class:`~experiments.bruch2021.protocol.BruchConfig` (its ``as_pa
 docs/protocols/bruch2021.md gives the sources."""
 from __future__ import annotations
 
+from ltrrepro.datasets import base_dataset
 from ltrrepro.fit import BACKENDS
 from ltrrepro.fit.boosting import PRESETS
 
@@ -32,7 +33,7 @@ def as_paper(cfg, paper_preset: str | None) -> list[str]:
         out.append("λMART with σ = 1 and no lambda normalization (§5.2: 'σ is 1, and lambdamart_norm is set to "
                    "false')")
     if cfg.preset == paper_preset and cfg.early_stopping and cfg.rounds is None:
-        out.append(f"the paper's hyperparameters for {cfg.dataset.replace('synthetic-', '')} ('{cfg.preset}'): model "
+        out.append(f"the paper's hyperparameters for {base_dataset(cfg.dataset)} ('{cfg.preset}'): model "
                    "selection on validation NDCG@5, early stopping after 50 rounds, at most 500 trees")
     if set(cfg.noise) & {"documents", "labels"}:
         out.append("noise in the training lists only; the test set untouched")

@@ -17,7 +17,6 @@ Settings: ``noise=none``; ``noise=documents,level=P`` (extra negatives, +P% per 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +24,7 @@ import numpy as np
 from experiments.analysis import canonical
 from experiments.errors import UsageError
 from experiments.bruch2021 import notes
+from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.config import RunConfig
 from ltrrepro.datasets import base_dataset
 from ltrrepro.device import DEVICES
@@ -42,6 +42,17 @@ PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "br
                 "istella": "bruch-web30k", "mq2007": "bruch-web30k", "mq2008": "bruch-web30k"}
 TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
 NDCG5, NDCG10 = TEST_METRICS[2], TEST_METRICS[3]
+
+
+def paper_reference(dataset: str) -> str | None:
+    """The Table 1 column a run is compared and powered against: Web30K or Yahoo, also for the
+    synthetic data calibrated to it; none for other data.
+
+    >>> paper_reference("synthetic-yahoo"), paper_reference("web30k"), paper_reference("mq2008")
+    ('yahoo', 'web30k', None)
+    """
+    key = base_dataset(dataset)
+    return key if key in PAPER_TABLE1 else None
 
 
 def model_label(model: str, cfg) -> str:
@@ -71,7 +82,6 @@ class BruchStudy:
     noises: tuple = ()
     levels: str = ""
     full_curves: bool = False
-
 
 
 @dataclass(frozen=True)
@@ -253,33 +263,30 @@ def unit_fn(unit, ctx):
 
 
 def check_settings(cfg) -> None:
-    """Noise types and levels as the experiment's flags allow them (a stored manifest gets
-    the same checks as the command line), as the study's :class:`BruchStudy` says: robustness
-    takes documents and/or labels at finite levels >= 0 (labels <= 100), clicks click
-    probabilities in [0, 1]; the label-noise
-    distribution ``noise_probs`` and the click probabilities ``click_probs`` (a manifest may
-    set them) are probabilities, the first summing to 1."""
+    """Noise types and levels as the study's :class:`BruchStudy` allows them (a stored manifest
+    gets the same checks as the command line): robustness takes documents and/or labels at
+    finite levels >= 0 (labels <= 100), clicks click probabilities in [0, 1]; the label-noise
+    distribution ``noise_probs`` and the click probabilities ``click_probs`` (a manifest may set
+    them) are probabilities, the first summing to 1."""
     probs = {"noise_probs": tuple(cfg.noise_probs), "click_probs": tuple(cfg.click_probs)}
     for name, p in probs.items():
         if len(p) < 2 or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1 for v in p):
             raise UsageError(f"{name} must be two or more probabilities in [0, 1] (one per grade), got {list(p)}")
-    if not math.isclose(sum(probs["noise_probs"]), 1.0, abs_tol=1e-9):
+    if abs(sum(probs["noise_probs"]) - 1.0) > 1e-9:
         raise UsageError(f"noise_probs (label noise: the probability of each grade) must sum to 1, got "
                          f"{sum(probs['noise_probs']):g}")
-    spec = cfg.spec
-    if not spec.noises:
+    spec, allowed = cfg.spec, cfg.spec.noises
+    if not allowed:
         return
-    allowed = spec.noises
     rule = f"--noise takes {' and/or '.join(allowed)}, each once"
     bad = [n for n in cfg.noise if n not in allowed]
     if bad or not cfg.noise:
         raise UsageError(f"{rule}; got {','.join(map(str, cfg.noise))!r}")
     if len(set(cfg.noise)) != len(cfg.noise):
         raise UsageError(f"--noise repeats a type: {','.join(cfg.noise)!r} ({rule[8:]})")
-    levels = cfg.levels
-    if not levels:
+    if not (levels := cfg.levels):
         raise UsageError("--levels is empty")
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) for v in levels):
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) for v in levels):
         raise UsageError(f"--levels must be finite numbers, got {list(levels)}")
     if len(set(levels)) != len(levels):
         raise UsageError(f"--levels repeats a value: {list(levels)}")

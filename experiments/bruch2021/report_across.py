@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
-from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label
+from experiments.bruch2021.paper import PAPER_TABLE1
+from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label, paper_reference
 from experiments import registry
 from experiments.errors import UsageError
 from experiments.bruch2021.claims import ALPHA

@@ -11,8 +11,8 @@ from experiments.bruch2021 import protocol_jensen_gap as jensen_gap
 from experiments.bruch2021 import report_figure1 as figure1
 from experiments.bruch2021 import report_figure2 as figure2
 from experiments.bruch2021 import report_across, report_noise, report_table1
-from experiments.bruch2021.paper import paper_reference
-from experiments.bruch2021.protocol import BruchConfig, BruchStudy, ranking_systems, train_size, unit_fn
+from experiments.bruch2021.protocol import (BruchConfig, BruchStudy, paper_reference, ranking_systems, train_size,
+                                            unit_fn)
 from experiments.values import parse_levels, parse_models, positive_int
 from experiments.errors import UsageError
 from experiments.registry import Across, Experiment, get, register
@@ -27,7 +27,7 @@ PAPER_MODELS, BASELINES = report_table1.PAPER_MODELS, report_table1.BASELINES
 NOISE_MODELS = figure2.MODELS                         # λMART and XE_NDCG MART
 #: the datasets the cross-dataset reports of Table 1 and Figure 3 compare: one Web30K and one Yahoo run
 #: (synthetic profiles count)
-PROFILES = frozenset({"web30k", "yahoo"})
+ACROSS_PROFILES = frozenset({"web30k", "yahoo"})
 
 
 def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_queries: int,
@@ -41,7 +41,7 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
     baseline = getattr(args, "baseline", "lambdamart")
     return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
                        queries=(args.queries or synthetic_queries) if synthetic else args.queries,
-                       trials=trials, seed=args.seed, library=getattr(args, "library", "lightgbm"),
+                       trials=trials, seed=args.seed, library=args.library,
                        preset=args.preset or "", rounds=args.rounds, models=models, plugins=plugins,
                        baseline=plugin_key(baseline) if is_plugin_spec(baseline) else baseline,
                        device=getattr(args, "device", "cpu"), **fields)
@@ -74,7 +74,8 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
                                          default_models=(*PAPER_MODELS, *BASELINES)),
     units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
     unit_fn=unit_fn, build=report_table1.build, frame=partial(an.frame, arrays=report_table1.ARRAYS),
-    size_of=train_size, paper_trials=100, keeps_rankings=True, across=Across(report_across.build_table1, PROFILES, paper_reference), spec=BruchStudy()))
+    size_of=train_size, paper_trials=100, keeps_rankings=True,
+    across=Across(report_across.build_table1, ACROSS_PROFILES, paper_reference), spec=BruchStudy()))
 
 
 # ------------------------------------------------------------------------ Figure 2: convergence
@@ -142,7 +143,7 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
                                          help="documents, labels or both (default both)"),
     from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn,
     build=partial(report_noise.build, outputs=report_noise.FIGURE3), size_of=train_size, paper_trials=100,
-    keeps_rankings=True, across=Across(report_across.build_figure3, PROFILES, paper_reference),
+    keeps_rankings=True, across=Across(report_across.build_figure3, ACROSS_PROFILES, paper_reference),
     spec=BruchStudy(noises=("documents", "labels"), levels="percent")))
 
 
