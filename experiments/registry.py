@@ -68,7 +68,8 @@ class Experiment:
     any work (files the units will read).
 
     The study's facts: ``paper_trials`` the paper's number of trials and ``paper_datasets`` the
-    datasets it reports (the deviations say when a run has fewer trials or other data); ``keeps_rankings`` its units store the test rankings (``--save-runs``,
+    datasets it reports (the deviations say when a run has fewer trials or other data);
+    ``keeps_rankings`` its units store the test rankings (``--save-runs``,
     ``python -m experiments.export``); ``across`` its report across datasets (:class:`Across`),
     if any; ``spec`` the paper's own facts about the study (a frozen value of its package, read
     by its configuration: e.g. Bruch's noise types and level range per study)."""

@@ -36,7 +36,8 @@ from .svmlight import SVMLightFormatError, read_svmlight, scan_svmlight, source_
 from .svmlight.reader import check_inferred_width
 from .synthetic import PROFILES, make_synthetic
 
-__all__ = ["DatasetSpec", "REGISTRY", "SYNTHETIC", "synthetic_profile", "is_synthetic", "base_dataset", "has_folds", "DatasetNotFoundError", "load_dataset", "load_fold", "user_files",
+__all__ = ["DatasetSpec", "REGISTRY", "SYNTHETIC", "synthetic_profile", "is_synthetic", "base_dataset", "has_folds",
+           "DatasetNotFoundError", "load_dataset", "load_fold", "user_files",
            "resolve_data_dir", "locate_fold", "DATA_DIR_ENV"]
 
 DATA_DIR_ENV = "LTRREPRO_DATA_DIR"

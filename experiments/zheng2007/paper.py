@@ -4,7 +4,8 @@ data, and the settings it gives (η, leaves, w, the L2 : L3 query counts). The p
 the data design) is :mod:`.protocol`."""
 from __future__ import annotations
 
-__all__ = ["PAPER_TABLE1", "PAPER_RANKSVM_DCG5", "PAPER_L1_SHARE", "PAPER_ETA", "PAPER_LEAVES", "PAPER_W", "PAPER_L2_L3"]
+__all__ = ["PAPER_TABLE1", "PAPER_RANKSVM_DCG5", "PAPER_L1_SHARE", "PAPER_ETA", "PAPER_LEAVES", "PAPER_W",
+           "PAPER_L2_L3"]
 
 #: Table 1, precision at K% on P3: K -> (QBRank, GBT, RankSVM)
 PAPER_TABLE1 = {

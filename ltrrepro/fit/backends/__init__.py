@@ -18,7 +18,8 @@ from .catboost import CatBoostBackend, catboost_params
 from .lightgbm import LightGBMBackend, lightgbm_params
 from .xgboost import XGBoostBackend, xgboost_params
 
-__all__ = ["BACKENDS", "custom_objective_libraries", "check_device", "library_versions", "Backend", "Trained", "RawPredictor", "backend", "lightgbm_params", "xgboost_params",
+__all__ = ["BACKENDS", "custom_objective_libraries", "check_device", "library_versions", "Backend",
+           "Trained", "RawPredictor", "backend", "lightgbm_params", "xgboost_params",
            "catboost_params"]
 
 #: the GBDT libraries by name
