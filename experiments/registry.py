@@ -131,8 +131,3 @@ def get(name: str) -> Experiment:
     if name not in known:
         raise UsageError(f"unknown experiment {name!r}; known: {', '.join(known)}")
     return known[name]
-
-
-def of(config) -> Experiment:
-    """The study of a configuration (its ``experiment`` field)."""
-    return get(config.experiment)

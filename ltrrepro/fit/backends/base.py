@@ -25,8 +25,10 @@ Choices common to both libraries (each backend says how it makes them):
   repeatable bit for bit; XGBoost's ``hist`` is deterministic on the CPU.
 * Custom objectives start from a zero score, as the built-in ranking objectives do.
 
-A third library is one more module here: a :class:`Backend` subclass registered in
-:data:`ltrrepro.fit.backends.BACKENDS`.
+A fourth library is one more module here: a :class:`Backend` subclass with its facts (the class
+attributes below: built-in objectives, whether it takes ltrrepro's objectives, its own ranking
+losses as baselines, its protocol note, its module, its GPU probe), registered in
+:data:`ltrrepro.fit.backends.BACKENDS`, and its optional dependency in ``pyproject.toml``.
 """
 from __future__ import annotations
 
