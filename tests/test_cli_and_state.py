@@ -63,7 +63,7 @@ def _one_error_line(capsys):
     (qbrank.main, ["--models", "gbt_L9"], "--models"),
     (sp.main, ["--models", "mcrank-se,foo"], "--models"),
     (sp.main, ["--leaves", "1"], "--leaves must be >= 2"),
-    (sp.main, ["--dataset", "web10k", "--trials", "6"], "five folds"),
+    (sp.main, ["--dataset", "web10k", "--trials", "6"], "has 5 folds"),
     (jensen_gap.main, ["--probs", "0.5,0.6"], "sum to 1"),
     (jensen_gap.main, ["--lists", "0"], "--lists"),
     (report.main, ["/nonexistent/run"], "no manifest"),

@@ -8,7 +8,7 @@ docs/protocols/bruch2021.md gives the sources."""
 from __future__ import annotations
 
 from ltrrepro.datasets import base_dataset
-from ltrrepro.fit import BACKENDS
+from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.boosting import PRESETS
 
 __all__ = ["as_paper", "choices", "deviations", "jensen_as_paper", "jensen_choices", "jensen_deviations"]
@@ -54,7 +54,8 @@ def choices(cfg) -> list[str]:
     if models & LAMBDA_MODELS:
         out.append("λMART's lambdas as the library computes them: LightGBM lambdarank truncated at rank 30 (its "
                    "default), XGBoost rank:ndcg with its default top-k pair construction")
-    for lib in dict.fromkeys(cfg.system(m).resolve_library(cfg.library) for m in cfg.models):
+    libraries = (SYSTEMS[m].resolve_library(cfg.library) if m in SYSTEMS else cfg.library for m in cfg.models)
+    for lib in dict.fromkeys(libraries):                # (a plug-in runs in --library: never imported here)
         if BACKENDS[lib].choice:                    # how the library selects and stops, where the paper is silent
             out.append(BACKENDS[lib].choice)
     if cfg.spec.full_curves and not cfg.early_stopping:
