@@ -54,10 +54,11 @@ def default_out(dirs) -> Path:
     return first[0].parent / f"{first[1].experiment}-across-datasets"
 
 
-def write(dirs, out=None, quiet: bool = False):
+def write(dirs, out=None, quiet: bool = False, *, inference):
     """Write the cross-dataset report of the runs in ``dirs`` under ``out`` (default
     :func:`default_out`): its tables, figures, claims, and ``sources.json`` naming each run
-    (directory, dataset, trials, configuration hash) it was built from. Returns the report."""
+    (directory, dataset, trials, configuration hash) it was built from, under the report's
+    statistics ``inference`` (:class:`ltrrepro.inference.Inference`). Returns the report."""
     runs = _runs(dirs)
     across = registry.get(runs[0][1].experiment).across
     if across is None or len({cfg.experiment for _, cfg, _ in runs}) != 1:
@@ -75,7 +76,7 @@ def write(dirs, out=None, quiet: bool = False):
                          "config_hash": man.get("config_hash")} for d, cfg, man in runs]}
     rep = across.build([(d, cfg, an.frame(ResultStore.open(d)),
                          {k: list(man["config"].get(k, [])) for k in ("as_paper", "choices", "deviations")})
-                        for d, cfg, man in runs], sources).write(out)
+                        for d, cfg, man in runs], inference, sources).write(out)
     if not quiet:
         print(rep.text)
         print(f"cross-dataset report written to {out}")

@@ -60,9 +60,10 @@ class Experiment:
     own; ``from_args(args)`` builds the configuration of a parsed command line;
     ``units(cfg)``: its units; ``unit_fn(unit, ctx) -> (record, arrays)``: one unit's work
     (the record a :class:`ltrrepro.runner.UnitRecord`); ``build(frame, config, deviations,
-    choices, as_paper=...) -> Report``: its report, a pure function of the run's ``frame(store)``
-    (default :func:`experiments.analysis.frame`) and stored configuration — :meth:`report`
-    reads the store and writes it; ``size_of(unit, ctx)``: a unit's training size, which
+    choices, as_paper=..., inference=...) -> Report``: its report, a pure function of the run's
+    ``frame(store)`` (default :func:`experiments.analysis.frame`), stored configuration and the
+    report's statistics (:class:`ltrrepro.inference.Inference`) — :meth:`report` reads the store
+    and writes it; ``size_of(unit, ctx)``: a unit's training size, which
     ``--estimate`` scales its calibration by; ``reads_data(cfg)``: the run prepares the pooled
     dataset (else the units read their own, e.g. Xia's folds); ``before(cfg)``: checks before
     any work (files the units will read).
@@ -96,14 +97,15 @@ class Experiment:
     across: Across | None = None
     spec: Any = None
 
-    def report(self, store):
-        """The report of the run in ``store``, written: :attr:`build` of its :attr:`frame`,
-        its stored configuration and the protocol notes its manifest recorded."""
+    def report(self, store, inference):
+        """The report of the run in ``store`` under ``inference`` (the report's test,
+        correction, effects and α), written: :attr:`build` of its :attr:`frame`, its stored
+        configuration and the protocol notes its manifest recorded."""
         from experiments import analysis as an
 
         cfg, deviations, choices = an.stored_config(store, self.config_cls)
         df = self.frame(store) if self.frame is not None else an.frame(store)
-        rep = self.build(df, cfg, deviations, choices, as_paper=an.stored_as_paper(store, cfg))
+        rep = self.build(df, cfg, deviations, choices, as_paper=an.stored_as_paper(store, cfg), inference=inference)
         return rep.write(store.root)
 
 

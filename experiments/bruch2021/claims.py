@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
 
 from experiments import analysis as an
 from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label, paper_reference
-from ltrrepro.claims import POWER_TARGET, Claim, correct, smallest_effect
-from ltrrepro.stats import fewest_trials
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, smallest_effect
+from ltrrepro.inference.power import tost_power, trials_for_tost_power
+from ltrrepro.inference.tests import tost
 
-__all__ = ["ALPHA", "table1_claims", "figure1_claims", "figure2_claims", "remark_claims", "tost", "tost_power",
-           "spread_ratio", "early_trees"]
+__all__ = ["table1_claims", "figure1_claims", "figure2_claims", "remark_claims", "spread_ratio", "early_trees",
+           "TABLE1_FAMILY", "PLUGIN_FAMILY", "OTHERS_FAMILY", "XE_OTHERS_FAMILY"]
 
-ALPHA = 0.01
 LEVELS = (40.0, 60.0)
 #: the claim families whose p-values are corrected together (tables and claims alike)
 TABLE1_FAMILY = "Table 1: the paper's three pairs on NDCG@5 and @10"
@@ -43,14 +42,14 @@ OTHERS_FAMILY = "other ranking systems against the baseline on NDCG@5 and @10"
 XE_OTHERS_FAMILY = "XE_NDCG MART against other ranking systems on NDCG@5 and @10"
 
 
-def table1_claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None) -> list[Claim]:
+def table1_claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None, *, inference: Inference) -> list[Claim]:
     """The paper's claims — XE_NDCG MART > ListNet, λMART > ListNet, XE_NDCG MART > λMART on
     NDCG@5 and @10, each significant — powered against Table 1's differences for the dataset
     (or the one the synthetic data is calibrated to), and, for each plug-in, plug-in >
     baseline, and XE_NDCG MART > each other ranking system of ``--models`` (CatBoost's losses;
     no paper number: powered against the effect of interest). p: adjusted within
     the claim's family (:data:`TABLE1_FAMILY`, :data:`PLUGIN_FAMILY`) as the tests table's ``p_adj``;
-    with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.claims.reproduction`)."""
+    with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.inference.reproduction`)."""
     out = []
     base = cfg.baseline
     ref = paper_reference(cfg.dataset)
@@ -70,14 +69,15 @@ def table1_claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None) -> li
             detail = (f"no trial where both are defined{where}" if int(r.n) == 0 else
                       f"mean difference {r['diff']:+.4f} (95% CI {r.ci_low:+.4f}..{r.ci_high:+.4f}), "
                       f"W/T/L {r.wins}/{r.ties}/{r.losses}{where}")
-            interest, source = smallest_effect(k) if effect is None else (None, None)   # (a plug-in's claim)
+            interest, source = smallest_effect(k, inference) if effect is None else (None, None)   # (a plug-in's claim)
             more = {"dz": r.dz, "dz_low": r.dz_low, "dz_high": r.dz_high}
             if effect is not None and df is not None:
                 more.update(an.reproduction_of(df, (NDCG5, NDCG10)[i], a, b, paper[a][i] / 100, paper[b][i] / 100))
-            out.append(Claim.check(f"{model_label(a, cfg)} > {model_label(b, cfg)} on {k}", r["diff"], r.p, r.n,
-                                   detail, alpha=ALPHA, paper_effect=effect, sd=r.std_diff, missing=missing,
-                                   effect=interest, effect_source=source, family=r.family, more=more))
-    return correct(out, ALPHA)
+            out.append(judge(f"{model_label(a, cfg)} > {model_label(b, cfg)} on {k}",
+                             Evidence(r["diff"], r.p, r.n, detail, sd=r.std_diff, missing=missing, effect_sizes=more),
+                             Expectation(paper_effect=effect, effect=interest, effect_source=source, family=r.family),
+                             inference))
+    return correct(out, inference)
 
 
 def spread_ratio(ex: pd.DataFrame) -> tuple[float, float, float]:
@@ -91,18 +91,19 @@ def spread_ratio(ex: pd.DataFrame) -> tuple[float, float, float]:
     return (within / between if between > 0 else float("inf")), within, between
 
 
-def figure1_claims(ex: pd.DataFrame) -> list[Claim]:
+def figure1_claims(ex: pd.DataFrame, *, inference: Inference) -> list[Claim]:
     """Figure 1's "vertically stretched clouds": how far γ moves an example's gap, measured
     against how far the examples differ (:func:`spread_ratio`). The paper shows the clouds and
     gives no number, so the claim is descriptive: no test, no verdict of support (that γ
     changes the gap at all is a property of the formula: a sanity check)."""
     ratio, within, between = spread_ratio(ex)
-    return [Claim.check("γ changes the gap of an example (Figure 1's vertically stretched clouds)", ratio,
-                        float("nan"), len(ex), f"spread across γ / spread across examples: median within-example "
-                        f"SD of the gap over the draws {within:.3e} / SD of the examples' mean gaps {between:.3e} "
-                        f"= {ratio:.3f} (the paper shows the clouds, not a number)",
-                        verdict_text="descriptive (no number in the paper to test)",
-                        missing=None if len(ex) >= 2 else "fewer than two examples: no spread across examples")]
+    detail = (f"spread across γ / spread across examples: median within-example SD of the gap over the draws "
+              f"{within:.3e} / SD of the examples' mean gaps {between:.3e} = {ratio:.3f} (the paper shows the "
+              f"clouds, not a number)")
+    missing = None if len(ex) >= 2 else "fewer than two examples: no spread across examples"
+    return [judge("γ changes the gap of an example (Figure 1's vertically stretched clouds)",
+                  Evidence(ratio, float("nan"), len(ex), detail, missing=missing),
+                  Expectation(verdict_text="descriptive (no number in the paper to test)"), inference)]
 
 
 def early_trees(n_trees: int) -> int:
@@ -110,13 +111,13 @@ def early_trees(n_trees: int) -> int:
     return max(1, int(round(0.1 * n_trees)))
 
 
-def figure2_claims(c: dict) -> list[Claim]:
+def figure2_claims(c: dict, *, inference: Inference) -> list[Claim]:
     """XE_NDCG's lead over λMART is larger at 10% of the trees than at the end."""
     lam, xe = c["lambdamart"], c["xendcg"]
     n_trials, n_trees = lam.shape
     diff = xe - lam
     early = early_trees(n_trees)
-    t = an.finite_test(diff[:, early - 1], diff[:, -1]) if n_trials > 0 and n_trees > 0 else None
+    t = an.finite_test(diff[:, early - 1], diff[:, -1], test=inference.test) if n_trials > 0 and n_trees > 0 else None
     if t is None:
         reason, detail = "no trial with both models' curves", "no trials"
     else:
@@ -124,39 +125,15 @@ def figure2_claims(c: dict) -> list[Claim]:
         detail = (f"lead at {early} trees {t.mean_a:+.4f} vs at {n_trees} trees {t.mean_b:+.4f}"
                   + (f" ({t.n} of {n_trials} trials defined)" if t.n < n_trials else "")) if t.n else \
             f"no lead: {an.undefined_reason(NDCG5, 'validation')}"
-    interest, source = smallest_effect(NDCG5)
-    return [Claim.check("XE_NDCG's lead over λMART is larger with fewer trees", t.diff if t else float("nan"),
-                        t.p if t else float("nan"), t.n if t else 0, detail, alpha=ALPHA, missing=reason,
-                        sd=t.std_diff if t else None, effect=interest, effect_source=source,
-                        more={"dz": t.dz, "dz_low": t.dz_low, "dz_high": t.dz_high} if t and t.n > 1 else None)]
+    interest, source = smallest_effect(NDCG5, inference)
+    sizes = {"dz": t.dz, "dz_low": t.dz_low, "dz_high": t.dz_high} if t and t.n > 1 else {}
+    evidence = Evidence(t.diff if t else float("nan"), t.p if t else float("nan"), t.n if t else 0, detail,
+                        sd=t.std_diff if t else float("nan"), missing=reason, effect_sizes=sizes)
+    return [judge("XE_NDCG's lead over λMART is larger with fewer trees", evidence,
+                  Expectation(effect=interest, effect_source=source), inference)]
 
 
-def tost(d: np.ndarray, margin: float) -> tuple[float, float]:
-    """``(p_equivalent, p_beyond)`` for differences ``d``: TOST's p (the larger of the two
-    one-sided p's of H0: μ ≤ −m and H0: μ ≥ m) and the p of the one-sided test that the mean
-    lies beyond the margin on its side (H0: |μ| ≤ m, tested on the side of the mean).
-
-    >>> p_eq, p_beyond = tost(np.array([0.001, -0.001, 0.002, 0.0, -0.002]), 0.01)
-    >>> bool(p_eq < 0.001), bool(p_beyond > 0.999)
-    (True, True)
-    """
-    n, m = d.size, float(d.mean())
-    se = float(d.std(ddof=1)) / np.sqrt(n)
-    df = n - 1
-    p_low, p_high = st.t.sf((m + margin) / se, df), st.t.cdf((m - margin) / se, df)
-    beyond = st.t.sf((abs(m) - margin) / se, df)
-    return float(max(p_low, p_high)), float(beyond)
-
-
-def tost_power(margin: float, sd: float, n: int, alpha: float = ALPHA) -> float:
-    """TOST's power at a true difference of 0: P(|T| < m/se − t_{1−α, n−1}), T ~ t(n − 1)."""
-    if n < 2 or not sd > 0:
-        return float("nan")
-    df, q = n - 1, margin / (sd / np.sqrt(n)) - st.t.ppf(1 - alpha, n - 1)
-    return float(max(0.0, 2 * st.t.cdf(q, df) - 1))
-
-
-def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
+def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg", *, inference: Inference) -> list[Claim]:
     """The 40% → 60% remark, on a Web30K-profile robustness run with documents added: per
     trial, ``model``'s test NDCG@5 at 60% minus at 40% (the same split, paired). A run without
     both marks gets the claim as inconclusive, saying so."""
@@ -169,9 +146,10 @@ def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
     wide.columns = wide.columns.astype(float)
     if not set(LEVELS) <= set(wide.columns):
         why = "the run has no 40% and 60% levels (--levels)"
-        return [Claim.check(text, float("nan"), float("nan"), 0, why, +1, ALPHA, missing=why, noise="documents")]
+        return [judge(text, Evidence.none(why), Expectation(), inference, noise="documents")]
     d = (wide[LEVELS[1]] - wide[LEVELS[0]]).dropna().to_numpy()
-    n, margin = d.size, smallest_effect(NDCG5)[0]
+    margin, source = smallest_effect(NDCG5, inference)
+    n = d.size
     mean = float(d.mean()) if n else float("nan")
     sd = float(d.std(ddof=1)) if n > 1 else float("nan")
     detail = (f"mean over trials of XE_NDCG's NDCG@5 at 60% − at 40% more documents: {mean:+.4f} (SD {sd:.4f}); "
@@ -179,12 +157,12 @@ def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
               f"over 100 trials)")
     if n < 2 or not sd > 0:
         why = "fewer than two trials with both marks" if n < 2 else "zero variance of the differences"
-        return [Claim.check(text, mean, float("nan"), n, detail, +1, ALPHA, missing=why, noise="documents")]
+        return [judge(text, Evidence(mean, float("nan"), n, detail, missing=why), Expectation(), inference,
+                      noise="documents")]
     p_eq, p_beyond = tost(d, margin)
-    power = tost_power(margin, sd, n)
-    verdict = ("supported (equivalent within ±%g)" % margin if p_eq < ALPHA else
-               "contradicted (a change beyond ±%g)" % margin if p_beyond < ALPHA else
-               "inconclusive (underpowered)" if power < POWER_TARGET else "not supported (no equivalence shown)")
-    c = Claim.check(text, mean, p_eq, n, detail, +1, ALPHA, verdict_text=verdict, sd=sd, effect=margin,
-                    effect_source=f"the equivalence margin: {smallest_effect(NDCG5)[1]}", noise="documents")
-    return [c.replace(verdict=verdict, power=power, trials_80=fewest_trials(lambda k: tost_power(margin, sd, k) >= POWER_TARGET), trials_80_range=None)]
+    alpha = inference.alpha
+    power = {"power": tost_power(margin, sd, n, alpha), "trials_80": trials_for_tost_power(margin, sd, alpha),
+             "trials_80_range": None}
+    return [judge(text, Evidence(mean, p_eq, n, detail, sd=sd, p_beyond=p_beyond, power=power),
+                  Expectation(effect=margin, effect_source=f"the equivalence margin: {source}", margin=margin),
+                  inference, noise="documents")]

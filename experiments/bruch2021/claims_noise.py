@@ -24,11 +24,10 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.bruch2021.claims import ALPHA
 from experiments.bruch2021.protocol import NDCG5
-from ltrrepro.claims import UNDERPOWERED, Claim, correct, smallest_effect, verdict
-from ltrrepro.stats import current, dz, dz_interval, one_sample_p
-from ltrrepro.twosample import two_sample_power, trials_for_two_sample_power, two_sample_p
+from ltrrepro.inference import UNDERPOWERED, Claim, Evidence, Expectation, Inference, correct, judge, smallest_effect
+from ltrrepro.inference.power import two_sample_power, trials_for_two_sample_power
+from ltrrepro.inference.tests import dz, dz_interval, one_sample_p, two_sample_p
 
 __all__ = ["noise_claims", "level_claims", "pronounced_claims", "trial_slopes", "levels_of", "noise_levels",
            "expand_level0"]
@@ -48,7 +47,8 @@ def expand_level0(df: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def noise_claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", names=None) -> list[Claim]:
+def noise_claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", names=None, *,
+           inference: Inference) -> list[Claim]:
     """'``b`` degrades faster than ``a``' per noise type: the per-trial least-squares slope
     of the difference (a − b) against the level, tested > 0 over trials (the chosen test of
     the slopes, two-sided p; one family of the noise types, corrected within it). The paper's
@@ -67,7 +67,7 @@ def noise_claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: st
                 slopes.append(np.polyfit(h.level.astype(float), (h.a - h.b).values, 1)[0])
         slopes = np.asarray(slopes)
         if slopes.size >= 2 and slopes.std(ddof=1) > 0:
-            p, missing = one_sample_p(slopes), None
+            p, missing = one_sample_p(slopes, inference.test), None
         else:                                    # trials with a value at every level: none, one, all alike
             p = float("nan")
             missing = an.no_test_reason(slopes.size, slopes.std(ddof=1) if slopes.size > 1 else None,
@@ -80,24 +80,23 @@ def noise_claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: st
                 "labels": f"{nb} degrades faster than {na} as labels are perturbed",
                 "clicks": f"{na} is more robust to click noise ({nb} degrades faster as non-relevant "
                           "documents are clicked more)"}[noise]
-        interest, source = smallest_effect(metric)         # over the whole level range: a slope per point
+        interest, source = smallest_effect(metric, inference)     # over the whole level range: a slope per point
         span = float(lv[-1]) - float(lv[0])
-        out.append(Claim.check(text, mean, p, slopes.size,
-                               f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from "
-                               f"level {lv[0]:g} to {lv[-1]:g}: {nb} {drop[b]:+.4f}, {na} {drop[a]:+.4f}"
-                               if slopes.size else "no trial with NDCG@5 defined at every level", alpha=ALPHA,
-                               noise=noise, missing=missing,
-                               sd=float(slopes.std(ddof=1)) if slopes.size > 1 else None, effect=interest / span,
-                               effect_source=f"{source} over levels {lv[0]:g}–{lv[-1]:g} (a slope of "
-                                             f"{interest / span:.2e} per level point)",
-                               family=f"{nb} degrades faster than {na}: one claim per noise type",
-                               more={"dz": dz(slopes), **dict(zip(("dz_low", "dz_high"), dz_interval(dz(slopes),
-                                                                                                   slopes.size)))},
-                               statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
-    return correct(out, ALPHA)
+        detail = (f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from level {lv[0]:g} "
+                  f"to {lv[-1]:g}: {nb} {drop[b]:+.4f}, {na} {drop[a]:+.4f}" if slopes.size else
+                  "no trial with NDCG@5 defined at every level")
+        sizes = {"dz": dz(slopes), **dict(zip(("dz_low", "dz_high"), dz_interval(dz(slopes), slopes.size)))}
+        evidence = Evidence(mean, p, slopes.size, detail, sd=float(slopes.std(ddof=1)) if slopes.size > 1 else
+                            float("nan"), missing=missing, effect_sizes=sizes)
+        expectation = Expectation(effect=interest / span, family=f"{nb} degrades faster than {na}: one claim per "
+                                  f"noise type", effect_source=f"{source} over levels {lv[0]:g}–{lv[-1]:g} (a slope "
+                                                               f"of {interest / span:.2e} per level point)")
+        out.append(judge(text, evidence, expectation, inference, noise=noise,
+                         statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
+    return correct(out, inference)
 
 
-def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]:
+def level_claims(res: pd.DataFrame, names, noise: str = "clicks", *, inference: Inference) -> list[Claim]:
     """Appendix E's claim: XE_NDCG MART beats λMART at *every* click-noise level, each
     difference significant. One claim per level (the chosen test over trials, its p adjusted
     over the levels as the table's ``p_adj``; the paper gives no per-level number, so powered
@@ -107,16 +106,17 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]
     (na, _), (nb, _) = names
     g = res[res.noise == noise] if len(res) else res
     out = []
+    interest, source = smallest_effect(NDCG5, inference)
     for _, r in g.iterrows():
         missing = an.no_test_reason(int(r.trials), r.sd, NDCG5) if not np.isfinite(r.p) else None
-        out.append(Claim.check(f"{na} beats {nb} at click level {r.level:g}", r["diff"], r.p, int(r.trials),
-                               f"Δ NDCG@5 {r['diff']:+.4f} (95% CI {r.diff_lo:+.4f}..{r.diff_hi:+.4f}), W/T/L "
-                               f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else
-                               "Δ NDCG@5: no defined pair", alpha=ALPHA, noise=noise, level=float(r.level), sd=r.sd,
-                               missing=missing, effect=smallest_effect(NDCG5)[0],
-                               effect_source=smallest_effect(NDCG5)[1], family=f"the {noise} levels",
-                               more={"dz": r.get("dz"), "dz_low": r.get("dz_lo"), "dz_high": r.get("dz_hi")}))
-    out = correct(out, ALPHA)
+        detail = (f"Δ NDCG@5 {r['diff']:+.4f} (95% CI {r.diff_lo:+.4f}..{r.diff_hi:+.4f}), W/T/L "
+                  f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else "Δ NDCG@5: no defined pair")
+        sizes = {"dz": r.get("dz"), "dz_low": r.get("dz_lo"), "dz_high": r.get("dz_hi")}
+        out.append(judge(f"{na} beats {nb} at click level {r.level:g}",
+                         Evidence(r["diff"], r.p, int(r.trials), detail, sd=r.sd, missing=missing, effect_sizes=sizes),
+                         Expectation(effect=interest, effect_source=source, family=f"the {noise} levels"), inference,
+                         noise=noise, level=float(r.level)))
+    out = correct(out, inference)
     if out:
         verdicts = [c.verdict for c in out]
         k = verdicts.count("supported")
@@ -127,10 +127,11 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]
              else f"{UNDERPOWERED[:-1]}: {k} of {len(out)} levels significant, {short} underpowered)" if short
              else f"not supported ({k} of {len(out)} levels significant)")
         worst = max((c.p for c in out if c.tested), default=float("nan"))
-        out.append(Claim.check(f"{na} beats {nb} at every click level, each significant (appendix E)",
-                               float(k), worst, int(g.trials.min()),
-                               f"{k} of {len(out)} levels supported at α = {ALPHA:g}; value: the levels supported, "
-                               f"p: the largest per-level p", alpha=ALPHA, verdict_text=v, noise=noise))
+        detail = (f"{k} of {len(out)} levels supported at α = {inference.alpha:g}; value: the levels supported, "
+                  f"p: the largest per-level p")
+        out.append(judge(f"{na} beats {nb} at every click level, each significant (appendix E)",
+                         Evidence(float(k), worst, int(g.trials.min()), detail), Expectation(verdict_text=v),
+                         inference, noise=noise))
     return out
 
 
@@ -168,10 +169,10 @@ def trial_slopes(df: pd.DataFrame, noise: str, metric: str = NDCG5, a: str = "xe
     return (d.values - d.values.mean(axis=1, keepdims=True)) @ xc / float(xc @ xc)
 
 
-def pronounced_claims(frames: dict) -> list[Claim]:
+def pronounced_claims(frames: dict, *, inference: Inference) -> list[Claim]:
     """The two "more pronounced" claims from ``frames`` {reference: (config, frame)}."""
     out = []
-    test = current().test
+    test = inference.test
     for noise, (where, fig) in PRONOUNCED.items():
         other = next(r for r in frames if r != where)
         df_w, df_o = frames[where][1], frames[other][1]
@@ -184,11 +185,11 @@ def pronounced_claims(frames: dict) -> list[Claim]:
         if lacking or len(levels) < 2:
             why = (f"the {', '.join(lacking)} run has no {noise} noise" if lacking else
                    f"the runs share fewer than two {noise} levels ({levels_of(df_w, noise)} vs {levels_of(df_o, noise)})")
-            out.append(Claim.check(text, float("nan"), float("nan"), 0, why, +1, ALPHA, missing=why, noise=noise))
+            out.append(judge(text, Evidence.none(why), Expectation(), inference, noise=noise))
             continue
         x, y = trial_slopes(df_w, noise, levels=levels), trial_slopes(df_o, noise, levels=levels)
         span = float(levels[-1]) - float(levels[0])
-        interest, source = smallest_effect(NDCG5)
+        interest, source = smallest_effect(NDCG5, inference)
         effect = interest / span
         value = float(x.mean() - y.mean()) if x.size and y.size else float("nan")
         ok = x.size >= 2 and y.size >= 2 and (x.std(ddof=1) > 0 or y.std(ddof=1) > 0)
@@ -202,16 +203,16 @@ def pronounced_claims(frames: dict) -> list[Claim]:
                   f"{'Welch t' if test == 't' else 'Mann–Whitney U' if test == 'wilcoxon' else 'permutation'} test of "
                   f"the two runs' slopes (independent samples); trials for 80%: per run, equal in both"
                   if x.size and y.size else "no trial with NDCG@5 at every level in one of the runs")
-        c = Claim.check(text, value, p, int(x.size + y.size), detail, +1, ALPHA, effect=effect,
-                        effect_source=f"{source} over levels {levels[0]:g}–{levels[-1]:g} (a slope difference of "
-                                      f"{effect:.2e} per level point)", family=ACROSS_FAMILY,
-                        missing=None if ok else "fewer than two trials with every level in a run", noise=noise)
-        if ok:
-            power = two_sample_power(effect, s1, x.size, s2, y.size, test)
-            c = c.replace(sd=float("nan"), power=power, trials_80=trials_for_two_sample_power(effect, s1, s2, test),
-                          trials_80_range=None, verdict=verdict(value, p, +1, ALPHA, power))
-        out.append(c)
-    return correct(out, ALPHA)
+        power = {"power": two_sample_power(effect, s1, x.size, s2, y.size, test, inference.alpha),
+                 "trials_80": trials_for_two_sample_power(effect, s1, s2, test, alpha=inference.alpha),
+                 "trials_80_range": None} if ok else None          # the two-sample test's, per run
+        evidence = Evidence(value, p, int(x.size + y.size), detail, power=power,
+                            missing=None if ok else "fewer than two trials with every level in a run")
+        expectation = Expectation(effect=effect, family=ACROSS_FAMILY,
+                                  effect_source=f"{source} over levels {levels[0]:g}–{levels[-1]:g} (a slope "
+                                                f"difference of {effect:.2e} per level point)")
+        out.append(judge(text, evidence, expectation, inference, noise=noise))
+    return correct(out, inference)
 
 
 def noise_levels(df: pd.DataFrame, noise: str) -> pd.DataFrame:

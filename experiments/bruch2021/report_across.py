@@ -13,8 +13,8 @@ from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label, paper_reference
 from experiments import registry
 from experiments.errors import UsageError
-from experiments.bruch2021.claims import ALPHA
 from experiments.bruch2021.claims_noise import NAMES, PRONOUNCED, noise_levels, pronounced_claims
+from ltrrepro.inference import Inference
 from ltrrepro.report import Figure, Report, Table
 
 __all__ = ["build_table1", "build_figure3", "frames_by_reference", "table1", "robustness_table"]
@@ -111,42 +111,42 @@ def frames_by_reference(runs) -> dict:
     return {r: out[r] for r in ("web30k", "yahoo")}
 
 
-def _build(runs, sources, parts) -> Report:
+def _build(runs, sources, parts, inference) -> Report:
     """The cross-dataset report of ``runs`` [(directory, config, frame, notes)], ``notes`` the
     run's protocol notes {as_paper, choices, deviations} (each prefixed here with its dataset):
-    ``parts(frames) -> (table frame, tables, figures, claims)``; ``sources`` (the runs it was
-    built from) written as ``sources.json``."""
+    ``parts(frames, inference) -> (table frame, tables, figures, claims)``; ``sources`` (the runs
+    it was built from) written as ``sources.json``; ``inference`` the report's statistics."""
     frames = frames_by_reference(runs)
     study = next(iter(frames.values()))[0].experiment
     notes = {paper_reference(cfg.dataset): n for _, cfg, _, n in runs}
     joined = {k: [f"{NAMES[r]}: {x}" for r in frames for x in notes[r][k]] for k in ("as_paper", "choices", "deviations")}
-    tab, tables, figures, claims = parts(frames)
+    tab, tables, figures, claims = parts(frames, inference)
     return Report(title=f"Bruch (2021) {study} across datasets: "
                         + " and ".join(f"{NAMES[r]} ({c.dataset}, {c.trials} trials)" for r, (c, _) in frames.items()),
-                  tables=tables, figures=figures, claims=claims, lines=[tab.to_string(index=False)], alpha=ALPHA,
+                  tables=tables, figures=figures, claims=claims, lines=[tab.to_string(index=False)], inference=inference,
                   claims_caption="Claims check across datasets (Bruch 2021)",
                   json_files={"sources.json": sources} if sources is not None else {}, **joined)
 
 
-def _table1_parts(frames):
+def _table1_parts(frames, inference):
     tab = table1(frames)
     return tab, [Table("table1_across_datasets", tab, caption="Table 1 with both datasets: mean test NDCG ×100 over "
                        "each run's trials, the paper's numbers beside", digits=2, legend="", notes=True)], [], []
 
 
-def _figure3_parts(frames):
+def _figure3_parts(frames, inference):
     tab = robustness_table(frames)
     return (tab, [Table("fig3_across_datasets", tab, caption="Figure 3 with both datasets: mean test NDCG@5 per level "
                         "and XE_NDCG − λMART (Δ)", digits=4, legend="", notes=True)],
-            [f for f in (_figure3(frames),) if f is not None], pronounced_claims(frames))
+            [f for f in (_figure3(frames),) if f is not None], pronounced_claims(frames, inference=inference))
 
 
-def build_table1(runs, sources=None) -> Report:
+def build_table1(runs, inference: Inference, sources=None) -> Report:
     """Table 1 across the datasets (``quality``): each run's means with the paper's beside."""
-    return _build(runs, sources, _table1_parts)
+    return _build(runs, sources, _table1_parts, inference)
 
 
-def build_figure3(runs, sources=None) -> Report:
+def build_figure3(runs, inference: Inference, sources=None) -> Report:
     """Figure 3 across the datasets (``robustness``): the table, the figure, and the claims
     "more pronounced on Yahoo / on Web30K"."""
-    return _build(runs, sources, _figure3_parts)
+    return _build(runs, sources, _figure3_parts, inference)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.bruch2021.claims import figure1_claims
+from ltrrepro.inference import Inference
 from ltrrepro.report import Figure, Report, Table
 
 #: the record fields and stored arrays the report reads (:func:`experiments.analysis.frame`)
@@ -64,7 +65,7 @@ def sanity_checks(ex: pd.DataFrame) -> list[dict]:
              "result": "passed" if len(ex) and flat == 0 else "FAILED"}]
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=()) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a ``jensen_gap`` run: its frame (with :data:`FIELDS` and :data:`ARRAYS`)
     and configuration."""
     ex = examples(df)
@@ -74,8 +75,8 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=()) -> Repo
                   tables=[Table("fig1_jensen_gap", tab, caption="Jensen gap per example", digits=6,
                                 legend=f"label probabilities {list(cfg.probs)}; scores U[0,1]; {cfg.draws} draws "
                                        f"of γ.")],
-                  figures=[figure(ex, cfg)], claims=figure1_claims(ex), deviations=list(deviations),
+                  figures=[figure(ex, cfg)], claims=figure1_claims(ex, inference=inference), deviations=list(deviations),
                   choices=list(choices), as_paper=list(as_paper),
                   lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.3e}"),
                          *(f"Sanity check [{c['result']}]: {c['check']}: {c['detail']}" for c in checks)],
-                  claims_caption="Claims check (Bruch Figure 1)", claims_extra={"sanity_checks": checks})
+                  inference=inference, claims_caption="Claims check (Bruch Figure 1)", claims_extra={"sanity_checks": checks})

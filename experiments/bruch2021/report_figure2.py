@@ -11,7 +11,8 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
-from experiments.bruch2021.claims import ALPHA, early_trees, figure2_claims
+from experiments.bruch2021.claims import early_trees, figure2_claims
+from ltrrepro.inference import TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table, band
 
 MODELS = ("lambdamart", "xendcg")
@@ -66,7 +67,7 @@ def figure(c: dict) -> Figure:
     return Figure("fig2_convergence", fig)
 
 
-def table(c: dict) -> pd.DataFrame:
+def table(c: dict, *, inference: Inference) -> pd.DataFrame:
     """XE_NDCG − λMART at 1 tree, 10%, 25%, 50% and all of the trees (paired over trials)."""
     lam, xe = c["lambdamart"], c["xendcg"]
     n_trials, n_trees = lam.shape
@@ -74,7 +75,7 @@ def table(c: dict) -> pd.DataFrame:
     points = sorted({1, early_trees(n_trees), n_trees // 4 or 1, n_trees // 2 or 1, n_trees}) if have else []
     rows = []
     for p in points:
-        t = an.finite_test(xe[:, p - 1], lam[:, p - 1])        # the trials where both are defined
+        t = an.finite_test(xe[:, p - 1], lam[:, p - 1], test=inference.test)    # the trials where both are defined
         rows.append({"trees": p, "λMART": t.mean_b, "XE_NDCG": t.mean_a, "Δ": t.diff, "Δ 95% lo": t.ci_low,
                      "Δ 95% hi": t.ci_high, "p": t.p,
                      **{m: float(np.nanmean(a[:, p - 1])) if p <= a.shape[1] and len(a) else np.nan
@@ -95,19 +96,19 @@ def missing(c: dict) -> list[str]:
             if (k := int(np.isnan(arr).any(1).sum()))]
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=()) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a ``convergence`` run: its frame (with :data:`FIELDS`) and configuration."""
     c = curves(df)
-    tab = table(c)
+    tab = table(c, inference=inference)
     return Report(title=f"Bruch Figure 2 — convergence ({cfg.dataset}, {cfg.library}, preset {cfg.preset})",
                   tables=[Table("fig2_convergence", tab, notes=True,
                                 caption=f"Validation NDCG@5 by ensemble size ({cfg.dataset})",
                                 legend=f"Δ = XE_NDCG − λMART, paired over {len(c['trials'])} trial(s), with its 95% "
-                                       f"CI; p: paired t-test." + (" Other models (--models): their mean over their "
+                                       f"CI; p: {TEST_NAMES[inference.test]}." + (" Other models (--models): their mean over their "
                                                                    "trials." if c["others"] else ""),
                                 ci_cols={"Δ": ("Δ 95% lo", "Δ 95% hi")}, formats={"p": "p"},
                                 rename={"Δ": "Δ [95% CI]"})],
-                  figures=[figure(c)], claims=figure2_claims(c), deviations=list(deviations), choices=list(choices),
-                  as_paper=list(as_paper),
+                  figures=[figure(c)], claims=figure2_claims(c, inference=inference), deviations=list(deviations),
+                  choices=list(choices), as_paper=list(as_paper),
                   missing=missing(c), lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.4f}")],
-                  alpha=ALPHA, claims_caption="Claims check (Bruch Figure 2)")
+                  inference=inference, claims_caption="Claims check (Bruch Figure 2)")

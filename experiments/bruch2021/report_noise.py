@@ -13,11 +13,12 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
-from experiments.bruch2021.report import ALPHA, NOISE_MARK, model_name
+from experiments.bruch2021.report import NOISE_MARK, model_name
 from experiments.bruch2021.claims import remark_claims
 from experiments.bruch2021.claims_noise import SHORT, expand_level0, level_claims, noise_claims
+from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Inference
+from ltrrepro.inference.tests import paired_test, summarize
 from ltrrepro.report import Figure, Report, Table, band, file_stem
-from ltrrepro.stats import CORRECTION_NAMES, TEST_NAMES, current, paired_test, summarize
 
 #: the paper's pair, and how its tables name the two models
 PAPER_PAIR = ("xendcg", "lambdamart")
@@ -59,7 +60,8 @@ def pairs_of(cfg, models) -> list[tuple[str, str, str]]:
     return out + [("xendcg", m, "_" + file_stem(m)) for m in others]
 
 
-def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart") -> pd.DataFrame:
+def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", *,
+            inference: Inference) -> pd.DataFrame:
     """Per noise type and level: both models' means and CIs, the paired difference ``a − b``
     and its tests (the chosen ``--test``), d_z with its CI, the p adjusted over the levels of a
     noise type by the chosen ``--correction`` (``p_adj``; columns named by the models' keys)."""
@@ -70,7 +72,7 @@ def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "
             if len(an.paired(h, metric, a, b, dropna=False)) == 0:
                 continue
             pr = an.paired(h, metric, a, b)          # the trials where both are defined (maybe none)
-            c = paired_test(pr.a.values, pr.b.values)
+            c = paired_test(pr.a.values, pr.b.values, test=inference.test)
             sa, sb = summarize(pr.a.values), summarize(pr.b.values)
             rows.append({"noise": noise, "level": float(level), "trials": c.n, b: sb.mean,
                          f"{b}_lo": sb.ci_low, f"{b}_hi": sb.ci_high, a: sa.mean,
@@ -81,25 +83,25 @@ def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "
                                       "diff", "diff_lo", "diff_hi", "sd", "dz", "dz_lo", "dz_hi", "p", "wins", "ties",
                                       "losses"])
     out = out.sort_values(["noise", "level"]).reset_index(drop=True)
-    out["p_adj"] = an.adjust_within(out, "noise") if len(out) else []
+    out["p_adj"] = an.adjust_within(out, "noise", inference.correction) if len(out) else []
     return out
 
 
-def pair_table(res: pd.DataFrame, cfg, a: str, b: str, names, name: str) -> Table:
+def pair_table(res: pd.DataFrame, cfg, a: str, b: str, names, name: str, *, inference: Inference) -> Table:
     """The table of one comparison: means, Δ with its CI, d_z with its CI, p, the adjusted p,
     W/T/L, ``*`` where :data:`~experiments.bruch2021.report.NOISE_MARK` < α."""
     (na, sa), (nb, sb) = names
     d = f"Δ ({sa}−{sb})"
     table = res[["noise", "level", "trials", b, a, "diff", "diff_lo", "diff_hi", "dz", "dz_lo", "dz_hi", "p", "p_adj",
                  "wins", "ties", "losses"]].copy()
-    table["sig"] = np.where(table[NOISE_MARK] < ALPHA, "*", "")
+    table["sig"] = np.where(table[NOISE_MARK] < inference.alpha, "*", "")
     table = table.rename(columns={b: nb, a: na, "diff": d, "diff_lo": "Δ 95% lo", "diff_hi": "Δ 95% hi"})
     return Table(name, table, notes=True,
                  caption=f"Robustness to training noise ({cfg.dataset}, library {cfg.library})",
                  legend=f"Mean test NDCG@5 over trials. Δ = {na} − {nb} (paired by trial), 95% CI; d_z = mean/SD of "
-                        f"the per-trial Δ, 95% CI (noncentral t); p: {TEST_NAMES[current().test]}; p (adj.): "
-                        f"{CORRECTION_NAMES[current().correction]} over the levels of a noise type, the p of the "
-                        f"per-level claims; * p (adj.) < {ALPHA}. W/T/L = trials where {na} wins/ties/loses.",
+                        f"the per-trial Δ, 95% CI (noncentral t); p: {TEST_NAMES[inference.test]}; p (adj.): "
+                        f"{CORRECTION_NAMES[inference.correction]} over the levels of a noise type, the p of the "
+                        f"per-level claims; * p (adj.) < {inference.alpha}. W/T/L = trials where {na} wins/ties/loses.",
                  formats={"level": "g", "p": "p", "p_adj": "p", "dz": 2}, ci_cols={d: ("Δ 95% lo", "Δ 95% hi"),
                                                                                "dz": ("dz_lo", "dz_hi")},
                  marks={d: "sig"}, rename={d: f"{d} [95% CI]", "p_adj": "p (adj.)", "dz": "d_z [95% CI]"})
@@ -133,25 +135,26 @@ def pair_figures(res: pd.DataFrame, cfg, a: str, b: str, names, figure: str, suf
     return out
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), outputs: Outputs = FIGURE3) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), outputs: Outputs = FIGURE3, *,
+          inference: Inference) -> Report:
     """The report of a noise-level run (``robustness``: :data:`FIGURE3`; ``clicks``:
     :data:`FIGURE4`): one table and figure set per comparison (:func:`pairs_of`), one claims
     check for all, and ``summary.json`` (every comparison's rows)."""
     tables, figures, cl, lines, summary = [], [], [], [], {}
     for a, b, suffix in pairs_of(cfg, set(df.model) if len(df) else set()):
         names = (names_of(a, cfg), names_of(b, cfg))
-        res = analyse(df, a=a, b=b)
-        cl += noise_claims(df, a=a, b=b, names=names)
+        res = analyse(df, a=a, b=b, inference=inference)
+        cl += noise_claims(df, a=a, b=b, names=names, inference=inference)
         if "clicks" in set(res.noise):
-            cl += level_claims(res, names)
-        t = pair_table(res, cfg, a, b, names, outputs.table + suffix)
+            cl += level_claims(res, names, inference=inference)
+        t = pair_table(res, cfg, a, b, names, outputs.table + suffix, inference=inference)
         tables.append(t)
         figures += pair_figures(res, cfg, a, b, names, outputs.figure, suffix)
         lines += [t.frame.to_string(index=False, float_format=lambda v: f"{v:.4f}"), ""]
         summary[a + "-" + b] = res.to_dict(orient="records")
-    cl += remark_claims(df, cfg)                   # Figure 3a's 40% → 60% remark (Web30K profiles)
+    cl += remark_claims(df, cfg, inference=inference)                   # Figure 3a's 40% → 60% remark (Web30K profiles)
     return Report(title=f"{outputs.title} ({cfg.dataset}, {cfg.library}, preset {cfg.preset})", tables=tables,
                   figures=figures, claims=cl, deviations=list(deviations), choices=list(choices), as_paper=list(as_paper),
-                  missing=an.missing_notes(df, [NDCG5]), lines=lines, alpha=ALPHA,
+                  missing=an.missing_notes(df, [NDCG5]), lines=lines, inference=inference,
                   claims_caption=f"Claims check ({outputs.title})",
                   json_files={"summary.json": {"table": summary.get("xendcg-lambdamart", []), "comparisons": summary}})

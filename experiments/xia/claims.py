@@ -32,12 +32,12 @@ from experiments import analysis as an
 from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
                                    paper_differences, paper_means, paper_table)
 from experiments.xia.protocol import METRICS, PRINCIPLES
-from ltrrepro.claims import Claim, correct, reproduction, smallest_effect
-from ltrrepro.stats import TEST_NAMES, current, one_sample_p, paired_test
+from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, correct, judge, reproduction, \
+    smallest_effect
+from ltrrepro.inference.tests import dz_fields, one_sample_p, paired_test
 
-__all__ = ["claims", "text_claims", "systems", "dz_fields"]
+__all__ = ["claims", "text_claims", "systems"]
 
-ALPHA = 0.01
 #: the paper's systems and their principles; a plug-in arm's family joins them (:func:`systems`)
 SYSTEMS = PRINCIPLES
 #: what each leaf rule puts in the leaves (the loss claim's line names the rule in use)
@@ -76,21 +76,22 @@ def _contrast(d: pd.DataFrame, robust: bool) -> pd.Series:
     return pd.Series(out)
 
 
-def _tested(text, per_fold: np.ndarray, paper, interest, source, unit, family) -> Claim:
+def _tested(text, per_fold: np.ndarray, paper, interest, source, unit, family, inference: Inference) -> Claim:
     n = per_fold.size
-    sd = float(per_fold.std(ddof=1)) if n > 1 else None
-    p = one_sample_p(per_fold) if n > 1 and sd and sd > 0 else float("nan")
+    sd = float(per_fold.std(ddof=1)) if n > 1 else float("nan")
+    p = one_sample_p(per_fold, inference.test) if n > 1 and sd > 0 else float("nan")
     mean = float(per_fold.mean()) if n else float("nan")
-    return Claim.check(text, mean, p, n, f"mean over {n} fold(s) {mean:+.3f} {unit}" +
-                       (f"; the paper's tables: {paper:+.3f}" if paper is not None else "") +
-                       "; p: the test in force over the folds", +1, ALPHA, paper_effect=paper, sd=sd,
-                       effect=None if paper is not None else interest, effect_source=source, on="fold", family=family)
+    detail = (f"mean over {n} fold(s) {mean:+.3f} {unit}" + (f"; the paper's tables: {paper:+.3f}" if paper is not None
+                                                             else "") + "; p: the test in force over the folds")
+    return judge(text, Evidence(mean, p, n, detail, sd=sd, on="fold"),
+                 Expectation(paper_effect=paper, effect=None if paper is not None else interest, effect_source=source,
+                             family=family), inference)
 
 
-def text_claims(df: pd.DataFrame, dataset: str) -> list[Claim]:
+def text_claims(df: pd.DataFrame, dataset: str, *, inference: Inference) -> list[Claim]:
     """The four text claims for each paper system with both an SE and an OLE arm."""
     out = []
-    ndcg_effect, ndcg_source = smallest_effect(METRICS[1])
+    ndcg_effect, ndcg_source = smallest_effect(METRICS[1], inference)
     for system in ("mcrank", "lambdamart"):
         d = _differences(df, system) if len(df) else pd.DataFrame()
         if d.empty:
@@ -105,12 +106,12 @@ def text_claims(df: pd.DataFrame, dataset: str) -> list[Claim]:
         claims = [
             _tested(f"{name}: NDCG@1 and ERR improve less with OLE than NDCG@3 and @10 (§5)",
                     _contrast(d, robust=False).to_numpy(), pe, me, source.format(name, me),
-                    "points: OLE − SE on NDCG@3/@10 minus on NDCG@1/ERR, mean over configurations", family),
+                    "points: OLE − SE on NDCG@3/@10 minus on NDCG@1/ERR, mean over configurations", family, inference),
             _tested(f"{name}: NDCG@3 and @10 improve more robustly across configurations than NDCG@1 and ERR (§5)",
                     _contrast(d, robust=True).to_numpy(), ps, ms, source.format(name, ms),
                     f"points: OLE − SE's mean − SD across the {n_cfg} configurations, NDCG@3/@10 minus NDCG@1/ERR",
-                    family)]
-        out += correct(claims, ALPHA)
+                    family, inference)]
+        out += correct(claims, inference)
         per_cell = d.groupby(level=["leaves", "lr"]).mean().to_numpy().ravel()    # configuration × metric
         gains = per_cell[np.isfinite(per_cell) & (per_cell >= 0.1)]
         pg = paper.to_numpy().ravel() if paper is not None else np.empty(0)
@@ -119,18 +120,17 @@ def text_claims(df: pd.DataFrame, dataset: str) -> list[Claim]:
         in_band = lambda v: float(np.mean((v >= 0.3) & (v <= 0.4))) if v.size else float("nan")  # noqa: E731
         ref = (f"the paper's table for this dataset: median {np.median(pg):.3f} over {pg.size} of {paper.size}, "
                f"{in_band(pg):.0%} of them in [0.3, 0.4]" if pg.size else "no paper table for this dataset")
-        out.append(Claim.check(
-            f"{name}: most improvements of at least 0.1 point are 0.3 to 0.4 points (§5)", med, float("nan"),
-            int(d.index.get_level_values("fold").nunique()),
-            f"median OLE − SE (mean over folds) of the comparisons (configuration × metric) gaining ≥ 0.1 point: "
-            f"{med:.3f} over {gains.size} of {per_cell.size}, {in_band(gains):.0%} of them in [0.3, 0.4]; {ref}; the "
-            f"text: mostly 0.3–0.4",
-            verdict_text="descriptive (a magnitude, no test)", on="fold"))
-        out.append(_consistency(df, system, name))
+        detail = (f"median OLE − SE (mean over folds) of the comparisons (configuration × metric) gaining ≥ 0.1 "
+                  f"point: {med:.3f} over {gains.size} of {per_cell.size}, {in_band(gains):.0%} of them in [0.3, "
+                  f"0.4]; {ref}; the text: mostly 0.3–0.4")
+        out.append(judge(f"{name}: most improvements of at least 0.1 point are 0.3 to 0.4 points (§5)",
+                         Evidence(med, float("nan"), int(d.index.get_level_values("fold").nunique()), detail, on="fold"),
+                         Expectation(verdict_text="descriptive (a magnitude, no test)"), inference))
+        out.append(_consistency(df, system, name, inference))
     return out
 
 
-def _consistency(df: pd.DataFrame, system: str, name: str) -> Claim:
+def _consistency(df: pd.DataFrame, system: str, name: str, inference: Inference) -> Claim:
     """Figure 2: the share of checkpoints with mean OLE − SE > 0 (descriptive)."""
     g = df[df.system == system]
     curves = {}
@@ -142,20 +142,15 @@ def _consistency(df: pd.DataFrame, system: str, name: str) -> Claim:
                 curves[(pr, fold, leaves, lr)] = np.mean([np.asarray(c[m], float) for m in METRICS if m in c], axis=0)
     keys = {k[1:] for k in curves if ("se", *k[1:]) in curves and ("ole", *k[1:]) in curves}
     if not keys:
-        return Claim.check(f"{name}: OLE improves on SE consistently along the iterations (Figure 2)", float("nan"),
-                           float("nan"), 0, "no curves stored", missing="no curves stored")
+        return judge(f"{name}: OLE improves on SE consistently along the iterations (Figure 2)",
+                     Evidence.none("no curves stored"), Expectation(), inference)
     diff = np.mean([curves[("ole", *k)] - curves[("se", *k)] for k in sorted(keys)], axis=0)
     share = float((diff > 0).mean())
-    return Claim.check(f"{name}: OLE improves on SE consistently along the iterations (Figure 2)", share,
-                       float("nan"), len({k[0] for k in keys}),
-                       f"share of the {diff.size} checkpoints at which OLE − SE, averaged over folds, configurations "
-                       f"and the four metrics, is positive: {share:.2f} (Figure 2 draws the curves; no number to test)",
-                       verdict_text="descriptive (a share of checkpoints, no test)", on="fold")
-
-
-def dz_fields(c) -> dict:
-    """d_z with its CI of a comparison (none without one)."""
-    return {"dz": c.dz, "dz_low": c.dz_low, "dz_high": c.dz_high} if c is not None and c.n > 1 else {}
+    detail = (f"share of the {diff.size} checkpoints at which OLE − SE, averaged over folds, configurations and the "
+              f"four metrics, is positive: {share:.2f} (Figure 2 draws the curves; no number to test)")
+    return judge(f"{name}: OLE improves on SE consistently along the iterations (Figure 2)",
+                 Evidence(share, float("nan"), len({k[0] for k in keys}), detail, on="fold"),
+                 Expectation(verdict_text="descriptive (a share of checkpoints, no test)"), inference)
 
 
 def systems(df) -> dict:
@@ -183,11 +178,11 @@ def _fold_means(df, system, columns, relative=False, principle="ole"):
     return a.values, b.values
 
 
-def _loss_verdict(value: float, p: float) -> str | None:
+def _loss_verdict(value: float, p: float, alpha: float) -> str | None:
     """A significant loss reduction is ``supported`` only within the paper's 0.32%–1%
-    magnitude; outside it the verdict says which way the magnitude differs."""
+    magnitude; outside it the verdict says which way the magnitude differs (significance at ``alpha``)."""
     lo, hi = PAPER_LOSS_RANGE
-    if not (np.isfinite(p) and p < ALPHA and value < 0):
+    if not (np.isfinite(p) and p < alpha and value < 0):
         return None                      # the generic verdict (direction, power) stands
     if lo <= -value <= hi:
         return "supported"
@@ -195,7 +190,7 @@ def _loss_verdict(value: float, p: float) -> str | None:
             else f"lower, by less than the paper's {lo:g}–{hi:g}%")
 
 
-def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None) -> list[Claim]:
+def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, inference: Inference) -> list[Claim]:
     """The paper's claims per system: OLE beats SE in most comparisons (count, and a paired
     t-test over folds of the mean over configurations and metrics, powered against the
     paper's mean OLE − SE); OLE's final loss is 0.32%–1% lower (magnitude checked; the line
@@ -204,7 +199,7 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None) -> list[
     cl = []
     for system, principles in systems(df).items():
         if system not in SYSTEMS:                   # a plug-in arm: no paper number
-            cl += _extension_claims(df, system, principles, folds)
+            cl += _extension_claims(df, system, principles, folds, inference=inference)
             continue
         d = diffs[(diffs.system == system)] if len(diffs) else diffs
         if len(d):
@@ -214,7 +209,7 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None) -> list[
             a_f, b_f = _fold_means(df, system, list(METRICS))
             per_fold = 100 * (a_f - b_f)
             per_fold = per_fold[np.isfinite(per_fold)]               # folds where the metrics are defined
-            c = an.finite_test(a_f, b_f) if len(per_fold) > 1 else None
+            c = an.finite_test(a_f, b_f, test=inference.test) if len(per_fold) > 1 else None
             missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
                        if not (c and np.isfinite(c.p)) else None)
             k, m = paper_counts(system)
@@ -222,41 +217,43 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None) -> list[
             p_se, p_ole = paper_means(system, key)
             ok = np.isfinite(a_f) & np.isfinite(b_f)
             more = {**dz_fields(c), **reproduction(100 * (a_f[ok] - b_f[ok]), 100 * b_f[ok], p_ole, p_se, float(paper.mean()))}
-            cl.append(Claim.check(
-                f"{system}: OLE beats SE in most comparisons (paper text: {PAPER_TEXT_COUNTS[system]} of 72; its "
-                f"Tables 2–3: {k} of {m} by ≥ 0.1 point)", float(delta.mean()), c.p if c else np.nan, folds,
-                f"OLE > SE in {pos}/{n} comparisons, by ≥ 0.1 point in {better}/{n}, SE better by ≥ 0.1 in "
-                f"{worse}/{n}; mean OLE − SE {delta.mean():+.3f} points (paper {paper.mean():+.3f} over "
-                f"{'its ' + PAPER_TABLE_NAMES[key] if key else 'both its tables'}); p: paired t-test over the folds "
-                f"of the mean over configurations and metrics",
-                verdict_text=("not supported (OLE ahead by ≥ 0.1 point in too few comparisons)"
-                              if better <= n / 2 and delta.mean() > 0 else None),
-                paper_effect=float(paper.mean()), sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None,
-                missing=missing, more=more))
+            detail = (f"OLE > SE in {pos}/{n} comparisons, by ≥ 0.1 point in {better}/{n}, SE better by ≥ 0.1 in "
+                      f"{worse}/{n}; mean OLE − SE {delta.mean():+.3f} points (paper {paper.mean():+.3f} over "
+                      f"{'its ' + PAPER_TABLE_NAMES[key] if key else 'both its tables'}); p: {TEST_NAMES[inference.test]} over "
+                      f"the folds of the mean over configurations and metrics")
+            evidence = Evidence(float(delta.mean()), c.p if c else np.nan, folds, detail, missing=missing,
+                                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan, effect_sizes=more)
+            expectation = Expectation(paper_effect=float(paper.mean()), verdict_text=(
+                "not supported (OLE ahead by ≥ 0.1 point in too few comparisons)"
+                if better <= n / 2 and delta.mean() > 0 else None))
+            cl.append(judge(f"{system}: OLE beats SE in most comparisons (paper text: {PAPER_TEXT_COUNTS[system]} of "
+                            f"72; its Tables 2–3: {k} of {m} by ≥ 0.1 point)", evidence, expectation, inference))
         lo = losses[losses.system == system] if len(losses) else losses
         if len(lo) and "OLE vs SE (%)" in lo:
             rel = lo["OLE vs SE (%)"].values
             a_f, _ = _fold_means(df, system, ["loss"], relative=True)
             per_fold = 100 * a_f[np.isfinite(a_f)]            # (no ratio to a loss of 0)
-            c = paired_test(per_fold, np.zeros_like(per_fold)) if len(per_fold) > 1 else None
+            c = paired_test(per_fold, np.zeros_like(per_fold), test=inference.test) if len(per_fold) > 1 else None
             value = float(per_fold.mean()) if len(per_fold) else float("nan")
             p = c.p if c else np.nan
             missing = None if np.isfinite(p) else (
                 an.no_test_reason(len(per_fold), c.std_diff if c else None, on="fold") if len(per_fold)
                 else "no fold with a finite loss ratio (a final loss of 0: no pair to order)")
-            cl.append(Claim.check(
-                f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
-                f"{PAPER_LOSS_RANGE[1]:g}% (paper)", value, p, folds,
-                (f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}; " if leaf_rule else "") + f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} configuration(s); "
-                f"mean over folds {value:+.2f}% (negative: OLE lower); supported only within the paper's "
-                f"magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)",
-                expected_sign=-1, verdict_text=_loss_verdict(value, p), paper_effect=-PAPER_LOSS_RANGE[0],
-                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None, missing=missing,
-                more={**dz_fields(c), **reproduction(per_fold, None, None, None, -PAPER_LOSS_RANGE[0])}))
+            detail = ((f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}; " if leaf_rule else "")
+                      + f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} "
+                        f"configuration(s); mean over folds {value:+.2f}% (negative: OLE lower); supported only "
+                        f"within the paper's magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)")
+            evidence = Evidence(value, p, folds, detail, missing=missing,
+                                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan,
+                                effect_sizes={**dz_fields(c), **reproduction(per_fold, None, None, None, -PAPER_LOSS_RANGE[0])})
+            expectation = Expectation(sign=-1, paper_effect=-PAPER_LOSS_RANGE[0],
+                                      verdict_text=_loss_verdict(value, p, inference.alpha))
+            cl.append(judge(f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
+                            f"{PAPER_LOSS_RANGE[1]:g}% (paper)", evidence, expectation, inference))
     return cl
 
 
-def _extension_claims(df, system, principles, folds) -> list[Claim]:
+def _extension_claims(df, system, principles, folds, *, inference: Inference) -> list[Claim]:
     """A plug-in's arms against its SE arm: each other principle beats SE on the test metrics
     (the chosen test over folds of the mean over configurations and metrics, as the paper's
     claim; no paper number: powered against the NDCG effect of interest, ×100)."""
@@ -266,22 +263,23 @@ def _extension_claims(df, system, principles, folds) -> list[Claim]:
             continue
         a_f, b_f = _fold_means(df, system, list(METRICS), principle=principle)
         if len(a_f) and np.array_equal(a_f, b_f):
-            out.append(Claim.check(f"{system}: {principle.upper()} beats SE (extension: a plug-in loss; no paper "
-                                   f"number)", 0.0, np.nan, folds, f"the {principle.upper()} and SE arms grew the same "
-                                   f"trees (equal test metrics in every fold: for this loss the two split "
-                                   f"principles coincide, e.g. a constant second derivative)", missing="identical arms"))
+            detail = (f"the {principle.upper()} and SE arms grew the same trees (equal test metrics in every fold: "
+                      f"for this loss the two split principles coincide, e.g. a constant second derivative)")
+            out.append(judge(f"{system}: {principle.upper()} beats SE (extension: a plug-in loss; no paper number)",
+                             Evidence(0.0, np.nan, folds, detail, missing="identical arms"), Expectation(), inference))
             continue
         per_fold = 100 * (a_f - b_f)
         per_fold = per_fold[np.isfinite(per_fold)]
-        c = an.finite_test(a_f, b_f) if len(per_fold) > 1 else None
+        c = an.finite_test(a_f, b_f, test=inference.test) if len(per_fold) > 1 else None
         missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
                    if not (c and np.isfinite(c.p)) else None)
         value = float(per_fold.mean()) if len(per_fold) else float("nan")
-        interest, source = smallest_effect("ndcg@10[gain=exp2,norel=drop]")
-        out.append(Claim.check(
-            f"{system}: {principle.upper()} beats SE (extension: a plug-in loss; no paper number)", value,
-            c.p if c else np.nan, folds, f"mean {principle.upper()} − SE {value:+.3f} points over the folds (mean over "
-            f"configurations and metrics); p: {TEST_NAMES[current().test]} over the folds", missing=missing,
-            sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else None, effect=100 * interest,
-            effect_source=f"{source} (×100: {100 * interest:g} points)", more=dz_fields(c)))
+        interest, source = smallest_effect("ndcg@10[gain=exp2,norel=drop]", inference)
+        detail = (f"mean {principle.upper()} − SE {value:+.3f} points over the folds (mean over configurations and "
+                  f"metrics); p: {TEST_NAMES[inference.test]} over the folds")
+        evidence = Evidence(value, c.p if c else np.nan, folds, detail, missing=missing, effect_sizes=dz_fields(c),
+                            sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan)
+        out.append(judge(f"{system}: {principle.upper()} beats SE (extension: a plug-in loss; no paper number)",
+                         evidence, Expectation(effect=100 * interest,
+                                               effect_source=f"{source} (×100: {100 * interest:g} points)"), inference))
     return out

@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.xia.claims import ALPHA, claims, systems, text_claims
+from experiments.xia.claims import claims, systems, text_claims
 from experiments.xia.paper import PAPER_TABLE_NAMES, PAPER_TIME_RATIO, paper_table
 from experiments.xia.protocol import METRICS
+from ltrrepro.inference import TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table
-from ltrrepro.stats import TEST_NAMES, current
 
 METRIC_LABELS = {m: an.label(m) for m in METRICS}
 #: the record fields the report reads beside the means (Figure 2's curves, leaves per tree)
@@ -52,7 +52,7 @@ def _grid(df):
     return sorted(int(v) for v in df.leaves.unique()), sorted(float(v) for v in df.lr.unique())
 
 
-def tables(df, dataset):
+def tables(df, dataset, *, inference: Inference):
     """Tables 2/3 (ours vs the paper), the per-comparison differences and the loss table."""
     key, paper = paper_table(dataset)
     rows, diffs, losses = [], [], []
@@ -73,7 +73,7 @@ def tables(df, dataset):
                     a, b = _pair(df, system, leaves, lr, m)
                     if len(a):
                         ok = np.isfinite(a) & np.isfinite(b)        # folds where the metric is defined
-                        c = an.finite_test(a, b) if ok.sum() > 1 else None
+                        c = an.finite_test(a, b, test=inference.test) if ok.sum() > 1 else None
                         diffs.append({"system": system, "leaves": leaves, "lr": lr, "metric": METRIC_LABELS[m],
                                       "OLE − SE (×100)": 100 * float(np.mean(a[ok] - b[ok])) if ok.any() else np.nan,
                                       "d_z": c.dz if c else np.nan, "p": c.p if c else np.nan, "folds": int(ok.sum()),
@@ -201,10 +201,10 @@ def figure(df, system, cfg, rates) -> Figure | None:
     return Figure(f"fig2_{system}", fig)
 
 
-def build(df, cfg, deviations=(), choices=(), as_paper=()) -> Report:
+def build(df, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a Xia run: its :func:`frame` and configuration (the trees' growth and leaf
     rule named in the legend are the configuration's)."""
-    key, table, diffs, losses = tables(df, cfg.dataset)
+    key, table, diffs, losses = tables(df, cfg.dataset, inference=inference)
     folds = int(df.fold.nunique()) if len(df) else 0
     learner = (f"Every arm in ltrrepro.gbdt: trees grown {cfg.growth}, leaf rule {cfg.leaf_rule}; McRank OLE = RWSE "
                f"= the Newton gain (Theorem 1), LambdaMART OLE exact, RWSE = the libraries' gain.")
@@ -217,7 +217,7 @@ def build(df, cfg, deviations=(), choices=(), as_paper=()) -> Report:
                  legend=f"Test metrics ×100 at the last round, mean over {folds} fold(s) ({cfg.dataset}); "
                         f"{paper_note} {learner}", notes=True, legend_end=" Cells: SE/OLE, as the paper's tables."),
            Table("ole_minus_se", diffs, caption="OLE − SE per comparison",
-                 legend=f"×100; d_z: mean/SD of the per-fold differences; p: {TEST_NAMES[current().test]} over folds "
+                 legend=f"×100; d_z: mean/SD of the per-fold differences; p: {TEST_NAMES[inference.test]} over folds "
                         f"(descriptive, per comparison: the claims test the mean over comparisons).",
                  digits=3, formats={"lr": "g", "p": "p", "paper OLE − SE": 2, "d_z": 2}),
            Table("final_loss", losses, caption="Final training objective loss", digits=1,
@@ -232,7 +232,8 @@ def build(df, cfg, deviations=(), choices=(), as_paper=()) -> Report:
     return Report(
         title=f"Xia et al. Tables 2/3 — SE vs OLE ({cfg.dataset}; paper table: {key or 'none'}), ×100, {folds} "
               f"fold(s); trees {cfg.growth}, leaf rule {cfg.leaf_rule}",
-        tables=out, figures=figures, claims=claims(df, diffs, losses, key, folds, cfg.leaf_rule) + text_claims(df, cfg.dataset),
+        tables=out, figures=figures, claims=(claims(df, diffs, losses, key, folds, cfg.leaf_rule, inference=inference)
+                                              + text_claims(df, cfg.dataset, inference=inference)),
         deviations=list(deviations), choices=list(choices), as_paper=list(as_paper),
         missing=an.missing_notes(df, METRICS),
         lines=[table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
@@ -240,6 +241,4 @@ def build(df, cfg, deviations=(), choices=(), as_paper=()) -> Report:
                "Wall time:", times.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",
                *(["Leaves per tree:", leaves.to_string(index=False, float_format=lambda v: f"{v:.2f}"), ""]
                  if len(leaves) else [])],
-        alpha=ALPHA, claims_caption="Claims check (Xia et al.)")
-
-
+        inference=inference, claims_caption="Claims check (Xia et al.)")

@@ -17,14 +17,13 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.zheng2007.paper import PAPER_TABLE1
+from experiments.zheng2007.paper import EFFECT_REASONS, PAPER_TABLE1
 from experiments.zheng2007.protocol import DCG5, LABELS, PERCENTS, plugin_runs, run_label
-from ltrrepro.claims import Claim, correct, smallest_effect
-from ltrrepro.stats import one_sample_p
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, judge_comparison, smallest_effect
+from ltrrepro.inference.tests import one_sample_p
 
 __all__ = ["claims", "trend_claims", "table1_p", "TREND_RUNS", "TABLE1_PAIRS", "TABLE1_FAMILY"]
 
-ALPHA = 0.01
 #: Table 1's claim family: QBRank(P2) beats each baseline at every K (corrected within the family)
 TABLE1_PAIRS = (("gbt_L2", "GBT"), ("ranksvm_P2", "RankSVM"))
 TABLE1_FAMILY = f"Table 1: QBRank > GBT and QBRank > RankSVM at every K ({2 * len(PERCENTS)} tests)"
@@ -35,7 +34,7 @@ TREND_RUNS = {"qbrank_P2": "QBRank(P2)", "qbrank_P2L1": "QBRank(P2∪L1)"}
 TREND_FAMILY = "Figure 1: QBRank's convergence trend (one claim per QBRank run)"
 
 
-def trend_claims(df: pd.DataFrame) -> list[Claim]:
+def trend_claims(df: pd.DataFrame, *, inference: Inference) -> list[Claim]:
     """One claim per QBRank run with stored test curves of at least three checkpoints."""
     out = []
     for run, name in TREND_RUNS.items():
@@ -51,35 +50,36 @@ def trend_claims(df: pd.DataFrame) -> list[Claim]:
         early = (curves[:, mid] - curves[:, 0]) * half / (pts[mid] - pts[0])
         late = (curves[:, -1] - curves[:, mid]) * half / (pts[-1] - pts[mid])
         d = early - late
-        n, sd = d.size, (float(d.std(ddof=1)) if d.size > 1 else None)
-        p = one_sample_p(d) if n > 1 and sd and sd > 0 else float("nan")
-        effect, source = smallest_effect(DCG5, float(curves[:, -1].mean()))
+        n, sd = d.size, (float(d.std(ddof=1)) if d.size > 1 else float("nan"))
+        p = one_sample_p(d, inference.test) if n > 1 and sd > 0 else float("nan")
+        effect, source = smallest_effect(DCG5, inference, float(curves[:, -1].mean()), EFFECT_REASONS)
         falls = float(late.mean()) < -effect
-        out.append(Claim.check(
+        detail = (f"DCG-5 gain per half span ({half:g} iterations): early (iteration {pts[0]}→{pts[mid]}) "
+                  f"{early.mean():+.4f} − late ({pts[mid]}→{pts[-1]}) {late.mean():+.4f} = {d.mean():+.4f}, mean over "
+                  f"{n} trial(s); p: the test in force over the trials")
+        out.append(judge(
             f"Figure 1: {name}'s DCG-5 converges (it gains more in the first half of the iterations than in the second)",
-            float(d.mean()), p, n,
-            f"DCG-5 gain per half span ({half:g} iterations): early (iteration {pts[0]}→{pts[mid]}) {early.mean():+.4f} "
-            f"− late ({pts[mid]}→{pts[-1]}) {late.mean():+.4f} = {d.mean():+.4f}, mean over {n} trial(s); p: the test "
-            f"in force over the trials", +1, ALPHA, sd=sd, effect=effect, effect_source=source, family=TREND_FAMILY,
-            verdict_text="contradicted (DCG-5 falls in the second half)" if falls else None))
-    return correct(out, ALPHA)
+            Evidence(float(d.mean()), p, n, detail, sd=sd),
+            Expectation(effect=effect, effect_source=source, family=TREND_FAMILY,
+                        verdict_text="contradicted (DCG-5 falls in the second half)" if falls else None), inference))
+    return correct(out, inference)
 
 
-def table1_p(df: pd.DataFrame) -> dict:
+def table1_p(df: pd.DataFrame, *, inference: Inference) -> dict:
     """``(K, baseline) -> (p, adjusted p, comparison)`` of QBRank(P2) against GBT(L2) and
     RankSVM(P2) at every K of Table 1: the chosen test, adjusted over the family of all these
     tests by the chosen correction (the claims' p: :data:`TABLE1_FAMILY`)."""
     keys, ps, cs = [], [], []
     for k in PERCENTS:
         for base, _ in TABLE1_PAIRS:
-            c = an.compare(df, f"prec@{k}%", "qbrank_P2", base)
+            c = an.compare(df, f"prec@{k}%", "qbrank_P2", base, test=inference.test)
             keys.append((k, base))
             ps.append(c.p if c else float("nan"))
             cs.append(c)
-    return dict(zip(keys, zip(ps, an.adjust(ps), cs)))
+    return dict(zip(keys, zip(ps, an.adjust(ps, inference.correction), cs)))
 
 
-def claims(df: pd.DataFrame, cfg) -> list[Claim]:
+def claims(df: pd.DataFrame, cfg, *, inference: Inference) -> list[Claim]:
     """The paper's claims as it states them. Table 1: "QBrank outperforms both GBT and
     RankSVM" — QBRank(P2) > GBT(L2) and QBRank(P2) > RankSVM(P2) at every K, one family of
     20 tests (:data:`TABLE1_FAMILY`) corrected within it (``--correction``; the verdict uses
@@ -93,9 +93,11 @@ def claims(df: pd.DataFrame, cfg) -> list[Claim]:
 
     def claim(text, metric, a, b, paper_effect=None, family=None, paper_means=None):
         pr = an.paired(df, metric, a, b)
-        return Claim.from_comparison(text, an.compare(df, metric, a, b), (run_label(a, cfg), run_label(b, cfg)),
-                                     metric, ALPHA, paper_effect=paper_effect, family=family, paper_means=paper_means,
-                                     diffs=(pr.a - pr.b).values.astype(float), base=pr.b.values.astype(float))
+        return judge_comparison(text, an.compare(df, metric, a, b, test=inference.test),
+                                (run_label(a, cfg), run_label(b, cfg)), metric, inference,
+                                Expectation(paper_effect=paper_effect, family=family), paper_means=paper_means,
+                                diffs=(pr.a - pr.b).values.astype(float), base=pr.b.values.astype(float),
+                                reasons=EFFECT_REASONS)
 
     for k in PERCENTS:
         paper = dict(zip(("qbrank_P2", "gbt_L2", "ranksvm_P2"), PAPER_TABLE1[k]))
@@ -120,4 +122,4 @@ def claims(df: pd.DataFrame, cfg) -> list[Claim]:
                   f"validation NDCG@5)", DCG5, run, "gbt_L2", family=PLUGIN_FAMILY)
         if c is not None:
             out.append(c)
-    return correct(out, ALPHA)
+    return correct(out, inference)

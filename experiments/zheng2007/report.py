@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.zheng2007.claims import ALPHA, TABLE1_PAIRS, claims, table1_p, trend_claims
+from experiments.zheng2007.claims import TABLE1_PAIRS, claims, table1_p, trend_claims
 from experiments.zheng2007.paper import PAPER_ETA, PAPER_L1_SHARE, PAPER_LEAVES, PAPER_RANKSVM_DCG5, PAPER_TABLE1
 from experiments.zheng2007.protocol import DCG5, LABELS, PERCENTS, RUNS, plugin_runs, run_label, run_name
+from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table, band
-from ltrrepro.stats import CORRECTION_NAMES, TEST_NAMES, current
 
 MODELS = tuple(RUNS)
 #: the record fields the report reads beside the means
@@ -29,12 +29,12 @@ def frame(store) -> pd.DataFrame:
     return df
 
 
-def precision_table(df: pd.DataFrame, cfg) -> pd.DataFrame:
+def precision_table(df: pd.DataFrame, cfg, *, inference: Inference) -> pd.DataFrame:
     """Table 1: precision at K% of QBRank(P2), GBT(L2), RankSVM(P2), QBRank's paired tests
     against each (p, the p adjusted over Table 1's family of 20 — the claims' — and d_z), and
     the paper's numbers; a plug-in's run in a column after them."""
     rows = []
-    tests = table1_p(df) if len(df) else {}
+    tests = table1_p(df, inference=inference) if len(df) else {}
     for k in PERCENTS:
         m = f"prec@{k}%"
         row = {"K%": k}
@@ -139,21 +139,21 @@ def figure(df: pd.DataFrame, cfg, trials: int) -> Figure:
     return Figure("fig1_dcg_iterations", fig)
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=()) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a Zheng run: its :func:`frame` and configuration; the deviations and
     choices stored with it, to which :func:`run_deviations` adds."""
     trials = int(df.groupby("model").size().max()) if len(df) else 0
     sizes = sizes_of(df)
     realized = realized_params(df)
     how = "tuned once per trial on GBT(L2)'s validation DCG-5" if cfg.shared_params == "tuned" else "fixed"
-    table, dcg = precision_table(df, cfg), dcg_table(df, cfg)
+    table, dcg = precision_table(df, cfg, inference=inference), dcg_table(df, cfg)
     fmt = lambda v: f"{v:.4f}"  # noqa: E731
     return Report(
         title=f"Zheng et al. Table 1 — precision at K% on P3 ({cfg.dataset}, {cfg.library})",
         tables=[Table("table1_precision", table, caption=f"Precision at K% ({cfg.dataset})", notes=True,
-                      legend=f"Precision at K% on P3, mean over {trials} trial(s); p: {TEST_NAMES[current().test]}s "
+                      legend=f"Precision at K% on P3, mean over {trials} trial(s); p: {TEST_NAMES[inference.test]}s "
                              f"of QBRank(P2) against each baseline, paired by trial; p_adj: "
-                             f"{CORRECTION_NAMES[current().correction]} over Table 1's {2 * len(PERCENTS)} tests (the "
+                             f"{CORRECTION_NAMES[inference.correction]} over Table 1's {2 * len(PERCENTS)} tests (the "
                              f"claims' family and p); d_z: mean/SD of the per-trial differences (its CI in the "
                              f"claims). {params_text(realized)} ({how}; the paper: η "
                              f"{PAPER_ETA:g}, {PAPER_LEAVES} leaves for all six runs), {cfg.rounds} iterations (the "
@@ -165,12 +165,12 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=()) -> Repo
                       legend=f"Mean ± half-width of the 95% CI over trials; {params_text(realized)}. Gain 2^g − 1 "
                              f"(the paper gives none); "
                              f"RankSVM DCG-5 in the paper: {PAPER_RANKSVM_DCG5:g} (different data and gains).")],
-        figures=[figure(df, cfg, trials)], claims=claims(df, cfg) + trend_claims(df),
+        figures=[figure(df, cfg, trials)], claims=claims(df, cfg, inference=inference) + trend_claims(df, inference=inference),
         deviations=[*deviations, *run_deviations(trials, sizes, realized)], choices=list(choices),
         as_paper=list(as_paper),
         missing=an.missing_notes(df, [f"prec@{k}%" for k in PERCENTS] + [DCG5]),
         lines=[table.to_string(index=False, float_format=fmt), "", dcg.to_string(index=False, float_format=fmt),
                params_text(realized), f"sizes: {sizes}"],
-        alpha=ALPHA, claims_caption="Claims check (Zheng et al.)", claims_extra={"sizes": sizes})
+        inference=inference, claims_caption="Claims check (Zheng et al.)", claims_extra={"sizes": sizes})
 
 
