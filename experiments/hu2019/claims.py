@@ -19,7 +19,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.hu2019 import paper
-from experiments.hu2019.protocol import NDCG10, SETTING
+from experiments.hu2019.protocol import NDCG10, SETTING, ulm_arm
 from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, judge_comparison, \
     smallest_effect
 from ltrrepro.inference.claim import no_test_reason
@@ -68,7 +68,7 @@ def build_claims(df: pd.DataFrame, cfg, *, inference: Inference) -> list[Claim]:
         return []
     base = dict(cfg.default_setting)
     g = _at(df, base)
-    ulm = "ulm_xgb" if cfg.library == "xgboost" else "ulm_lgb"
+    ulm = ulm_arm(cfg.library)
     out = []
     fam = "Hu et al.: Unbiased LambdaMART beats the baselines"
     for text, a, b, sign in paper.PAPER_CLAIMS:

@@ -33,7 +33,7 @@ def choices(cfg) -> list[str]:
     return [
         f"examination (1/r)^η (the issue's form; Ai et al.'s generator raises an eye-tracking table to η instead: "
         f"--curve eyetracking)" if cfg.curve == "inverse" else f"examination {paper.EYETRACKING_SOURCE}",
-        f"the logging ranker: LightGBM λMART ({cfg.logger_rounds} rounds of the preset) on the expert labels of a "
+        f"the logging ranker: λMART in the run's library ({cfg.logger_rounds} rounds of the preset) on the expert labels of a "
         f"random share of the training queries (the paper's is a Ranking SVM); one logger per trial and share, "
         f"deterministic: every session of a query shows the same list",
         "N sessions per query over the shown top k; a session without a click is dropped (it holds no pair and no "

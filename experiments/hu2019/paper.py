@@ -41,6 +41,6 @@ PAPER_CLAIMS = (
 SOURCES = {
     "paper": "Hu, Wang, Peng, Li. Unbiased LambdaMART: An Unbiased Pairwise Learning-to-Rank Algorithm. WWW 2019",
     "code": "github.com/acbull/Unbiased_LambdaMart (evaluation/click_model/*.json, scripts/click_models.py)",
-    "xgboost": "dmlc/xgboost src/objective/lambdarank_obj.{h,cc} (lambdarank_unbiased, lambdarank_bias_norm)",
-    "lightgbm": "LightGBM rank_objective.hpp (Dataset position, lambdarank_position_bias_regularization)",
+    "xgb": "dmlc/xgboost src/objective/lambdarank_obj.{h,cc} (lambdarank_unbiased, lambdarank_bias_norm)",
+    "lgb": "LightGBM rank_objective.hpp (Dataset position, lambdarank_position_bias_regularization)",
 }

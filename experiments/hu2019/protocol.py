@@ -23,11 +23,12 @@ from experiments.hu2019 import notes, paper
 from experiments.errors import UsageError
 from ltrrepro.clicks import CLICK_MODELS, click_probabilities, shown_lists, simulate
 from ltrrepro.fit import SYSTEMS, system_for
+from ltrrepro.fit.backends import BACKENDS, custom_objective_libraries
 from ltrrepro.fit.plugins import plugin_label
 from ltrrepro.fit.ranking import on_clicks
 from ltrrepro.fit.boosting import PRESETS, preset
 from ltrrepro.metrics import evaluate
-from ltrrepro.runner import STREAM_MODEL, DataRef, Unit, unit_seed
+from ltrrepro.runner import STREAM_MODEL, DataRef, Unit, UnitRecord, unit_seed
 from ltrrepro.splits import trial_split
 
 EXPERIMENT = "debiasing"
@@ -50,13 +51,18 @@ class Arm:
     propensity: str = ""
 
 
+def ulm_arm(library: str) -> str:
+    """The arm of ltrrepro's Unbiased LambdaMART in ``library`` (``ulm_lgb``, ``ulm_xgb``)."""
+    return f"ulm_{BACKENDS[library].tag}"
+
+
 ARMS = {
     "skyline": Arm("click_lambdamart", "λMART on expert labels (skyline)", data="labels"),
     "naive": Arm("click_lambdamart", "λMART on clicks (naive)"),
-    "lgb_position": Arm("lgb_position_lambdamart", "LightGBM position-debiased λMART", "lightgbm"),
-    "xgb_unbiased": Arm("xgb_unbiased_lambdamart", "XGBoost lambdarank_unbiased", "xgboost"),
-    "ulm_lgb": Arm("unbiased_lambdamart", "Unbiased LambdaMART (ltrrepro, LightGBM)", "lightgbm"),
-    "ulm_xgb": Arm("unbiased_lambdamart", "Unbiased LambdaMART (ltrrepro, XGBoost)", "xgboost"),
+    # each library's own debiasing (its backend declares the system): lgb_position, xgb_unbiased
+    **{name.removesuffix("_lambdamart"): Arm(name, spec[0]) for b in BACKENDS.values() for name, spec in b.debiasing.items()},
+    **{ulm_arm(lib): Arm("unbiased_lambdamart", f"Unbiased LambdaMART (ltrrepro, {BACKENDS[lib].label})", lib)
+       for lib in custom_objective_libraries()},
     "ips_true": Arm("ips_lambdamart", "IPS λMART, true propensities", propensity="true"),
     "ips_est": Arm("ips_lambdamart", "IPS λMART, estimated propensities", propensity="estimated"),
     "ipsxe_true": Arm("ips_xendcg", "IPS XE_NDCG, true propensities", propensity="true"),
@@ -76,7 +82,7 @@ class DebiasingConfig(RunConfig):
     always joins its curve) for the ``sweep_models``. ``bias_p``: Unbiased LambdaMART's bias
     regularization p (the paper's table: 0)."""
 
-    library: str = "lightgbm"
+    library: str = next(iter(BACKENDS))
     preset: str = ""
     rounds: int | None = None
     models: tuple = tuple(ARMS)
@@ -97,8 +103,6 @@ class DebiasingConfig(RunConfig):
     sweep_click: tuple = ("cascade",)
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms of your own objectives
 
-    paper_trials = 1
-    paper_datasets = ("yahoo",)
     #: left out of the stored configuration at their default, so the committed default run keeps its hash
     added_fields = ("plugins",)
 
@@ -106,8 +110,9 @@ class DebiasingConfig(RunConfig):
         if not self.preset:
             object.__setattr__(self, "preset", "fast" if self.synthetic else "bruch-yahoo")
         super().__post_init__()
-        if self.library not in ("lightgbm", "xgboost"):
-            raise UsageError(f"--library: lightgbm or xgboost (CatBoost takes no custom objective), not {self.library!r}")
+        if self.library not in custom_objective_libraries():
+            raise UsageError(f"--library: one that trains ltrrepro's objectives ({', '.join(custom_objective_libraries())}), "
+                             f"not {self.library!r}")
         if self.preset not in PRESETS:
             raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
         self.check_plugins()                        # imported and checked: a broken one is one line now
@@ -139,11 +144,10 @@ class DebiasingConfig(RunConfig):
         for lib in libs:
             if why := BACKENDS[lib].missing():
                 raise UsageError(f"--models: {why}")
-        if "lgb_position" in self.all_models:
-            import lightgbm
-            if tuple(int(x) for x in lightgbm.__version__.split(".")[:2]) < (4, 1):
-                raise UsageError(f"arm lgb_position needs LightGBM >= 4.1 (Dataset position); found "
-                                 f"{lightgbm.__version__}: drop it from --models/--sweep-models or upgrade")
+        for m in self.all_models:
+            system = self.system(m)
+            if system.options.position == "dataset" and (why := BACKENDS[self.arm_library(m)].position_missing()):
+                raise UsageError(f"arm {m}: {why}, or drop it from --models/--sweep-models")
 
     def arm(self, model: str) -> Arm:
         """The arm of ``model``: a study arm, or a plug-in trained on the clicks (in ``--library``)."""
@@ -159,7 +163,8 @@ class DebiasingConfig(RunConfig):
         return tuple(dict.fromkeys((*self.models, *self.sweep_models)))
 
     def arm_library(self, model: str) -> str:
-        return self.arm(model).library or self.library
+        """The library an arm trains in: its own pin, its system's, else ``--library``."""
+        return self.arm(model).library or self.system(model).resolve_library(self.library)
 
     @property
     def boosting(self):
@@ -194,7 +199,7 @@ def settings(cfg: DebiasingConfig) -> list[tuple[tuple, tuple]]:
                           ("click", cfg.sweep_click)):
         for v in values:
             add({**base, field: v}, cfg.sweep_models)
-    ulm = "ulm_xgb" if cfg.library == "xgboost" else "ulm_lgb"
+    ulm = ulm_arm(cfg.library)
     add({**base, "sessions": min((cfg.sessions, *cfg.sweep_sessions)), "share": max((cfg.share, *cfg.sweep_share))},
         ("naive", ulm))
     return list(out.items())
@@ -206,12 +211,12 @@ def build_units(cfg: DebiasingConfig) -> list[Unit]:
 
 
 def logging_scores(train, share: float, cfg, seed, threads: int) -> np.ndarray:
-    """The logging ranker's scores of every training row: λMART (LightGBM, ``logger_rounds``
+    """The logging ranker's scores of every training row: λMART (``--library``, ``logger_rounds``
     rounds of the preset) on the expert labels of ⌈share · n⌉ training queries drawn at random."""
     pick, model = seed.spawn(2)
     n = max(1, int(np.ceil(share * train.n_queries)))
     labelled = train.subset(np.sort(np.random.default_rng(pick).permutation(train.n_queries)[:n]))
-    trainer = SYSTEMS["click_lambdamart"].trainer(cfg.boosting.replace(rounds=cfg.logger_rounds), library="lightgbm",
+    trainer = SYSTEMS["click_lambdamart"].trainer(cfg.boosting.replace(rounds=cfg.logger_rounds), library=cfg.library,
                                                   seed=model, threads=threads)
     trainer.add_train(labelled)
     return trainer.fit().scores(train.X)
@@ -267,13 +272,14 @@ def unit_fn(unit, ctx):
     del data
     test = ds.subset(split.test)
     res = evaluate(fitted.scores(test.X), test.y, test.offsets, TEST_METRICS)
-    record = {"means": {m: r.mean for m, r in res.items()}, "n_dropped": max(r.n_dropped for r in res.values()),
-              "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
-              "timings": {"train_s": fitted.train_s}, "sizes": {k: v for k, v in fitted.info.items() if k != "biases"},
-              "system": {"family": system.family, "variant": system.variant}, "library": lib,
-              "clicks": log.stats(cfg.k), "true_curve": true_curve(log, cfg.k),
-              "biases": fitted.info.get("biases", info.get("estimator")), **info,
-              "log": f"ndcg@10={res[NDCG10].mean:.4f} sessions={log.session_query.size}"}
+    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
+                           log=f"ndcg@10={res[NDCG10].mean:.4f} sessions={log.session_query.size}", library=lib,
+                           fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+                           timings={"train_s": fitted.train_s},
+                           info={k: v for k, v in fitted.info.items() if k != "biases"},
+                           fields={"n_dropped": max(r.n_dropped for r in res.values()), "clicks": log.stats(cfg.k),
+                                   "true_curve": true_curve(log, cfg.k),
+                                   "biases": fitted.info.get("biases", info.get("estimator")), **info})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     return record, arrays

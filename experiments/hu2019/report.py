@@ -1,5 +1,5 @@
 """The debiasing study's report: pure builders (frame, config) -> tables, figures and claims
-(:mod:`.claims`), composed by :func:`build`; :func:`report` reads the store and writes it.
+(:mod:`.claims`), composed by :func:`build` (the registry's ``Experiment.report`` reads the store and writes it).
 
 Tables: ``main`` (every arm at the default point: NDCG@1/3/5/10 with 95% CIs, Δ NDCG@10 against
 naive λMART), ``sweep_<field>`` (NDCG@10 of the sweep arms along sessions, η, the logger's share,
@@ -203,10 +203,3 @@ def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=(), as_
                   claims_caption="Claims check (debiasing)",
                   json_files={"summary.json": {"main": main.to_dict(orient="records"),
                                                "propensity": errors.to_dict(orient="records")}})
-
-
-def report(store, inference: Inference) -> Report:
-    """The report of the run in ``store`` (:func:`build`) under the report's statistics, written."""
-    cfg, deviations, choices = an.stored_config(store, DebiasingConfig)
-    return build(frame(store), cfg, deviations, choices, an.stored_as_paper(store, cfg),
-                 inference=inference).write(store.root)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from experiments.errors import UsageError
 from experiments.hu2019 import paper
 from experiments.hu2019.protocol import ARMS, EXPERIMENT, SWEEP_ARMS, DebiasingConfig, build_units, train_size, unit_fn
-from experiments.hu2019.report import report
+from experiments.hu2019.report import build, frame
 from experiments.registry import Experiment, register
 from experiments.values import parse_levels, parse_names, positive_int
+from ltrrepro.datasets import is_synthetic
 from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
 
 DOC = """Learning to rank from biased clicks with boosted trees: the libraries' position debiasing,
@@ -57,7 +58,7 @@ def own_flags(ap) -> None:
 
 
 def from_args(a) -> DebiasingConfig:
-    synthetic = a.dataset.startswith("synthetic")
+    synthetic = is_synthetic(a.dataset)
     given = split_models(a.models) if a.models is not None else list(ARMS)
     if a.models is not None and not given:
         raise UsageError(f"--models is empty ({a.models!r}): name at least one arm")
@@ -89,5 +90,5 @@ register(Experiment(
                                            "LambdaMART, IPS (Hu et al. 2019's protocol)",
     doc=DOC, config_cls=DebiasingConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "preset",
                                                 "rounds", "models"),
-    own_flags=own_flags, from_args=from_args, units=build_units, unit_fn=unit_fn, report=report,
-    size_of=train_size))
+    own_flags=own_flags, from_args=from_args, units=build_units, unit_fn=unit_fn, build=build, frame=frame,
+    size_of=train_size, paper_trials=1, paper_datasets=("yahoo",)))

@@ -37,6 +37,7 @@ from ..device import DEVICES
 from ..metrics import evaluate
 from ..objectives import LambdaMART, ListNet, RankNet, XENDCG
 from ..objectives.debiasing import IPSLambdaMART, IPSXENDCG, UnbiasedLambdaMART
+from .backends import BACKENDS, custom_objective_libraries
 from .base import Fitted, Labels, System, Trainer, int_seed, register
 
 __all__ = ["RankingTrainer", "RankingOptions", "ClickTrainer", "ClickOptions", "on_clicks", "hessian_floor", "SELECT_METRIC",
@@ -131,35 +132,28 @@ class RankingTrainer(Trainer):
                       info=dict(self.sizes), ranges_add=self.backend.ranges_add)
 
 
-def _ranking(name, label, paper, family, variant, libraries=("lightgbm", "xgboost"), **options):
-    return register(System(name, label, RankingTrainer, libraries=libraries, options=RankingOptions(**options),
-                           paper=paper, family=family, variant=variant))
+def _ranking(name, label, paper, family, variant, libraries=None, **options):
+    return register(System(name, label, RankingTrainer, libraries=libraries or custom_objective_libraries(),
+                           options=RankingOptions(**options), paper=paper, family=family, variant=variant))
 
+
+#: the libraries with a built-in LambdaMART (their ``lambdarank`` objective), where λMART runs as the library's own
+_LAMBDARANK = {name: b.objectives["lambdarank"] for name, b in BACKENDS.items() if "lambdarank" in b.objectives}
 
 _ranking("xendcg", "XE_NDCG MART", "Bruch 2021", "xendcg", "custom", objective=XENDCG,
          objective_kwargs=(("order", 2),))
 _ranking("listnet", "ListNet", "Cao et al. 2007; Bruch 2021", "listnet", "custom", objective=ListNet,
          objective_kwargs=(("order", 2),))
-_ranking("lambdamart", "λMART", "Burges 2010; LightGBM lambdarank / XGBoost rank:ndcg / CatBoost LambdaMart",
-         "lambdamart", "builtin", libraries=("lightgbm", "xgboost", "catboost"),
-         builtin=(("lightgbm", "lambdarank"), ("xgboost", "rank:ndcg"), ("catboost", "LambdaMart")))
+_ranking("lambdamart", "λMART", "Burges 2010; " + " / ".join(f"{BACKENDS[k].label} {v}" for k, v in _LAMBDARANK.items()),
+         "lambdamart", "builtin", libraries=tuple(_LAMBDARANK), builtin=tuple(_LAMBDARANK.items()))
 _ranking("lambdamart_custom", "λMART (ltrrepro lambdas)", "Burges 2010", "lambdamart", "custom", objective=LambdaMART,
          objective_kwargs=(("sigma", 1.0), ("norm", False)))
 _ranking("ranknet", "RankNet", "Burges et al. 2005", "ranknet", "custom", objective=RankNet)
-_ranking("lgb_rank_xendcg", "LightGBM rank_xendcg", "LightGBM", "xendcg", "lightgbm", libraries=("lightgbm",),
-         builtin=(("lightgbm", "rank_xendcg"),))
-_ranking("xgb_rank_ndcg", "XGBoost rank:ndcg", "XGBoost", "lambdamart", "xgboost", libraries=("xgboost",),
-         builtin=(("xgboost", "rank:ndcg"),))
 
-# CatBoost's own ranking losses (library baselines pinned to CatBoost; see ltrrepro.fit.backends.catboost)
-_ranking("catboost_yetirank", "CatBoost YetiRank", "Gulin et al. 2011; CatBoost", "yetirank", "catboost",
-         libraries=("catboost",), builtin=(("catboost", "YetiRank"),))
-_ranking("catboost_lambdamart", "CatBoost LambdaMart", "Burges 2010; CatBoost", "lambdamart", "catboost",
-         libraries=("catboost",), builtin=(("catboost", "LambdaMart"),))
-_ranking("catboost_querysoftmax", "CatBoost QuerySoftMax", "CatBoost (ListNet-like softmax)", "querysoftmax",
-         "catboost", libraries=("catboost",), builtin=(("catboost", "QuerySoftMax"),))
-_ranking("catboost_pairlogit", "CatBoost PairLogit", "Burges et al. 2005; CatBoost", "pairlogit", "catboost",
-         libraries=("catboost",), builtin=(("catboost", "PairLogit"),))
+# each library's own ranking losses: library baselines pinned to it (its backend declares them), variant the library
+for _lib, _b in BACKENDS.items():
+    for _name, (_label, _source, _family, _objective) in _b.baselines.items():
+        _ranking(_name, _label, _source, _family, _lib, libraries=(_lib,), builtin=((_lib, _objective),))
 
 
 # ---------------------------------------------------------------------------------------------- clicks
@@ -280,23 +274,25 @@ def _at_first_position(raw):
     return at_top
 
 
-def _click(name, label, paper, family, variant, libraries=("lightgbm", "xgboost"), **options):
-    return register(System(name, label, ClickTrainer, libraries=libraries, options=ClickOptions(**options),
+def _click(name, label, paper, family, variant, libraries=None, **options):
+    return register(System(name, label, ClickTrainer, libraries=libraries or custom_objective_libraries(),
+                           options=ClickOptions(**options),
                            paper=paper, family=family, variant=variant))
 
 
-_LAMBDA = (("lightgbm", "lambdarank"), ("xgboost", "rank:ndcg"))
-_click("click_lambdamart", "λMART", "Burges 2010", "lambdamart", "builtin", builtin=_LAMBDA)
+_LAMBDA = tuple((k, v) for k, v in _LAMBDARANK.items() if BACKENDS[k].custom_objectives)
+_click("click_lambdamart", "λMART", "Burges 2010", "lambdamart", "builtin", libraries=tuple(dict(_LAMBDA)),
+       builtin=_LAMBDA)
 _click("position_feature_lambdamart", "λMART, position as a feature", "Hu et al. 2019 (baseline)", "lambdamart",
-       "position-feature", builtin=_LAMBDA, position="feature")
-_click("lgb_position_lambdamart", "LightGBM position-debiased λMART", "LightGBM >= 4.1", "lambdamart",
-       "lightgbm-position", libraries=("lightgbm",), builtin=(("lightgbm", "lambdarank"),), position="dataset")
-_click("xgb_unbiased_lambdamart", "XGBoost lambdarank_unbiased", "Hu et al. 2019; XGBoost >= 2.0", "unbiased_lambdamart",
-       "xgboost", libraries=("xgboost",), builtin=(("xgboost", "rank:ndcg"),),
-       library_params=(("xgboost", (("lambdarank_unbiased", True),)),))
+       "position-feature", libraries=tuple(dict(_LAMBDA)), builtin=_LAMBDA, position="feature")
 _click("unbiased_lambdamart", "Unbiased LambdaMART (ltrrepro)", "Hu et al. 2019", "unbiased_lambdamart", "custom",
        objective=UnbiasedLambdaMART, objective_kwargs=(("p", 0.0),), position="bound")
 _click("ips_lambdamart", "IPS λMART", "Wang et al. 2016; Joachims et al. 2017", "ips_lambdamart", "custom",
        objective=IPSLambdaMART, position="bound")
 _click("ips_xendcg", "IPS XE_NDCG MART", "Bruch 2021 with IPS gains", "ips_xendcg", "custom", objective=IPSXENDCG,
        objective_kwargs=(("order", 2),), position="bound")
+# each library's own debiasing (its backend declares it): pinned to the library, variant the library
+for _lib, _b in BACKENDS.items():
+    for _name, (_label, _source, _family, _objective, _params, _position) in _b.debiasing.items():
+        _click(_name, _label, _source, _family, _lib, libraries=(_lib,), builtin=((_lib, _objective),),
+               position=_position, library_params=((_lib, _params),))

@@ -107,7 +107,7 @@ def debiased_lambdas(scores, labels, offsets, w_high, w_low, *, sigma=1.0, trunc
     1/t⁻ of the unclicked one); ``cost_high[r]`` sums L_hl · w_low[l] over the pairs where row r
     is the clicked document, ``cost_low[r]`` sums L_hl · w_high[h] where it is the unclicked one
     (the numerators of the bias update). Hessians are not floored here. ``cost``: ``"paper"``
-    L_hl = |ΔNDCG| log(1 + e^{−σδ}) (Hu et al.; their released code), or ``"xgboost"``
+    L_hl = |ΔNDCG| log(1 + e^{−σδ}) (Hu et al.; their released code), or ``"reversed"``
     |ΔNDCG| log(1 + e^{+σδ}) — XGBoost's ``lambdarank_unbiased`` accumulates log(1/(1 − sigmoid(δ))),
     the cost of the pair in the wrong order; the two agree while the scores tie (the first round).
 
@@ -122,7 +122,7 @@ def debiased_lambdas(scores, labels, offsets, w_high, w_low, *, sigma=1.0, trunc
     n = scores.shape[0]
     out = [np.empty(n) for _ in range(4)]
     _kernel(scores, labels, offsets, np.asarray(w_high, np.float64), np.asarray(w_low, np.float64), float(sigma),
-            int(truncation), bool(score_norm), bool(list_norm), float(hess_scale), {"paper": 1.0, "xgboost": -1.0}[cost],
+            int(truncation), bool(score_norm), bool(list_norm), float(hess_scale), {"paper": 1.0, "reversed": -1.0}[cost],
             *out)
     return tuple(out)
 
@@ -146,8 +146,8 @@ def update_biases(cost_high, cost_low, position, n_positions: int, p: float = 0.
 class _PairOptions(Objective):
     def __init__(self, sigma: float = 1.0, truncation: int = 30, score_norm: bool = False, list_norm: bool = False,
                  hess_scale: float = 1.0, cost: str = "paper"):
-        if not sigma > 0 or truncation < 1 or hess_scale <= 0 or cost not in ("paper", "xgboost"):
-            raise ValueError("sigma > 0, truncation >= 1, hess_scale > 0, cost 'paper' or 'xgboost'")
+        if not sigma > 0 or truncation < 1 or hess_scale <= 0 or cost not in ("paper", "reversed"):
+            raise ValueError("sigma > 0, truncation >= 1, hess_scale > 0, cost 'paper' or 'reversed'")
         self.cost = cost
         self.sigma, self.truncation = float(sigma), int(truncation)
         self.score_norm, self.list_norm, self.hess_scale = bool(score_norm), bool(list_norm), float(hess_scale)
@@ -166,7 +166,7 @@ class UnbiasedLambdaMART(_PairOptions):
     """Unbiased LambdaMART (Hu et al. 2019): λMART on click sessions with the position biases at
     clicked (t⁺) and unclicked (t⁻) positions estimated jointly, once per round (module
     docstring). ``p``: the bias regularization (exponent 1/(1 + p)); ``n_positions``: the
-    positions tracked (rows below share the last one's bias); ``cost="xgboost"``: the pair cost as
+    positions tracked (rows below share the last one's bias); ``cost="reversed"``: the pair cost as
     XGBoost's ``lambdarank_unbiased`` accumulates it (:func:`debiased_lambdas`).
 
     Before the first update every bias is 1, so the first round's gradient is λMART's:

@@ -60,7 +60,7 @@ def test_unbiased_lambdamart_equals_xgboost_lambdarank_unbiased(p, list_norm):
     """Where the definitions meet — XGBoost's Hessian factor 2, its score and list normalization
     and its pair cost — the biases after every round and the trees are XGBoost's (float32)."""
     ds, (sd, side) = _sessions()
-    obj, ours, lib, mine = _train_both(sd, side, p, list_norm, "xgboost", 8)
+    obj, ours, lib, mine = _train_both(sd, side, p, list_norm, "reversed", 8)
     assert np.allclose(ours.t_plus[:10], obj["ti+"][:10], rtol=2e-4)
     assert np.allclose(ours.t_minus[:10], obj["tj-"][:10], rtol=2e-4)
     # positions never shown (the top 10 only): XGBoost's ratio 0/l(1) = 0, ours stays 1; neither is ever used
@@ -78,7 +78,7 @@ def test_the_one_difference_is_xgboosts_pair_cost():
     assert np.allclose(ours1.t_minus[:10], obj1["tj-"][:10], rtol=2e-4)
     obj8, ours8, _, _ = _train_both(sd, side, 0.0, True, "paper", 8)
     assert np.abs(ours8.t_plus[:10] - np.asarray(obj8["ti+"][:10])).max() > 0.01
-    g, h, ch, cl = debiased_lambdas([1.0, 0.0], [1, 0], [0, 2], np.ones(2), np.ones(2), cost="xgboost")
+    g, h, ch, cl = debiased_lambdas([1.0, 0.0], [1, 0], [0, 2], np.ones(2), np.ones(2), cost="reversed")
     g2, _, ch2, _ = debiased_lambdas([1.0, 0.0], [1, 0], [0, 2], np.ones(2), np.ones(2))
     dndcg = 1 - 1 / np.log2(3)
     assert np.isclose(ch[0], dndcg * np.log1p(np.e)) and np.isclose(ch2[0], dndcg * np.log1p(np.exp(-1)))

@@ -30,7 +30,7 @@ def test_units_cover_the_default_point_the_sweeps_and_the_corner():
 
 @pytest.mark.parametrize("flags, message", [
     ({"share": 0}, "--share must be in"), ({"sweep_click": "ubm"}, "--click-model / --sweep-click"),
-    ({"models": "naive,magic"}, "unknown arm"), ({"library": "catboost"}, "CatBoost takes no custom objective"),
+    ({"models": "naive,magic"}, "unknown arm"), ({"library": "catboost"}, "one that trains ltrrepro.s objectives"),
     ({"eps_minus": 0.5, "eps_plus": 0.2}, "eps-minus"), ({"sweep_share": "1.5"}, "--sweep-share"),
 ])
 def test_bad_flags_are_one_clear_error(flags, message):
