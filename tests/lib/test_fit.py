@@ -24,6 +24,15 @@ def _fields(options) -> set:
     return {f.name for f in dataclasses.fields(options)}
 
 
+def _side(system, ds) -> dict:
+    """What a system trained on click sessions (:class:`ltrrepro.fit.ranking.ClickTrainer`) takes
+    beside the data: each row's displayed position (its rank in its list) and propensity."""
+    if not getattr(system.options, "position", ""):
+        return {}
+    pos = np.arange(ds.n_docs) - np.repeat(ds.offsets[:-1], ds.query_sizes)
+    return {"position": pos, "propensity": 1.0 / (1.0 + pos)}
+
+
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
 def test_every_system_fits_through_the_same_staged_contract(parts, name):
     train, valid, test = parts
@@ -32,7 +41,7 @@ def test_every_system_fits_through_the_same_staged_contract(parts, name):
     options = {k: v for k, v in SMALL["zheng"].items() if k in _fields(system.options)}
     b = Boosting(learning_rate=0.2, num_leaves=4, min_data_in_leaf=5, max_bin=15, rounds=4, early_stopping=2)
     trainer = system.trainer(b, library=lib, seed=np.random.SeedSequence(1), threads=1, **options)
-    trainer.add_train(train)
+    trainer.add_train(train, **_side(system, train))
     trainer.add_valid(valid)
     fitted = trainer.fit()
     assert isinstance(fitted, Fitted) and 1 <= fitted.best_iteration <= fitted.n_rounds <= b.rounds
@@ -139,7 +148,7 @@ def test_every_prediction_takes_the_trainers_thread_count(parts, name, lib, monk
     options = {k: v for k, v in SMALL["zheng"].items() if k in _fields(system.options)}
     b = Boosting(learning_rate=0.2, num_leaves=4, min_data_in_leaf=5, max_bin=15, rounds=3, early_stopping=2)
     trainer = system.trainer(b, library=lib, seed=np.random.SeedSequence(1), threads=1, **options)
-    trainer.add_train(train)
+    trainer.add_train(train, **_side(system, train))
     trainer.add_valid(valid)
     trainer.fit().scores(test.X)
     assert all(t == 1 for _, t in calls), [c for c in calls if c[1] != 1]
