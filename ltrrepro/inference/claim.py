@@ -28,7 +28,7 @@ from .choices import Inference
 from .effects import smallest_effect
 from .power import POWER_TARGET, power_block
 from .reproduction import reproduction, reproduction_summary
-from .tests import adjust, dz_interval
+from .tests import adjust, applied_levels, dz_interval
 
 __all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "verdict", "equivalence_verdict",
            "no_test_reason",
@@ -86,7 +86,9 @@ class Evidence:
     the size verdict where the caller computed them (:func:`~ltrrepro.inference.reproduction.reproduction`),
     and ``power``: the power fields (``power``, ``trials_80``, ``trials_80_range``) where the
     test is not the paired one (a two-sample test: :func:`~ltrrepro.inference.power.two_sample_power`);
-    None: the paired test's at the report's α (:func:`~ltrrepro.inference.power.power_block`)."""
+    None: the paired test's at the report's α (:func:`~ltrrepro.inference.power.power_block`);
+    ``power_at``: with ``power``, the same fields at another level (a function of the level),
+    for :func:`correct` to compute them at the level a family's correction applies."""
 
     value: float
     p: float
@@ -98,6 +100,7 @@ class Evidence:
     p_beyond: float = NAN
     effect_sizes: Mapping = field(default_factory=dict)
     power: Mapping | None = None
+    power_at: object = None
 
     @classmethod
     def none(cls, why: str) -> "Evidence":
@@ -151,6 +154,11 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
         powered_by = ex.effect_source or "the smallest effect of interest"
     pw = power_block(paper_effect, sd, trials, alpha, inference.test)
     pw["effect"] = pw["paper_effect"]          # the effect powered against, whichever its source
+    eff_abs, test = pw["effect"], inference.test
+
+    def power_at(level: float) -> dict:        # the power fields at another level (:func:`correct`)
+        b = power_block(eff_abs, sd, trials, level, test)
+        return {k: b[k] for k in ("power", "trials_80", "trials_80_range")}
     if powered_by is not None:                 # the paper gave none: the effect of interest, in its own field
         pw = {**pw, "paper_effect": NAN, "effect_source": powered_by}
     missing = ev.missing
@@ -158,6 +166,7 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
         missing = no_test_reason(trials if np.isfinite(value) else 0, sd, on=ev.on) or "no p-value"
     if ev.power is not None and not missing:   # a test other than the paired one: its own power
         pw.update(ev.power)
+        power_at = ev.power_at
     if ex.margin is not None and not missing:  # a claim of no change: equivalence (TOST)
         v = equivalence_verdict(p, ev.p_beyond, pw["power"], alpha, ex.margin)
     else:
@@ -178,7 +187,7 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
             for k, x in more.items() if k in known}
     return Claim(text=text, value=value, p=p, trials=trials, detail=ev.detail, verdict=v, extra=extra,
                  family=ex.family, sign=sign, standard=not missing and ex.verdict_text is None and ex.margin is None,
-                 **more, **pw)
+                 power_at=power_at if not missing else None, **more, **pw)
 
 
 def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inference: Inference,
@@ -213,10 +222,14 @@ def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inferenc
 def correct(claims, inference: Inference) -> list:
     """The claims with p adjusted within each ``family`` by ``inference.correction``
     (:func:`~ltrrepro.inference.tests.adjust`): each tested claim of a family gets ``p`` = the
-    adjusted p, ``p_raw`` = its own test's, and its verdict re-judged on the adjusted p
-    (:func:`verdict` at ``inference.alpha``) where the standard rule gave it (a claim whose
-    verdict a text settled keeps it). A claim without a family is a family of one (nothing to
-    adjust). Order kept."""
+    adjusted p, ``p_raw`` = its own test's, ``level`` = the level its own p is compared with
+    after the correction (:func:`~ltrrepro.inference.tests.applied_levels`: Holm's step where the
+    family stopped, BH's rank threshold), its power and trials for 80% computed at that level,
+    and its verdict re-judged on the adjusted p and that power (:func:`verdict` at
+    ``inference.alpha``) where the standard rule gave it (a claim whose verdict a text settled
+    keeps it). One rule: a non-significant claim reads "not supported" or "direction only" only
+    when the run had 80% power at the level it was in effect tested at. A claim without a family
+    is a family of one (nothing to adjust; its level is α). Order kept."""
     method, alpha = inference.correction, inference.alpha
     claims = list(claims)
     if method == "none":
@@ -226,12 +239,15 @@ def correct(claims, inference: Inference) -> list:
         if c.family is not None and c.tested and c.p_raw is None:
             groups.setdefault(c.family, []).append(i)
     for idx in groups.values():
-        adj = adjust([claims[i].p for i in idx], method)
-        for i, pa in zip(idx, adj):
+        raw = [claims[i].p for i in idx]
+        adj, levels = adjust(raw, method), applied_levels(raw, method, alpha)
+        for i, pa, lv in zip(idx, adj, levels):
             c = claims[i]
-            changes = {"p": float(pa), "p_raw": float(c.p), "correction": method}
+            changes = {"p": float(pa), "p_raw": float(c.p), "correction": method, "level": float(lv)}
+            if c.power_at is not None and np.isfinite(c.power) and lv != alpha:
+                changes.update(c.power_at(float(lv)))
             if c.standard:
-                changes["verdict"] = verdict(c.value, float(pa), c.sign, alpha, c.power)
+                changes["verdict"] = verdict(c.value, float(pa), c.sign, alpha, changes.get("power", c.power))
             claims[i] = c.replace(**changes)
     return claims
 
@@ -304,6 +320,7 @@ class Claim:
     family: str | None = None                     # the claims its p is corrected with (:func:`correct`)
     p_raw: float | None = None                    # its own test's p, where p is the family-adjusted one
     correction: str | None = None                 # how p was adjusted within the family
+    level: float | None = None                    # the level its own p was compared with after the correction
     dz: float | None = None                       # d_z of the per-trial statistic, with its 95% CI
     dz_low: float | None = None
     dz_high: float | None = None
@@ -316,6 +333,7 @@ class Claim:
     size: str | None = None                       # the size verdict (:func:`~ltrrepro.inference.reproduction.size_verdict`)
     sign: int = field(default=1, repr=False)      # the expected direction (not written)
     standard: bool = field(default=True, repr=False)   # the verdict is :func:`verdict`'s (not written)
+    power_at: object = field(default=None, repr=False, compare=False)   # level -> power fields (not written)
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -324,7 +342,7 @@ class Claim:
     #: the standard fields, in the order ``claims.json`` writes them (after ``claim`` and ``extra``)
     _ORDER = ("value", "p", "trials", "paper_effect", "effect", "sd", "power", "trials_80", "detail", "verdict")
     #: fields the verdict rule keeps for :func:`correct`, not written
-    _HIDDEN = ("sign", "standard")
+    _HIDDEN = ("sign", "standard", "power_at")
 
     def monitor(self) -> dict:
         """What a sequential monitor of this claim needs: ``mean``, ``sd``, ``n`` of the per-trial
@@ -362,7 +380,7 @@ class Claim:
         names = {f.name for f in dataclasses.fields(cls)} - {"text", "extra", *cls._HIDDEN}
         known = {k: v for k, v in d.items() if k in names}
         extra = {k: v for k, v in d.items() if k not in names and k != "claim"}
-        for k in ("value", "p", "paper_effect", "effect", "sd", "power", "er", "er_low", "er_high", "delta_ri",
+        for k in ("value", "p", "paper_effect", "effect", "sd", "power", "level", "er", "er_low", "er_high", "delta_ri",
                   "delta_ri_low", "delta_ri_high", "dz", "dz_low", "dz_high", "p_raw"):
             if k in known and known[k] is None and k not in ("value", "p", "paper_effect", "effect", "sd", "power"):
                 continue

@@ -39,7 +39,7 @@ from scipy import stats as _st
 
 from .choices import CORRECTIONS, TESTS
 
-__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "adjust", "one_sample_p", "dz", "dz_interval",
+__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "adjust", "applied_levels", "one_sample_p", "dz", "dz_interval",
            "dz_fields",
            "min_p", "min_two_sample_p", "two_sample_p", "tost"]
 
@@ -253,6 +253,50 @@ def adjust(pvalues, method: str = "holm") -> np.ndarray:
             out[ok] = _st.false_discovery_control(p[ok], method="bh")
         return out
     raise ValueError(f"unknown correction {method!r}: choose one of {', '.join(CORRECTIONS)}")
+
+
+def applied_levels(pvalues, method: str, alpha: float) -> np.ndarray:
+    """The level each p of one family is compared with after the correction ``method`` at
+    ``alpha`` — the level its power is computed at (NaNs stay NaN and do not count; m tested):
+
+    * ``holm``: sorted p_(1) ≤ … ≤ p_(m), the step-down rejects while p_(i) < α/(m − i + 1);
+      a rejected claim at step i was compared with α/(m − i + 1), every other with the level of
+      the step where Holm stopped, α/(m − r) (r: the family's rejections): a smaller p than
+      that would have been rejected at that step;
+    * ``bh``: R rejections (the largest i with p_(i) ≤ iα/m); a rejected claim's threshold is
+      Rα/m, every other's (R + 1)α/m — the rank it would need to join them;
+    * ``none``: α.
+
+    >>> applied_levels([0.001, 0.2, 0.3, 0.004], "holm", 0.01).round(5).tolist()
+    [0.0025, 0.00333, 0.00333, 0.00333]
+    >>> applied_levels([0.001, 0.2], "bh", 0.01).tolist(), applied_levels([0.3], "none", 0.05).tolist()
+    ([0.005, 0.01], [0.05])
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    if method == "none":
+        out[ok] = alpha
+        return out
+    idx = np.flatnonzero(ok)
+    order = np.argsort(p[ok], kind="stable")
+    ps = p[ok][order]
+    if method == "holm":
+        steps = alpha / (m - np.arange(m))
+        passed = np.cumprod(ps < steps).astype(bool)
+        r = int(passed.sum())
+        levels = np.where(passed, steps, alpha / (m - r) if r < m else alpha)
+    elif method == "bh":
+        below = np.flatnonzero(ps <= np.arange(1, m + 1) * alpha / m)
+        r = int(below[-1]) + 1 if below.size else 0
+        levels = np.where(np.arange(m) < r, r * alpha / m, min(r + 1, m) * alpha / m)
+    else:
+        raise ValueError(f"unknown correction {method!r}: choose one of {', '.join(CORRECTIONS)}")
+    out[idx[order]] = levels
+    return out
 
 
 def holm(pvalues) -> np.ndarray:
