@@ -222,7 +222,7 @@ def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inferenc
 def correct(claims, inference: Inference) -> list:
     """The claims with p adjusted within each ``family`` by ``inference.correction``
     (:func:`~ltrrepro.inference.tests.adjust`): each tested claim of a family gets ``p`` = the
-    adjusted p, ``p_raw`` = its own test's, ``level`` = the level its own p is compared with
+    adjusted p, ``p_raw`` = its own test's, ``alpha_applied`` = the level its own p is compared with
     after the correction (:func:`~ltrrepro.inference.tests.applied_levels`: Holm's step where the
     family stopped, BH's rank threshold), its power and trials for 80% computed at that level,
     and its verdict re-judged on the adjusted p and that power (:func:`verdict` at
@@ -243,7 +243,7 @@ def correct(claims, inference: Inference) -> list:
         adj, levels = adjust(raw, method), applied_levels(raw, method, alpha)
         for i, pa, lv in zip(idx, adj, levels):
             c = claims[i]
-            changes = {"p": float(pa), "p_raw": float(c.p), "correction": method, "level": float(lv)}
+            changes = {"p": float(pa), "p_raw": float(c.p), "correction": method, "alpha_applied": float(lv)}
             if c.power_at is not None and np.isfinite(c.power) and lv != alpha:
                 changes.update(c.power_at(float(lv)))
             if c.standard:
@@ -320,7 +320,7 @@ class Claim:
     family: str | None = None                     # the claims its p is corrected with (:func:`correct`)
     p_raw: float | None = None                    # its own test's p, where p is the family-adjusted one
     correction: str | None = None                 # how p was adjusted within the family
-    level: float | None = None                    # the level its own p was compared with after the correction
+    alpha_applied: float | None = None            # the level its own p was compared with after the correction
     dz: float | None = None                       # d_z of the per-trial statistic, with its 95% CI
     dz_low: float | None = None
     dz_high: float | None = None
@@ -380,7 +380,7 @@ class Claim:
         names = {f.name for f in dataclasses.fields(cls)} - {"text", "extra", *cls._HIDDEN}
         known = {k: v for k, v in d.items() if k in names}
         extra = {k: v for k, v in d.items() if k not in names and k != "claim"}
-        for k in ("value", "p", "paper_effect", "effect", "sd", "power", "level", "er", "er_low", "er_high", "delta_ri",
+        for k in ("value", "p", "paper_effect", "effect", "sd", "power", "alpha_applied", "er", "er_low", "er_high", "delta_ri",
                   "delta_ri_low", "delta_ri_high", "dz", "dz_low", "dz_high", "p_raw"):
             if k in known and known[k] is None and k not in ("value", "p", "paper_effect", "effect", "sd", "power"):
                 continue

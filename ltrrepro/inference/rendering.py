@@ -16,7 +16,7 @@ __all__ = ["CLAIM_COLUMNS", "table_frame", "claim_note", "range_text", "legend_t
 
 
 #: the columns of ``claims.{md,tex,csv}``, in order (``claims.json`` keeps every field)
-CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "p_raw", "family", "level", "trials", "power",
+CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "p_raw", "family", "alpha_applied", "trials", "power",
                  "trials_80", "trials_80_range", "dz", "er", "delta_ri", "size", "verdict", "detail")
 
 
@@ -74,8 +74,9 @@ def range_text(bounds) -> str:
 
 #: how ``claims.{md,tex}`` name and format the columns
 CLAIM_RENAME = {"paper_effect": "paper effect", "trials_80": "trials for 80% power",
-                "trials_80_range": "range (SD's 95% CI)", "effect_source": "effect of interest"}
-CLAIM_FORMATS = {"p": "p", "p_raw": "p", "level": "p", "trials": "int", "power": 2, "trials_80": "int"}
+                "trials_80_range": "range (SD's 95% CI)", "effect_source": "effect of interest",
+                "alpha_applied": "α applied"}
+CLAIM_FORMATS = {"p": "p", "p_raw": "p", "alpha_applied": "p", "trials": "int", "power": 2, "trials_80": "int"}
 
 
 def legend_text(inference: Inference) -> str:
@@ -95,7 +96,7 @@ def claims_legend(inference: Inference) -> str:
     verdict rule at ``inference.alpha`` and :func:`legend_text`."""
     a = f"{inference.alpha:g}"
     return (f"value: the observed statistic (its definition in detail); paper effect: the "
-            f"paper's number for it (– where the paper gives none); level: the level the claim's own p is "
+            f"paper's number for it (– where the paper gives none); α applied: the level the claim's own p is "
             f"compared with after its family's correction ({LEVEL_RULE[inference.correction]}; α = {a} for a claim "
             f"alone); power: of this run's test at that level (the paired t-test's noncentral t) to detect the "
             f"paper's effect (where the paper gives none, the smallest effect of interest: its column), given the "
@@ -140,7 +141,7 @@ def claims_lines(claims, inference: Inference) -> list[str]:
             need = c.trials_80
             spread = f"; {range_text(c.trials_80_range)} over the SD's 95% CI" if c.trials_80_range else ""
             against = c.effect_source or "the paper's effect"
-            at = f" at level {c.level:.3g}" if c.level is not None else ""
+            at = f" at level {c.alpha_applied:.3g}" if c.alpha_applied is not None else ""
             ptxt += (f", power {c.power:.2f}{at} against {against} ({need if need else '> 100,000'} trials for "
                      f"80%{spread})")
         lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}{claim_note(c)}")

@@ -40,7 +40,7 @@ def test_power_recomputed_at_the_holm_step_where_the_family_stopped():
     assert claims[0].power > 0.8                          # at the raw α
     out = correct(claims, inf)
     for c in out:
-        assert c.level == pytest.approx(0.01 / 20)
+        assert c.alpha_applied == pytest.approx(0.01 / 20)
         assert c.power == pytest.approx(paired_power(0.01, 0.01, 18, 0.01 / 20))
         assert c.trials_80 == trials_for_power(0.01, 0.01, alpha=0.01 / 20)
         assert c.power < 0.8 and c.verdict == "inconclusive (underpowered)"
@@ -49,11 +49,11 @@ def test_power_recomputed_at_the_holm_step_where_the_family_stopped():
 def test_a_well_powered_claim_stays_direction_only_at_its_level():
     claims, inf = _family([0.3, 0.4], n=200)
     out = correct(claims, inf)
-    assert all(c.level == pytest.approx(0.005) and c.power >= 0.8 and c.verdict == "direction only" for c in out)
+    assert all(c.alpha_applied == pytest.approx(0.005) and c.power >= 0.8 and c.verdict == "direction only" for c in out)
 
 
 def test_a_claim_alone_keeps_alpha_and_the_column_is_the_verdicts():
     c = judge("x", Evidence(0.004, 0.3, 30, "d", sd=0.01), Expectation(effect=0.01), Inference())
     (out,) = correct([c], Inference())
-    assert out.level is None and out.power == pytest.approx(paired_power(0.01, 0.01, 30, 0.01))
-    assert "level" in out.replace(level=0.005).to_dict()
+    assert out.alpha_applied is None and out.power == pytest.approx(paired_power(0.01, 0.01, 30, 0.01))
+    assert "alpha_applied" in out.replace(alpha_applied=0.005).to_dict()
