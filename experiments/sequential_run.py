@@ -28,6 +28,7 @@ from experiments.sequential_report import (correction_of, estimate_lines, final_
                                            settled_claim)
 from experiments.study import _finish_quietly
 from ltrrepro.inference import sequential as sq
+from ltrrepro.inference.tlaw import alpha_warning
 from ltrrepro.runner import run_units
 
 __all__ = ["trials_arg", "TrialsAction", "add_flags", "apply_design", "run", "run_sequential", "report_only",
@@ -196,6 +197,9 @@ def run(exp, config, execution, store, units, ctx, header):
         raise UsageError("--no-report: a sequential run decides at each look from the report; drop it (or give "
                          "--trials N)")
     inference = execution.inference(study._stored_statistics(store.root))
+    warning = alpha_warning(sq.look_sizes(config.trials, config.looks), inference.alpha)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     if execution.estimate:
         with store.lock():
             store.select([u.key for u in units])

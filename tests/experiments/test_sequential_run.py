@@ -21,9 +21,8 @@ def _run(out, *more, max_trials=6, looks=3):
 
 def _no_futility(monkeypatch):
     """Claims stay open until an efficacy bound or the maximum (every look is taken)."""
-    real = sq.futility_bounds
-    monkeypatch.setattr(sq, "futility_bounds", lambda t, c, drift, spending="obf", final=True:
-                        (np.where(np.arange(len(t)) == len(t) - 1, real(t, c, drift, spending)[0], -np.inf), 0.0))
+    monkeypatch.setattr(sq.Monitor, "futility", lambda self, c, c_all:
+                        np.where(np.arange(len(self.sizes)) == len(self.sizes) - 1, c_all[-1], -np.inf))
 
 
 @pytest.mark.slow
