@@ -486,13 +486,16 @@ class Monitor:
 
     def power(self, c, c_all, sd=None) -> float:
         """The design's power at the claim's effect (at its SD, or ``sd``): P(an upper efficacy
-        exit), under the t law (the default) or the normal model; NaN without an effect."""
+        exit) — under the t law (the default) with the futility bound acted on at each look's
+        observed SD, as the run is monitored; under the normal model the efficacy bounds alone;
+        NaN without an effect."""
         eta1 = self.drift(c if sd is None else {**c, "sd": sd})
         if not np.isfinite(eta1):
             return float("nan")
         if self.law == "t":
             from .tlaw import t_law
-            return t_law(tuple(self.sizes)).power(eta1 / np.sqrt(self.max_trials), c_all)
+            return t_law(tuple(self.sizes)).power(eta1 / np.sqrt(self.max_trials), c_all, acted=True,
+                                                  spending=self.spending)
         return float(exit_probabilities(-c_all, c_all, self.t, eta1)[0].sum())
 
     def drift(self, c) -> float:

@@ -31,6 +31,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from scipy import special
 from scipy import stats as _st
 
 from .sequential import SPENDING
@@ -39,6 +40,8 @@ __all__ = ["TLaw", "RUNS", "SEED", "futility_only", "FUTILITY_ONLY_DZ", "t_law",
            "ALPHA_TOLERANCE"]
 
 RUNS, SEED = 20_000, 20_201
+#: the standardized effects (δ/SD observed) of the futility tables; beyond the last the bound is the last's
+GRID = np.linspace(0.0, 4.0, 41)
 #: an efficacy stop that needs an observed d_z (mean / SD of the differences) beyond this is
 #: out of reach: the look is futility-only
 FUTILITY_ONLY_DZ = 5.0
@@ -57,17 +60,32 @@ class TLaw:
         self.z_seg = rng.standard_normal((runs, self.m.size))
         self.chi = np.stack([rng.chisquare(m - 1, runs) if m > 1 else np.zeros(runs) for m in self.m], axis=1)
         self.runs = runs
+        self._tables: dict = {}
 
     def z(self, d: float) -> np.ndarray:
         """(runs, looks): z = sign(t)·Φ⁻¹(1 − p/2) of each look's paired t-test at standardized effect ``d``."""
+        return self._stats(d)[0]
+
+    def _stats(self, d: float) -> tuple[np.ndarray, np.ndarray]:
+        """(z, the look's SD in units of σ), each (runs, looks), at standardized effect ``d``."""
         seg_mean = d + self.z_seg / np.sqrt(self.m)
         n = self.sizes.astype(float)
         mean = np.cumsum(self.m * seg_mean, axis=1) / n
         ss = np.cumsum(self.chi, axis=1) + np.cumsum(self.m * seg_mean ** 2, axis=1) - n * mean ** 2
         sd = np.sqrt(np.maximum(ss, 1e-300) / (n - 1))
         t = mean / (sd / np.sqrt(n))
-        tail = _st.t.sf(np.abs(t), n - 1)
-        return np.sign(t) * _st.norm.isf(np.maximum(tail, 1e-300))
+        tail = special.stdtr(n - 1, -np.abs(t))
+        return np.sign(t) * -special.ndtri(np.maximum(tail, 1e-300)), sd
+
+    def futility_table(self, upper, spending: str = "obf") -> tuple[np.ndarray, np.ndarray]:
+        """(grid of standardized effects, futility bounds at each: rows) for bounds ±``upper``,
+        computed once per bounds (:data:`GRID`)."""
+        key = (tuple(np.round(np.asarray(upper, dtype=float), 12)), spending)
+        if key not in self._tables:
+            rows = [self.futility(d, upper, spending)[0] if d > 0 else np.full(self.sizes.size, -np.inf)
+                    for d in GRID]
+            self._tables[key] = GRID, np.array(rows)
+        return self._tables[key]
 
     def _first_exit(self, z, upper, lower=None):
         """Per draw: the look of the first exit (K: none) and whether it is an upper efficacy exit."""
@@ -80,10 +98,24 @@ class TLaw:
         up[hit] = z[hit, first[hit]] >= c[first[hit]]
         return first, up
 
-    def power(self, d: float, upper, lower=None) -> float:
-        """P(an upper efficacy exit) at standardized effect ``d`` with bounds ±``upper``
-        (``lower``: a futility bound acted on)."""
-        return float(self._first_exit(self.z(abs(d)), upper, lower)[1].mean())
+    def power(self, d: float, upper, lower=None, acted: bool = False, spending: str = "obf") -> float:
+        """P(an upper efficacy exit) at standardized effect ``d`` with bounds ±``upper``:
+        ``lower`` a futility bound acted on; ``acted``: the claim's futility bound acted on as
+        the monitor does — at each look at the effect over the SD observed then
+        (:meth:`futility_table`, interpolated) — the power of the protocol as run."""
+        if not acted:
+            return float(self._first_exit(self.z(abs(d)), upper, lower)[1].mean())
+        z, sd = self._stats(abs(d))
+        grid, table = self.futility_table(upper, spending)
+        obs = np.clip(abs(d) / sd, grid[0], grid[-1])
+        low = np.stack([np.interp(obs[:, k], grid, table[:, k]) for k in range(z.shape[1])], axis=1)
+        c = np.asarray(upper, dtype=float)
+        out = (z >= c) | (z <= -c) | (z < low)
+        first = np.where(out.any(1), out.argmax(1), z.shape[1])
+        hit = first < z.shape[1]
+        up = np.zeros(z.shape[0], bool)
+        up[hit] = z[hit, first[hit]] >= c[first[hit]]
+        return float(up.mean())
 
     def type_one(self, upper) -> float:
         """P(|z_k| ≥ c_k at some look) under no effect: the run's real two-sided α."""

@@ -66,7 +66,7 @@ def test_the_monitor_states_the_t_law_power_and_its_range():
         if m.done(["A"]):
             break
     d = m.decisions["A"]
-    assert d["power"] == pytest.approx(TLaw(sizes).power(0.9, m.bounds(0.01)))
+    assert d["power"] == pytest.approx(TLaw(sizes).power(0.9, m.bounds(0.01), acted=True))
     assert d["power_range"][0] < d["power"] < d["power_range"][1] and d["law"] == "t"
     normal = sq.Monitor(sizes, alpha=0.01, correction="none", law="normal")
     assert normal.power(c, normal.bounds(0.01)) > d["power"] + 0.05
@@ -93,3 +93,25 @@ def test_small_maxima_are_warned_with_the_measured_alpha():
     assert real_alpha(tuple(small), 0.01) > 0.011 and "0.011" in alpha_warning(small, 0.01)
     assert real_alpha(tuple(ten), 0.01) < 0.011 and alpha_warning(ten, 0.01) is None
     assert alpha_warning(twenty, 0.01) is None and alpha_warning(small, 0.05) is not None
+
+
+@pytest.mark.slow
+def test_stated_power_is_the_protocols_at_a_maximum_of_twenty():
+    """The bench's check, small: normal differences run through the monitor (futility at the SD
+    observed at each look) reject at the rate the design states (within 4 Monte Carlo SEs)."""
+    sizes, alpha, d, runs = sq.look_sizes(20, 4), 0.01, 0.88, 600
+    m = sq.Monitor(sizes, alpha=alpha, correction="none")
+    stated = m.power({"effect": d, "sd": 1.0}, m.bounds(alpha))
+    x = np.random.default_rng(11).standard_normal((runs, 20)) + d
+    wins = 0
+    for i in range(runs):
+        mon = sq.Monitor(sizes, alpha=alpha, correction="none", inference=False)
+        mon._bounds = m._bounds
+        for k, n in enumerate(sizes):
+            xs = x[i, :n]
+            mon.look(k, [{"key": "A", "p": float(stats.ttest_1samp(xs, 0.0).pvalue), "value": float(xs.mean()),
+                          "sign": 1, "sd": float(xs.std(ddof=1)), "n": n, "effect": d, "family": None}])
+            if mon.done(["A"]):
+                break
+        wins += mon.decisions["A"]["stop"] == sq.EFFICACY
+    assert abs(wins / runs - stated) < 4 * np.sqrt(stated * (1 - stated) / runs)
