@@ -30,7 +30,8 @@ from .power import POWER_TARGET, power_block
 from .reproduction import reproduction, reproduction_summary
 from .tests import adjust, applied_levels, dz_interval
 
-__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "verdict", "equivalence_verdict",
+__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "verdict",
+           "equivalence_verdict",
            "no_test_reason",
            "undefined_reason", "UNDERPOWERED"]
 
@@ -250,6 +251,51 @@ def correct(claims, inference: Inference) -> list:
                 changes["verdict"] = verdict(c.value, float(pa), c.sign, alpha, changes.get("power", c.power))
             claims[i] = c.replace(**changes)
     return claims
+
+
+def conjunction(text: str, parts, inference: Inference, detail: str = "", family: str | None = None,
+                **extra) -> Claim:
+    """A claim that every one of ``parts`` (judged claims, each with its own test's p, before
+    any correction) holds, tested as an intersection–union test (Berger 1982): the conjunction
+    is supported when every part is significant at α in its expected direction — no correction,
+    each part at α, since all must reject — so its p is the largest of the parts' own p. The
+    value is the smallest of the parts' values oriented to their expected direction (the part
+    that binds; > 0 when every part points the claimed way); contradicted when a part is
+    significant against its direction. Its power — that every part rejects — is bounded below
+    by Bonferroni, 1 − Σ(1 − power_i) (the parts' power at α; correlated parts do better), and
+    a non-significant conjunction reads "not supported" / "direction only" only when that bound
+    is ≥ 0.8. ``trials``: the fewest of the parts'.
+
+    >>> inf = Inference()
+    >>> a = judge("a", Evidence(0.02, 0.001, 9, "d", sd=0.01), Expectation(effect=0.01), inf)
+    >>> b = judge("b", Evidence(0.01, 0.004, 9, "d", sd=0.01), Expectation(effect=0.01), inf)
+    >>> conjunction("a and b", [a, b], inf).verdict, conjunction("a and b", [a, b], inf).p
+    ('supported', 0.004)
+    """
+    parts = [c for c in parts if c is not None]
+    alpha = inference.alpha
+    raw = [(c.p_raw if c.p_raw is not None else c.p) for c in parts]
+    if not parts or not all(np.isfinite(p) for p in raw):
+        why = "no part" if not parts else "a part has no test"
+        return judge(text, Evidence.none(why), Expectation(family=family), inference, **extra)
+    oriented = [c.sign * c.value for c in parts]
+    p = float(max(raw))
+    powers = [c.power_at(alpha)["power"] if c.power_at is not None else c.power for c in parts]
+    power = (float(max(0.0, 1.0 - sum(1.0 - q for q in powers))) if all(np.isfinite(q) for q in powers)
+             else float("nan"))
+    against = any(o < 0 and q < alpha for o, q in zip(oriented, raw))
+    value = float(min(oriented))
+    if against:
+        v = "contradicted"
+    else:
+        v = verdict(value, p, +1, alpha, power)
+    n_ok = sum(o > 0 and q < alpha for o, q in zip(oriented, raw))
+    text_detail = (f"intersection–union over {len(parts)} parts, each at α = {alpha:g} (p = the largest part p): "
+                   f"{n_ok} of {len(parts)} significant in the claimed direction; value: the smallest part value "
+                   f"oriented to the claim; power ≥ 1 − Σ(1 − power_i) = {power:.2f}" + (f"; {detail}" if detail else ""))
+    return Claim(text=text, value=value, p=p, trials=int(min(c.trials for c in parts)), detail=text_detail,
+                 verdict=v, power=power, family=family, extra=extra, standard=False,
+                 alpha_applied=alpha)
 
 
 def undefined_reason(metric: str, part: str = "test") -> str:
