@@ -30,7 +30,7 @@ from .power import POWER_TARGET, power_block
 from .reproduction import reproduction, reproduction_summary
 from .tests import adjust, applied_levels, dz_interval
 
-__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "verdict",
+__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "conjunction_family", "verdict",
            "equivalence_verdict",
            "no_test_reason",
            "undefined_reason", "UNDERPOWERED"]
@@ -254,7 +254,7 @@ def correct(claims, inference: Inference) -> list:
 
 
 def conjunction(text: str, parts, inference: Inference, detail: str = "", family: str | None = None,
-                **extra) -> Claim:
+                level: float | None = None, **extra) -> Claim:
     """A claim that every one of ``parts`` (judged claims, each with its own test's p, before
     any correction) holds, tested as an intersection–union test (Berger 1982): the conjunction
     is supported when every part is significant at α in its expected direction — no correction,
@@ -264,7 +264,9 @@ def conjunction(text: str, parts, inference: Inference, detail: str = "", family
     significant against its direction. Its power — that every part rejects — is bounded below
     by Bonferroni, 1 − Σ(1 − power_i) (the parts' power at α; correlated parts do better), and
     a non-significant conjunction reads "not supported" / "direction only" only when that bound
-    is ≥ 0.8. ``trials``: the fewest of the parts'.
+    is ≥ 0.8. ``trials``: the fewest of the parts'; ``trials_80``: the most any part needs for
+    80% (None: one beyond the search). ``level``: the level every part is held to
+    (default α; :func:`conjunction_family` passes the level a family's correction applies).
 
     >>> inf = Inference()
     >>> a = judge("a", Evidence(0.02, 0.001, 9, "d", sd=0.01), Expectation(effect=0.01), inf)
@@ -273,14 +275,17 @@ def conjunction(text: str, parts, inference: Inference, detail: str = "", family
     ('supported', 0.004)
     """
     parts = [c for c in parts if c is not None]
-    alpha = inference.alpha
+    alpha = inference.alpha if level is None else float(level)
     raw = [(c.p_raw if c.p_raw is not None else c.p) for c in parts]
     if not parts or not all(np.isfinite(p) for p in raw):
         why = "no part" if not parts else "a part has no test"
         return judge(text, Evidence.none(why), Expectation(family=family), inference, **extra)
     oriented = [c.sign * c.value for c in parts]
     p = float(max(raw))
-    powers = [c.power_at(alpha)["power"] if c.power_at is not None else c.power for c in parts]
+    fields = [c.power_at(alpha) if c.power_at is not None else {"power": c.power, "trials_80": c.trials_80}
+              for c in parts]
+    powers = [f["power"] for f in fields]
+    need = [f.get("trials_80") for f in fields]
     power = (float(max(0.0, 1.0 - sum(1.0 - q for q in powers))) if all(np.isfinite(q) for q in powers)
              else float("nan"))
     against = any(o < 0 and q < alpha for o, q in zip(oriented, raw))
@@ -290,12 +295,34 @@ def conjunction(text: str, parts, inference: Inference, detail: str = "", family
     else:
         v = verdict(value, p, +1, alpha, power)
     n_ok = sum(o > 0 and q < alpha for o, q in zip(oriented, raw))
-    text_detail = (f"intersection–union over {len(parts)} parts, each at α = {alpha:g} (p = the largest part p): "
+    text_detail = (f"intersection–union over {len(parts)} parts, each at {alpha:.3g} (p = the largest part p): "
                    f"{n_ok} of {len(parts)} significant in the claimed direction; value: the smallest part value "
                    f"oriented to the claim; power ≥ 1 − Σ(1 − power_i) = {power:.2f}" + (f"; {detail}" if detail else ""))
     return Claim(text=text, value=value, p=p, trials=int(min(c.trials for c in parts)), detail=text_detail,
-                 verdict=v, power=power, family=family, extra=extra, standard=False,
-                 alpha_applied=alpha)
+                 verdict=v, power=power, family=family, extra=extra, standard=False, alpha_applied=alpha,
+                 trials_80=None if None in need or not need else int(max(need)))
+
+
+def conjunction_family(items, inference: Inference, family: str) -> list:
+    """Several conjunctions corrected as one ``family``: ``items`` are ``(text, parts, detail,
+    extra)``; each conjunction's p (the largest of its parts', a valid p of its
+    intersection–union null) is adjusted by ``inference.correction`` and the conjunction judged
+    with every part held to the level that correction applies
+    (:func:`~ltrrepro.inference.tests.applied_levels`)."""
+    items = list(items)
+    first = [conjunction(t, parts, inference, d, **x) for t, parts, d, x in items]
+    raw = [c.p for c in first]
+    if inference.correction == "none" or not any(np.isfinite(p) for p in raw):
+        return [c.replace(family=family) for c in first]
+    adj = adjust(raw, inference.correction)
+    levels = applied_levels(raw, inference.correction, inference.alpha)
+    out = []
+    for (t, parts, d, x), c, pa, lv in zip(items, first, adj, levels):
+        if np.isfinite(c.p):
+            c = conjunction(t, parts, inference, d, level=float(lv), **x).replace(
+                p=float(pa), p_raw=float(c.p), correction=inference.correction)
+        out.append(c.replace(family=family))
+    return out
 
 
 def undefined_reason(metric: str, part: str = "test") -> str:
