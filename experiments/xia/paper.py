@@ -51,11 +51,20 @@ def paper_table(dataset: str) -> tuple[str | None, dict]:
     return (dataset, _T[dataset]) if dataset in _T else (None, {})
 
 
-def paper_differences(system: str, key: str | None = None) -> np.ndarray:
+def paper_differences(system: str, key: str | None = None, grid=None) -> np.ndarray:
     """The paper's OLE − SE (points ×100) over its comparisons for ``system``: every
-    configuration and metric of table ``key``, or of both tables when None."""
+    configuration and metric of table ``key``, or of both tables when None; ``grid``: only the
+    configurations (leaves, learning rate) the run used, where the paper has them (all of the
+    paper's when none of them is in it)."""
     tables = [_T[key]] if key else list(_T.values())
-    return np.array([ole - se for t in tables for k, cells in t.items() if k[0] == system for se, ole in cells])
+    cells = [(k[1:], ole - se) for t in tables for k, v in t.items() if k[0] == system for se, ole in v]
+    kept = [d for cfg, d in cells if grid is None or _in_grid(cfg, grid)]
+    return np.array(kept if kept else [d for _, d in cells])
+
+
+def _in_grid(cfg, grid) -> bool:
+    """A paper configuration (leaves, learning rate) is one of ``grid``'s (floats compared to 1e-9)."""
+    return any(int(cfg[0]) == int(g[0]) and abs(float(cfg[1]) - float(g[1])) < 1e-9 for g in grid)
 
 
 def paper_counts(system: str) -> tuple[int, int]:

@@ -172,13 +172,14 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, infer
             missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
                        if not (c and np.isfinite(c.p)) else None)
             k, m = paper_counts(system)
-            paper = paper_differences(system, key)
-            p_se, p_ole = paper_means(system, key)
+            grid = sorted({(int(r.leaves), float(r.lr)) for r in df[df.system == system][["leaves", "lr"]].itertuples()})
+            paper = paper_differences(system, key, grid)
+            p_se, p_ole = paper_means(system, key, grid)
             ok = np.isfinite(a_f) & np.isfinite(b_f)
             more = {**_dz(c), **reproduction(100 * (a_f[ok] - b_f[ok]), 100 * b_f[ok], p_ole, p_se, float(paper.mean()))}
             detail = (f"OLE > SE in {pos}/{n} comparisons, by ≥ 0.1 point in {better}/{n}, SE better by ≥ 0.1 in "
                       f"{worse}/{n}; mean OLE − SE {delta.mean():+.3f} points (paper {paper.mean():+.3f} over "
-                      f"{'its ' + PAPER_TABLE_NAMES[key] if key else 'both its tables'}); p: {TEST_NAMES[inference.test]} over "
+                      f"{'its ' + PAPER_TABLE_NAMES[key] if key else 'both its tables'}, the run's {len(grid)} configuration(s)); p: {TEST_NAMES[inference.test]} over "
                       f"the folds of the mean over configurations and metrics")
             evidence = Evidence(float(delta.mean()), c.p if c else np.nan, folds, detail, missing=missing,
                                 sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan, effect_sizes=more)

@@ -72,11 +72,15 @@ def leaves_table(df) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def paper_means(system: str, key: str | None) -> tuple[float | None, float | None]:
+def paper_means(system: str, key: str | None, grid=None) -> tuple[float | None, float | None]:
     """The paper's mean SE and OLE (points ×100) over the cells of table ``key`` (both when
-    None) for ``system``: the two means ΔRI compares (Breuer et al. 2020)."""
-    cells = [c for k in ((key,) if key else tuple(PAPER_TABLE_NAMES)) for (sy, *_), v in paper_table(k)[1].items()
-             if sy == system for c in v]
+    None) for ``system``: the two means ΔRI compares (Breuer et al. 2020); ``grid``: only the
+    configurations (leaves, learning rate) the run used (all when the paper has none of them)."""
+    from experiments.xia.paper import _in_grid
+    rows = [(cfg, v) for k in ((key,) if key else tuple(PAPER_TABLE_NAMES)) for (sy, *cfg), v in paper_table(k)[1].items()
+            if sy == system]
+    kept = [v for cfg, v in rows if grid is None or _in_grid(cfg, grid)] or [v for _, v in rows]
+    cells = [c for v in kept for c in v]
     if not cells:
         return None, None
     return float(np.mean([c[0] for c in cells])), float(np.mean([c[1] for c in cells]))
