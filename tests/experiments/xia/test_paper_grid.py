@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from experiments.xia.paper import paper_differences, paper_table
-from experiments.xia.tables import paper_means
+from experiments.xia.paper import paper_means
 
 
 def test_paper_differences_and_means_follow_the_runs_grid():
