@@ -44,6 +44,14 @@ SYSTEMS = PRINCIPLES
 #: what each leaf rule puts in the leaves (the loss claim's line names the rule in use)
 RULE_WORDS = {"diagonal": " (Eq. 8 in every arm)", "exact": " (exact −L′/L″ in every arm)",
               "own": " (Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE)"}
+#: which effect the loss claim measures under each leaf rule (a common rule isolates the split principle)
+RULE_EFFECT = {"diagonal": "the split-principle effect (one common leaf rule for both arms, the default)",
+               "exact": "the split-principle effect (one common leaf rule for both arms)",
+               "own": "the split-principle effect plus the leaf-rule effect (each arm its own leaves: their sum, "
+                      "not the split principles' alone; run --leaf-rule diagonal or exact for the split-principle "
+                      "effect)"}
+#: the verdict of the split-principle loss claim when the run's leaf rule confounds it
+OWN_VERDICT = "inconclusive (leaf rule own: the split-principle effect is not separated from the leaf rule's)"
 HIGH, LOW = (METRICS[1], METRICS[2]), (METRICS[0], METRICS[3])      # NDCG@3, @10 | NDCG@1, ERR
 NAMES = {"mcrank": "McRank", "lambdamart": "LambdaMART"}
 
@@ -246,7 +254,8 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, infer
             missing = None if np.isfinite(p) else (
                 an.no_test_reason(len(per_fold), c.std_diff if c else None, on="fold") if len(per_fold)
                 else "no fold with a finite loss ratio (a final loss of 0: no pair to order)")
-            detail = ((f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}; " if leaf_rule else "")
+            detail = ((f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}, so the value is "
+                       f"{RULE_EFFECT.get(leaf_rule, 'as the rule sets it')}; " if leaf_rule else "")
                       + f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} "
                         f"configuration(s); mean over folds {value:+.2f}% (negative: OLE lower); supported only "
                         f"within the paper's magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)")
@@ -254,7 +263,8 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, infer
                                 sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan,
                                 effect_sizes={**dz_fields(c), **reproduction(per_fold, None, None, None, -PAPER_LOSS_RANGE[0])})
             expectation = Expectation(sign=-1, paper_effect=-PAPER_LOSS_RANGE[0],
-                                      verdict_text=_loss_verdict(value, p, inference.alpha))
+                                      verdict_text=OWN_VERDICT if leaf_rule == "own" else
+                                      _loss_verdict(value, p, inference.alpha))
             cl.append(judge(f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
                             f"{PAPER_LOSS_RANGE[1]:g}% (paper)", evidence, expectation, inference))
     return cl
