@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 
 from ltrrepro.inference import sequential as sq
+from ltrrepro.inference.claim import sequential_power
 from ltrrepro.inference.claim import verdict as fixed_verdict
 from ltrrepro.inference.tlaw import alpha_warning
 from ltrrepro.report import Table
 
-__all__ = ["monitored", "settled_claim", "sequential_power", "look_text", "correction_of", "final_report", "estimate_lines", "STANDARD"]
+__all__ = ["monitored", "settled_claim", "look_text", "correction_of", "final_report", "estimate_lines", "STANDARD"]
 
 #: the level the three papers' claims are judged at, for ``--estimate`` (the run reads its report's)
 #: the claim verdicts of the standard rule that the sequential decision replaces
@@ -65,17 +66,6 @@ def settled_claim(c, d: dict, looks: int, alpha: float):
         else:                     # not significant: the design's power at the effect decides what it can say
             changes["verdict"] = fixed_verdict(c.value, 1.0, c.sign, alpha, d["power"])
     return c.replace(**changes)
-
-
-def sequential_power(c, d: dict) -> dict:
-    """The claim's power fields as its sequential verdict used them: the design's power at the
-    level it was settled at (``alpha_applied``), the trials for 80% of a fixed run at that level."""
-    if not np.isfinite(d.get("power", np.nan)):
-        return {}
-    out = {"power": float(d["power"]), "alpha_applied": float(d["alpha"])}
-    if getattr(c, "power_at", None) is not None:
-        out.update({k: v for k, v in c.power_at(float(d["alpha"])).items() if k != "power"})
-    return out
 
 
 def _table(rows, sizes) -> Table:

@@ -30,8 +30,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
-                                   paper_differences, paper_means, paper_table)
-from experiments.xia.paper import _in_grid
+                                   in_grid, paper_differences, paper_means, paper_table)
 from experiments.xia.protocol import METRICS, PRINCIPLES
 from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, correct, judge, reproduction, \
     smallest_effect
@@ -45,11 +44,10 @@ SYSTEMS = PRINCIPLES
 RULE_WORDS = {"diagonal": " (Eq. 8 in every arm)", "exact": " (exact −L′/L″ in every arm)",
               "own": " (Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE)"}
 #: which effect the loss claim measures under each leaf rule (a common rule isolates the split principle)
-RULE_EFFECT = {"diagonal": "the split-principle effect (one common leaf rule for both arms, the default)",
-               "exact": "the split-principle effect (one common leaf rule for both arms)",
-               "own": "the split-principle effect plus the leaf-rule effect (each arm its own leaves: their sum, "
-                      "not the split principles' alone; run --leaf-rule diagonal or exact for the split-principle "
-                      "effect)"}
+_COMMON = "the split-principle effect (one common leaf rule for both arms"
+RULE_EFFECT = {"diagonal": _COMMON + ", the default)", "exact": _COMMON + ")",
+               "own": "the split-principle effect plus the leaf-rule effect (each arm its own leaves: their sum, not the "
+                      "split principles' alone; run --leaf-rule diagonal or exact for the split-principle effect)"}
 #: the verdict of the split-principle loss claim when the run's leaf rule confounds it
 OWN_VERDICT = "inconclusive (leaf rule own: the split-principle effect is not separated from the leaf rule's)"
 HIGH, LOW = (METRICS[1], METRICS[2]), (METRICS[0], METRICS[3])      # NDCG@3, @10 | NDCG@1, ERR
@@ -71,7 +69,7 @@ def _paper(dataset: str, system: str, grid=None) -> pd.DataFrame | None:
     only the run's configurations (leaves, learning rate), where the paper has any of them."""
     _, table = paper_table(dataset)
     rows = {k[1:]: [ole - se for se, ole in v] for k, v in table.items() if k[0] == system}
-    kept = {k: v for k, v in rows.items() if grid is None or _in_grid(k, grid)}
+    kept = {k: v for k, v in rows.items() if grid is None or in_grid(k, grid)}
     rows = kept or rows
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(METRICS)) if rows else None
 

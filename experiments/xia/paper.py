@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PAPER_TABLE_NAMES", "PAPER_TEXT_COUNTS", "PAPER_LOSS_RANGE", "PAPER_TIME_RATIO", "paper_table",
-           "paper_differences", "paper_counts", "paper_means", "PAPER_ROUNDS"]
+           "paper_differences", "paper_counts", "paper_means", "in_grid", "PAPER_ROUNDS"]
 
 # Xia et al. Tables 2 (Yahoo) and 3 (MSLR-WEB10K): (SE, OLE) ×100 for NDCG@1, @3, @10, ERR
 _T = {
@@ -58,11 +58,11 @@ def paper_differences(system: str, key: str | None = None, grid=None) -> np.ndar
     paper's when none of them is in it)."""
     tables = [_T[key]] if key else list(_T.values())
     cells = [(k[1:], ole - se) for t in tables for k, v in t.items() if k[0] == system for se, ole in v]
-    kept = [d for cfg, d in cells if grid is None or _in_grid(cfg, grid)]
+    kept = [d for cfg, d in cells if grid is None or in_grid(cfg, grid)]
     return np.array(kept if kept else [d for _, d in cells])
 
 
-def _in_grid(cfg, grid) -> bool:
+def in_grid(cfg, grid) -> bool:
     """A paper configuration (leaves, learning rate) is one of ``grid``'s (floats compared to 1e-9)."""
     return any(int(cfg[0]) == int(g[0]) and abs(float(cfg[1]) - float(g[1])) < 1e-9 for g in grid)
 
@@ -95,7 +95,7 @@ def paper_means(system: str, key: str | None, grid=None) -> tuple[float | None, 
     configurations (leaves, learning rate) the run used (all when the paper has none of them)."""
     rows = [(cfg, v) for k in ((key,) if key else tuple(PAPER_TABLE_NAMES)) for (sy, *cfg), v in paper_table(k)[1].items()
             if sy == system]
-    kept = [v for cfg, v in rows if grid is None or _in_grid(cfg, grid)] or [v for _, v in rows]
+    kept = [v for cfg, v in rows if grid is None or in_grid(cfg, grid)] or [v for _, v in rows]
     cells = [c for v in kept for c in v]
     if not cells:
         return None, None

@@ -30,7 +30,7 @@ from .power import POWER_TARGET, power_block
 from .reproduction import reproduction, reproduction_summary
 from .tests import adjust, applied_levels, dz_interval
 
-__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "conjunction_family", "verdict",
+__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "conjunction_family", "sequential_power", "verdict",
            "equivalence_verdict",
            "no_test_reason",
            "undefined_reason", "UNDERPOWERED"]
@@ -322,6 +322,24 @@ def conjunction_family(items, inference: Inference, family: str) -> list:
             c = conjunction(t, parts, inference, d, level=float(lv), **x).replace(
                 p=float(pa), p_raw=float(c.p), correction=inference.correction)
         out.append(c.replace(family=family))
+    return out
+
+
+def sequential_power(c: Claim, d: Mapping) -> dict:
+    """The power fields of claim ``c`` as its sequential verdict used them, from the monitor's
+    settling record ``d`` (:class:`~ltrrepro.inference.sequential.Monitor`): the design's power
+    at the level the claim was settled at (``alpha_applied``) — the power column of an auto run
+    is the one its verdict used — and a fixed run's trials for 80% at that level.
+
+    >>> c = judge("x", Evidence(0.004, 0.2, 5, "d", sd=0.01), Expectation(effect=0.01), Inference())
+    >>> sequential_power(c, {"power": 0.42, "alpha": 0.005})["power"]
+    0.42
+    """
+    if not np.isfinite(d.get("power", NAN)):
+        return {}
+    out = {"power": float(d["power"]), "alpha_applied": float(d["alpha"])}
+    if c.power_at is not None:
+        out.update({k: v for k, v in c.power_at(float(d["alpha"])).items() if k != "power"})
     return out
 
 
