@@ -19,8 +19,9 @@ t-test's two-sided p over the first n_k values becomes z (:func:`~ltrrepro.infer
 the run stops on |z| ≥ c_k (efficacy) or on z < b_k, the non-binding futility bound at the drift
 δ₁·√N/SD_k of the SD observed at that look. Vectorized over runs: b_k is interpolated in the drift
 from a grid of :func:`~ltrrepro.inference.sequential.futility_bounds` (its largest interpolation error is
-printed), and the first runs of each case are replayed through the Monitor itself (the decisions
-must agree). The fixed design is the t-test at α over all 100.
+printed), and the first runs of each case are replayed through the Monitor itself under the same
+normal-model futility bound (``law="normal"``: the decisions must agree; at 100 trials the t law the
+harness uses is close to it, and the small maxima below use the t law). The fixed design is the t-test at α over all 100.
 
 Small maxima (``--max-trials`` 10 and 20, 4 looks; α = 0.01 and a family-of-six claim's α/6):
 each look is a paired t-test over 2–20 trials, so the design's power and futility bound come from
@@ -113,7 +114,7 @@ def replay(sim, sizes, delta1, count, alpha) -> int:
     names = {sq.EFFICACY: 1, sq.CONTRADICTED: -1, sq.FUTILITY: 2, sq.MAXIMUM: 0}
     same = 0
     for i in range(count):
-        m = sq.Monitor(sizes, alpha=alpha, correction="none", inference=False)
+        m = sq.Monitor(sizes, alpha=alpha, correction="none", inference=False, law="normal")
         for k, n in enumerate(sizes):
             xs = sim["x"][i, :n]
             entry = {"key": "c", "p": float(stats.ttest_1samp(xs, 0.0).pvalue), "value": float(xs.mean()), "sign": 1,
