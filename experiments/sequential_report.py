@@ -11,7 +11,7 @@ import pandas as pd
 from ltrrepro.inference import sequential as sq
 from ltrrepro.inference.claim import sequential_power
 from ltrrepro.inference.claim import verdict as fixed_verdict
-from ltrrepro.inference.tlaw import alpha_warning
+from ltrrepro.inference.tlaw import alpha_warning, futility_only
 from ltrrepro.report import Table
 
 __all__ = ["monitored", "settled_claim", "look_text", "correction_of", "final_report", "estimate_lines", "STANDARD"]
@@ -140,6 +140,10 @@ def estimate_lines(config, store, units, base_lines, alpha: float) -> list:
               f"({f:.0%} of the maximum, about {_hours(total * f)})" for name, f in frac.items()]
     lines.append("  the run stops when its last claim settles: its cost lies between the largest of these and the "
                  "maximum")
+    only = [k + 1 for k, (n, ck) in enumerate(zip(sizes, c)) if futility_only(n, ck)[0]]
+    if only:
+        lines.append(f"  futility-only look(s) at α = {alpha:g}: {', '.join(map(str, only))} (a t over so few trials "
+                     f"cannot reach the efficacy bound)")
     return lines
 
 

@@ -21,3 +21,13 @@ def test_the_power_column_is_the_verdicts(power, verdict):
     assert s.power == power and s.verdict == verdict and s.alpha_applied == 0.005
     assert s.trials_80 == trials_for_power(0.01, 0.01, alpha=0.005)
     assert "(0.10–0.60 over the SD's 95% CI), t law" in s.detail
+
+
+def test_estimate_names_the_futility_only_looks():
+    """--estimate of --max-trials 20 --looks 4 at α = 0.01: look 1 (5 trials) cannot stop for efficacy."""
+    from types import SimpleNamespace
+
+    from experiments.sequential_report import estimate_lines
+    store = SimpleNamespace(records=lambda: [])
+    lines = estimate_lines(SimpleNamespace(trials=20, looks=4), store, [], [], 0.01)
+    assert any(line.strip().startswith("futility-only look(s) at α = 0.01: 1 ") for line in lines)
