@@ -47,7 +47,7 @@ class RunConfig:
     trials: int = 1
     seed: int = 0
     #: ``--trials auto``: equally spaced looks of a group-sequential run of at most ``trials``
-    #: (:mod:`experiments.sequential_run`); None: the fixed design (left out of the hash then)
+    #: (:mod:`experiments.design`); None: the fixed design (left out of the hash then)
     looks: int | None = None
 
     paper_trials = 100

@@ -16,8 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments.cli import ArgumentParser, cli
-from experiments.errors import UsageError
+from experiments.errors import ArgumentParser, UsageError, cli
 
 __all__ = ["TREC_STUDIES", "check_save_runs", "save_runs", "export"]
 
