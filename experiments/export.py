@@ -16,19 +16,22 @@ import argparse
 import sys
 from pathlib import Path
 
+from experiments import registry
 from experiments.errors import ArgumentParser, UsageError, cli
 
-__all__ = ["TREC_STUDIES", "check_save_runs", "save_runs", "export"]
+__all__ = ["trec_studies", "check_save_runs", "save_runs", "export"]
 
-#: the studies whose units store their test scores (Bruch's ranking studies)
-TREC_STUDIES = ("quality", "convergence", "robustness", "clicks")
+
+def trec_studies() -> tuple:
+    """The studies whose units store their test rankings (their records' ``keeps_rankings``)."""
+    return tuple(name for name, exp in registry.experiments().items() if exp.keeps_rankings)
 
 
 def check_save_runs(experiment: str) -> None:
     """``--save-runs`` is refused (one line, before any work) for a study whose units store no test rankings."""
-    if experiment not in TREC_STUDIES:
+    if not registry.get(experiment).keeps_rankings:
         raise UsageError(f"--save-runs: the {experiment} study's units keep no test rankings; TREC runs are written "
-                         f"by {', '.join(TREC_STUDIES)}")
+                         f"by {', '.join(trec_studies())}")
 
 
 def save_runs(store, dest=None, raw: bool = False, quiet: bool = False) -> dict:
@@ -52,9 +55,9 @@ def export(run_dir, dest=None, raw: bool = False, quiet: bool = False) -> dict:
 
     store = ResultStore.open(run_dir)
     name = store.read_manifest().get("experiment")
-    if name not in TREC_STUDIES:
+    if name not in trec_studies():
         raise UsageError(f"{run_dir}: a {name} run; its units keep no test rankings (TREC runs come from "
-                         f"{', '.join(TREC_STUDIES)})")
+                         f"{', '.join(trec_studies())})")
     return save_runs(store, dest, raw=raw, quiet=quiet)
 
 

@@ -5,8 +5,13 @@ A study is named once, in its :class:`Experiment` record, declared by its paper 
 whose module is a two-line stub named after the study), ``python -m experiments.report``,
 the Python API (:func:`experiments.run`) and a manifest (its ``experiment`` field) all find
 the study here, and everything a run needs of it comes from the record: the configuration
-class, the flags it honours, the units, the unit function, the report and the cost model of
-``--estimate``.
+class and its complete default, the flags it honours, the units, the unit function, the
+report and the cost model of ``--estimate``.
+
+A study from outside the repository is an installed distribution that declares an entry point
+in the group :data:`ENTRY_POINTS` (``ltrrepro.studies``) whose value is its :class:`Experiment`
+(``[project.entry-points."ltrrepro.studies"] toy = "toy_study.studies:TOY"``): it is listed
+and run like the built-in ones (``python -m experiments NAME``; docs/plugins.md).
 """
 from __future__ import annotations
 
@@ -16,10 +21,12 @@ from typing import Any, Callable
 
 from experiments.errors import UsageError
 
-__all__ = ["Experiment", "register", "get", "experiments", "PAPERS"]
+__all__ = ["Experiment", "register", "get", "experiments", "PAPERS", "ENTRY_POINTS"]
 
 #: the paper packages, each declaring its studies in ``experiments/<paper>/studies.py``
 PAPERS = ("bruch2021", "zheng2007", "xia")
+#: the entry-point group of studies from installed distributions (value: an :class:`Experiment`)
+ENTRY_POINTS = "ltrrepro.studies"
 
 
 def _always(cfg) -> bool:
@@ -40,7 +47,11 @@ class Experiment:
     ``report(store)``: its tables, figures and claims; ``size_of(unit, ctx)``: a unit's
     training size, which ``--estimate`` scales its calibration by; ``reads_data(cfg)``: the
     run prepares the pooled dataset (else the units read their own, e.g. Xia's folds);
-    ``before(cfg)``: checks before any work (files the units will read)."""
+    ``before(cfg)``: checks before any work (files the units will read); ``default``: the
+    study's complete default configuration (what the command runs with no flag), and
+    ``data_defaults(dataset)`` the fields whose default differs on another dataset (real data:
+    the paper's trials, no synthetic size), which :func:`experiments.configure` applies;
+    ``keeps_rankings``: its units store their test rankings (``--save-runs``, :mod:`experiments.export`)."""
 
     name: str
     paper: str
@@ -57,6 +68,9 @@ class Experiment:
     size_of: Callable | None = None
     reads_data: Callable[[Any], bool] = _always
     before: Callable[[Any], None] | None = None
+    default: Any = None
+    data_defaults: Callable[[str], dict] | None = None
+    keeps_rankings: bool = False
 
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -71,10 +85,38 @@ def register(exp: Experiment) -> Experiment:
 
 
 def experiments() -> dict[str, Experiment]:
-    """Every study, by name (the paper packages' ``studies`` modules imported once)."""
+    """Every study, by name: the paper packages' (their ``studies`` modules imported once),
+    then those installed distributions declare (:func:`installed`)."""
     for paper in PAPERS:
         importlib.import_module(f"experiments.{paper}.studies")
+    _load_installed()
     return dict(_REGISTRY)
+
+
+_LOADED: set = set()
+
+
+def _load_installed() -> None:
+    """Register each study of the ``ltrrepro.studies`` entry points (once per entry point):
+    its value must be an :class:`Experiment` named as the entry point; one that fails to load
+    is one :class:`UsageError` naming its distribution."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINTS):
+        where = f"{ep.value} (entry point {ep.name!r} of {getattr(ep.dist, 'name', None) or '?'})"
+        if where in _LOADED:
+            continue
+        try:
+            exp = ep.load()
+        except Exception as err:  # noqa: BLE001 - an installed package's import error, named for the user
+            raise UsageError(f"the study {where} does not load: {type(err).__name__}: {err}") from None
+        if not isinstance(exp, Experiment) or exp.name != ep.name:
+            raise UsageError(f"the study {where} is not an experiments.registry.Experiment named {ep.name!r}")
+        try:
+            register(exp)
+        except ValueError as err:
+            raise UsageError(f"the study {where}: {err}") from None
+        _LOADED.add(where)
 
 
 def get(name: str) -> Experiment:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from experiments import analysis as an
 from experiments.bruch2021 import jensen_gap
-from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
+from experiments.bruch2021.protocol import PAPER_TRIALS, BruchConfig, config_from_args, train_size, unit_fn
 from experiments.bruch2021.report import figure1, figure2, noise, table1
 from experiments.values import parse_levels, positive_int
 from experiments.errors import UsageError
@@ -30,6 +30,20 @@ def _report(build, config_cls=BruchConfig, *extra, **frame_args):
         return rep.write(store.root)
     report.__doc__ = f"The report of the run in ``store`` ({build.__module__}.build), written."
     return report
+
+
+def _default(experiment: str, trials: int, models, **fields) -> BruchConfig:
+    """A study's complete default: the synthetic Web30K profile at 400 queries, ``trials`` trials."""
+    return BruchConfig(experiment=experiment, queries=400, trials=trials, models=tuple(models), **fields)
+
+
+def _on_data(experiment: str, real_trials: int | None = None):
+    """The fields whose default differs on a real dataset: the paper's trials, its preset, no synthetic size."""
+    def data_defaults(dataset: str) -> dict:
+        if dataset.startswith("synthetic"):
+            return {}
+        return {"queries": None, "preset": "", "trials": real_trials or PAPER_TRIALS.get(experiment, 100)}
+    return data_defaults
 
 
 def _units(cfg: BruchConfig, settings, models=None) -> list[Unit]:
@@ -58,7 +72,9 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
     from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
                                          default_models=(*PAPER_MODELS, *BASELINES)),
     units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
-    unit_fn=unit_fn, report=_report(table1.build, arrays=table1.ARRAYS), size_of=train_size))
+    unit_fn=unit_fn, report=_report(table1.build, arrays=table1.ARRAYS), size_of=train_size,
+    default=_default("quality", 5, (*PAPER_MODELS, *BASELINES)), keeps_rankings=True,
+    data_defaults=_on_data("quality")))
 
 
 # ------------------------------------------------------------------------ Figure 2: convergence
@@ -80,7 +96,9 @@ right panel and the table.""",
     from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
                                          real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
     units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
-    unit_fn=unit_fn, report=_report(figure2.build, fields=figure2.FIELDS), size_of=train_size))
+    unit_fn=unit_fn, report=_report(figure2.build, fields=figure2.FIELDS), size_of=train_size,
+    default=_default("convergence", 4, NOISE_MODELS, early_stopping=False),
+    keeps_rankings=True, data_defaults=_on_data("convergence", real_trials=100)))
 
 
 # ------------------------------------------------------------------------ Figure 3: robustness
@@ -124,7 +142,9 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
     own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
                                          help="documents, labels or both (default both)"),
     from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn, report=_report(noise.build, BruchConfig, noise.FIGURE3),
-    size_of=train_size))
+    size_of=train_size, default=_default("robustness", 6, NOISE_MODELS, noise=("documents", "labels"),
+                                         levels=(0, 20, 40, 60, 80, 100)),
+    keeps_rankings=True, data_defaults=_on_data("robustness")))
 
 
 # ------------------------------------------------------------------------ Figure 4: clicks
@@ -164,7 +184,9 @@ robust to click noise (the per-trial slope of the NDCG@5 difference against C is
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
     defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
     units=lambda cfg: _units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
-    unit_fn=unit_fn, report=_report(noise.build, BruchConfig, noise.FIGURE4), size_of=train_size))
+    unit_fn=unit_fn, report=_report(noise.build, BruchConfig, noise.FIGURE4), size_of=train_size,
+    default=_default("clicks", 4, NOISE_MODELS, noise=("clicks",), levels=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3)),
+    keeps_rankings=True, data_defaults=_on_data("clicks")))
 
 
 # ------------------------------------------------------------------------ Figure 1: Jensen gap
@@ -199,4 +221,5 @@ seeded generator), so the figure can be rebuilt from stored results.""",
     config_cls=jensen_gap.JensenConfig, own_flags=_jensen_flags, from_args=_jensen_config,
     units=lambda cfg: [Unit("jensen_gap", "simulated", i, "list", seed=cfg.seed) for i in range(cfg.trials)],
     unit_fn=jensen_gap.unit_fn, reads_data=lambda cfg: False,
-    report=_report(figure1.build, jensen_gap.JensenConfig, fields=figure1.FIELDS, arrays=figure1.ARRAYS)))
+    report=_report(figure1.build, jensen_gap.JensenConfig, fields=figure1.FIELDS, arrays=figure1.ARRAYS),
+    default=jensen_gap.JensenConfig(experiment="jensen_gap", trials=10)))

@@ -75,4 +75,9 @@ register(Experiment(
     name=EXPERIMENT, paper="xia", title="Xia et al.: SE vs OLE split principles for McRank and LambdaMART",
     doc=DOC, config_cls=XiaConfig, flags=("dataset", "data-dir", "queries", "trials", "rounds", "models", "every"),
     defaults={"models": ",".join(MODELS)}, own_flags=own_flags, from_args=build, units=build_units,
-    unit_fn=unit_fn, report=report, reads_data=lambda cfg: not cfg.fold_layout, before=check_folds))
+    unit_fn=unit_fn, report=report, reads_data=lambda cfg: not cfg.fold_layout, before=check_folds,
+    default=XiaConfig(experiment=EXPERIMENT, queries=300, trials=3, rounds=(("mcrank", 60), ("lambdamart", 60)),
+                      every=3),
+    data_defaults=lambda dataset: {} if dataset.startswith("synthetic") else {
+        "queries": None, "trials": 5 if dataset in FOLD_LAYOUTS else 3, "rounds": tuple(PAPER_ROUNDS.items()),
+        "every": max(PAPER_ROUNDS.values()) // 20}))

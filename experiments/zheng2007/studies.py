@@ -79,4 +79,7 @@ register(Experiment(
     name=EXPERIMENT, paper="zheng2007", title="Zheng et al.: QBRank against GBT and RankSVM", doc=DOC,
     config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every"),
     defaults={"models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
-    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, report=report, size_of=train_size))
+    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, report=report, size_of=train_size,
+    default=ZhengConfig(experiment=EXPERIMENT, queries=1500, trials=3, rounds=150),
+    data_defaults=lambda dataset: {} if dataset.startswith("synthetic") else {"queries": None, "trials": 10,
+                                                                               "rounds": 300}))
