@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
+from ltrrepro import migrations
 from ltrrepro.datasets import REGISTRY
 from ltrrepro.fit.plugins import PluginError
 
@@ -269,6 +270,7 @@ def load_manifest_config(path) -> dict:
         path = path / "manifest.json"
     try:
         man = json.loads(path.read_text())
+        man = migrations.manifest(man) if isinstance(man, dict) else man
     except FileNotFoundError:
         raise UsageError(f"--config {path}: no such file (give a run's manifest.json)") from None
     except (OSError, ValueError) as err:
