@@ -13,8 +13,10 @@ fields and an :class:`~experiments.execution.Execution`.
 from __future__ import annotations
 
 import dataclasses
+import typing
 
 from experiments import registry
+from experiments.config import _tuple, _typed as _typed_value
 from experiments.errors import UsageError
 from experiments.execution import Execution
 
@@ -24,18 +26,37 @@ _EXECUTION = frozenset(f.name for f in dataclasses.fields(Execution))
 
 
 def _plugins(models, given: tuple) -> dict:
-    """``models`` with plug-in specs named by their keys, and ``plugins`` with the specs added."""
-    from ltrrepro.fit.plugins import is_plugin_spec, plugin_key
+    """``models`` with plug-in specs named by their keys, and ``plugins`` with the specs added:
+    a spec ``package.module:Name(k=v)``, or an arm ``SPEC-<suffix>`` (Xia's principles), as
+    ``--models`` reads them (:func:`experiments.values.parse_models`)."""
+    from ltrrepro.fit.plugins import PluginError, is_plugin_spec, plugin_key
+
+    def key(spec):
+        try:
+            return plugin_key(spec)
+        except PluginError:
+            return None
 
     names, plugins = [], dict(given)
     for m in models:
-        spec, suffix = (m, "") if is_plugin_spec(m) else m.rpartition("-")[::2]
+        spec, suffix = m, ""
+        if is_plugin_spec(m) and key(m) is None and key(m.rpartition("-")[0]) is not None:
+            spec, _, suffix = m.rpartition("-")
         if not is_plugin_spec(spec):
             names.append(m)
             continue
-        plugins[plugin_key(spec)] = spec
+        plugins[plugin_key(spec)] = spec               # a malformed spec: its one-line PluginError
         names.append(plugin_key(spec) + (f"-{suffix}" if suffix else ""))
     return {"models": tuple(names), "plugins": tuple(plugins.items())}
+
+
+def _typed(name: str, value, hint, caller: str):
+    """``value`` of the declared type of field ``name`` (lists as tuples), else one
+    :class:`UsageError` naming the field (a comma-separated string for a tuple of names says so)."""
+    if isinstance(value, str) and hint is tuple:
+        raise UsageError(f"{caller}: field {name!r} is a tuple (e.g. {name}=({value.split(',')[0]!r}, ...)), "
+                         f"not the string {value!r}")
+    return _typed_value(name, _tuple(value), hint, caller)
 
 
 def configure(name: str, fields: dict):
@@ -54,11 +75,12 @@ def configure(name: str, fields: dict):
         raise UsageError(f"{caller}: the study declares no default configuration; build its "
                          f"{exp.config_cls.__name__}(...) yourself")
     known = {f.name for f in dataclasses.fields(exp.default)} - {"experiment"}
+    hints = typing.get_type_hints(type(exp.default))
     unknown = sorted(set(fields) - known)
     if unknown:
         raise UsageError(f"{caller}: unknown field(s) {', '.join(unknown)}; a {type(exp.default).__name__} has "
                          f"{', '.join(sorted(known))}")
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
+    values = {k: _typed(k, v, hints.get(k), caller) for k, v in fields.items()}
     if "models" in values and "plugins" in known:
         values.update(_plugins(values["models"], values.get("plugins", ())))
     dataset = values.get("dataset", exp.default.dataset)
