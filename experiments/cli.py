@@ -201,6 +201,7 @@ def parser_for(exp) -> argparse.ArgumentParser:
     defaults = {d: getattr(exp.config_cls, d) for d in DEFAULTS_FROM_CONFIG
                 if d in names and (d == "seed" or d.replace("_", "-") in exp.flags)}
     ap = make_parser(exp.doc, *exp.flags, **{**defaults, **exp.defaults})
+    ap.prog = f"python -m experiments {exp.name}"          # as run through either command
     if "trials" in exp.flags:                   # --trials auto's design
         sequential_flags(ap)
     if exp.own_flags is not None:
