@@ -41,6 +41,7 @@ def installed(monkeypatch):
     registry._LOADED.update(loaded)
 
 
+@pytest.mark.slow
 def test_a_built_in_study_runs_as_python_m_experiments_name(tmp_path, capsys):
     assert main(["jensen_gap", "--lists", "2", "--draws", "10", "--docs", "5", "--out", str(tmp_path / "j"),
                  "--quiet"]) == 0
