@@ -10,12 +10,13 @@ report and the cost model of ``--estimate``.
 
 A study from outside the repository is an installed distribution that declares an entry point
 in the group :data:`ENTRY_POINTS` (``ltrrepro.studies``) whose value is its :class:`Experiment`
-(``[project.entry-points."ltrrepro.studies"] toy = "toy_study.studies:TOY"``): it is listed
-and run like the built-in ones (``python -m experiments NAME``; docs/plugins.md).
+(``[project.entry-points."ltrrepro.studies"] toy = "toy_study:TOY"``): it is listed and run
+like the built-in ones (``python -m experiments NAME``; docs/own-study.md).
 """
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -86,7 +87,7 @@ def register(exp: Experiment) -> Experiment:
 
 def experiments() -> dict[str, Experiment]:
     """Every study, by name: the paper packages' (their ``studies`` modules imported once),
-    then those installed distributions declare (:func:`installed`)."""
+    then those installed distributions declare (entry points :data:`ENTRY_POINTS`)."""
     for paper in PAPERS:
         importlib.import_module(f"experiments.{paper}.studies")
     _load_installed()
@@ -94,6 +95,8 @@ def experiments() -> dict[str, Experiment]:
 
 
 _LOADED: set = set()
+#: the ``sys.path`` the entry points were last read under (read again when it changes)
+_SCANNED: list = [None]
 
 
 def _load_installed() -> None:
@@ -102,6 +105,8 @@ def _load_installed() -> None:
     is one :class:`UsageError` naming its distribution."""
     from importlib.metadata import entry_points
 
+    if _SCANNED[0] == tuple(sys.path):
+        return
     for ep in entry_points(group=ENTRY_POINTS):
         where = f"{ep.value} (entry point {ep.name!r} of {getattr(ep.dist, 'name', None) or '?'})"
         if where in _LOADED:
@@ -117,6 +122,7 @@ def _load_installed() -> None:
         except ValueError as err:
             raise UsageError(f"the study {where}: {err}") from None
         _LOADED.add(where)
+    _SCANNED[0] = tuple(sys.path)
 
 
 def get(name: str) -> Experiment:

@@ -34,6 +34,7 @@ def installed(monkeypatch):
     def install(*eps):
         monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: list(eps) if
                             group == registry.ENTRY_POINTS else [])
+        monkeypatch.setattr(registry, "_SCANNED", [None])              # read them again
     yield install
     registry._REGISTRY.clear()
     registry._REGISTRY.update(saved)
