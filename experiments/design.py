@@ -6,10 +6,10 @@ design, run (or resume) the wave's units, report on them, and ask the design whe
 
 * :class:`Fixed` (``--trials N``): one wave, every unit; no decision (the report is the run's).
 * :class:`Sequential` (``--trials auto``): a configuration's ``trials`` is the maximum N and
-  ``looks`` the number K of equally spaced looks (:func:`ltrrepro.sequential.look_sizes`);
+  ``looks`` the number K of equally spaced looks (:func:`ltrrepro.inference.sequential.look_sizes`);
   wave k trains the units of the first n_k trials, and after its report every tested claim is
-  held to its bounds (:class:`ltrrepro.sequential.Monitor`: Lan–DeMets O'Brien–Fleming-type
-  efficacy bounds at the report's α, two-sided; a non-binding β-spending futility bound
+  held to its bounds (:class:`ltrrepro.inference.sequential.Monitor`: Lan–DeMets
+  O'Brien–Fleming-type efficacy bounds at the report's α, two-sided; a non-binding β-spending futility bound
   against the effect the claim is powered against; Holm-type α recycling within each claim
   family, or none with ``--correction none``). It stops when every tested claim is settled
   (efficacy, contradicted, futility) or at look K. The final report is the stopping look's,
@@ -30,7 +30,7 @@ import sys
 from experiments.errors import UsageError
 from experiments.sequential_report import (correction_of, estimate_lines, final_report, look_text, monitored,
                                            settled_claim)
-from ltrrepro import sequential as sq
+from ltrrepro.inference import sequential as sq
 
 __all__ = ["Fixed", "Sequential", "design_of"]
 
@@ -51,10 +51,10 @@ class Fixed:
     def manifest(self) -> dict:
         return {"trials": self.trials}
 
-    def estimate(self, config, store, units, lines) -> list:
+    def estimate(self, config, store, units, lines, inference) -> list:
         return lines
 
-    def decide(self, k: int, info, quiet: bool) -> bool:
+    def decide(self, k: int, info, inference, quiet: bool) -> bool:
         return True
 
     def final(self, info, root):
@@ -90,22 +90,22 @@ class Sequential:
     def manifest(self) -> dict:
         return {"trials": "auto", "sequential": self.design}
 
-    def estimate(self, config, store, units, lines) -> list:
-        """The expected and maximum cost under the design (:func:`estimate_lines`)."""
+    def estimate(self, config, store, units, lines, inference) -> list:
+        """The expected and maximum cost under the design (:func:`estimate_lines`) at the report's α."""
         store.select([u.key for u in units])
-        return estimate_lines(config, store, units, lines)
+        return estimate_lines(config, store, units, lines, inference.alpha)
 
-    def decide(self, k: int, info, quiet: bool) -> bool:
-        """Hold the look's tested claims to their bounds; True when every one is settled or at
-        the last look."""
+    def decide(self, k: int, info, inference, quiet: bool) -> bool:
+        """Hold the look's tested claims to their bounds at the report's α (``inference``); True
+        when every one is settled or at the last look."""
         sizes = self.sizes
         if self.monitor is None:
-            self.monitor = sq.Monitor(sizes, alpha=info.alpha, correction=correction_of(info.claims))
+            self.monitor = sq.Monitor(sizes, alpha=inference.alpha, correction=correction_of(info.claims, inference))
         monitor, keys = self.monitor, [e["key"] for e in monitored(info.claims)]
         new = monitor.look(k, monitored(info.claims))
         for c in info.claims:
             if c.text in monitor.decisions and c.text not in self.settled:
-                self.settled[c.text] = settled_claim(c, monitor.decisions[c.text], len(sizes), info.alpha)
+                self.settled[c.text] = settled_claim(c, monitor.decisions[c.text], len(sizes), inference.alpha)
         if not quiet:
             print(look_text(k, sizes, new, len(keys) - sum(x in monitor.decisions for x in keys)), file=sys.stderr)
         if not (keys and monitor.done(keys) or k == len(sizes) - 1):

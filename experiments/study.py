@@ -25,7 +25,6 @@ from experiments.results import StudyResult, load
 from ltrrepro.datasets import load_dataset
 from ltrrepro.fileio import atomic_write_text
 from ltrrepro.runner import materialize, run_units
-from ltrrepro.stats import using
 from ltrrepro.store import ResultStore, StoreError
 
 __all__ = ["DataInfo", "prepare_data", "run", "run_and_report"]
@@ -125,19 +124,19 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     store = ResultStore(out, stored)
     ctx = {"cfg": config, "data": info.ref,
            "isolated": config.plugin_models(u.model for u in units)}      # plug-ins run in their own process
+    inference = execution.inference(_stored_statistics(out))     # the report's statistics (never hashed)
     if execution.estimate:
         with store.lock():
             lines = design.estimate(config, store, units,
-                                    estimate(units, exp.unit_fn, ctx, store, execution, exp.size_of))
+                                    estimate(units, exp.unit_fn, ctx, store, execution, exp.size_of), inference)
         print("\n".join(lines))
         return StudyResult(out=out, exit_code=0, estimate=lines)
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
-    inference = execution.inference(_stored_statistics(out))
-    with using(inference):                   # the report's test, correction and effects (never hashed)
-        code = run_and_report(config.experiment, execution, store, units, exp.unit_fn, exp.report, ctx, header,
-                              extra={"statistics": inference.to_dict()}, design=design)
+    code = run_and_report(config.experiment, execution, store, units, exp.unit_fn,
+                          lambda s: exp.report(s, inference), ctx, header,
+                          extra={"statistics": inference.to_dict()}, design=design, inference=inference)
     return _result(out, code)
 
 
@@ -153,8 +152,9 @@ def _report_only(exp, config, execution: Execution, design) -> StudyResult:
     if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
         atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
     units = exp.units(config) if isinstance(design, Sequential) else None      # a fixed run: every stored unit
-    with using(inference), store.lock():
-        info, _ = _waves(design, execution, store, units, None, exp.report, None, None)
+    with store.lock():
+        info, _ = _waves(design, execution, store, units, None, lambda s: exp.report(s, inference), None, None,
+                         inference)
     if info is None:
         raise UsageError(f"{store.root}: the trials of the first look are not all stored; nothing to report on")
     if not execution.quiet:
@@ -190,7 +190,7 @@ def _finish_quietly(store: ResultStore, status: str, extra: dict) -> None:
         pass
 
 
-def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts):
+def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inference=None):
     """For each wave of ``design``: run (or resume) its units, report on exactly them, and ask
     the design whether to stop; ``(report, failed keys)``. Without ``counts`` (a report-only
     pass) nothing runs: the waves stop before the first whose units are not all stored
@@ -217,7 +217,7 @@ def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts):
                     or summary.n_done + summary.n_skipped == 0):
                 break
         info = report_fn(store)                  # a ltrrepro.report.Report, written
-        if failed or design.decide(k, info, execution.quiet):
+        if failed or design.decide(k, info, inference, execution.quiet):
             break
     if info is not None:
         info = design.final(info, store.root)
@@ -225,7 +225,7 @@ def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts):
 
 
 def run_and_report(experiment: str, execution: Execution, store: ResultStore, units, unit_fn, report_fn, ctx: dict,
-                   header=(), extra: dict | None = None, design=None) -> int:
+                   header=(), extra: dict | None = None, design=None, inference=None) -> int:
     """The one lifecycle of every run: lock ``store`` for this process, start its manifest,
     run the units in the waves of ``design`` (default: one wave, :class:`~experiments.design.Fixed`)
     with a report and the design's decision after each, write the TREC runs (``--save-runs``),
@@ -242,7 +242,7 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
                 print(line, file=sys.stderr)
         t0 = time.perf_counter()
         try:
-            info, failed = _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts)
+            info, failed = _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inference)
             text = getattr(info, "text", None)
             if not execution.quiet and text:
                 print(text)

@@ -24,7 +24,7 @@ import numpy as np
 from experiments import analysis as an
 from experiments.config import RunConfig
 from experiments.registry import Experiment
-from ltrrepro.claims import Claim
+from ltrrepro.inference import judge_comparison
 from ltrrepro.metrics import evaluate
 from ltrrepro.report import Report, Table
 from ltrrepro.runner import DataRef, Unit
@@ -72,16 +72,19 @@ def unit_fn(unit: Unit, ctx: dict):
     return {"means": {k: r.mean for k, r in res.items()}}, arrays
 
 
-def build(store) -> Report:
-    """The toy paper's table (mean NDCG@5 per ranker) and its one claim, written under the store."""
+def build(store, inference) -> Report:
+    """The toy paper's table (mean NDCG@5 per ranker) and its one claim under the report's
+    statistics (``inference``: test, correction, effects, α), written under the store."""
     cfg, deviations, choices = an.stored_config(store, ToyConfig)
     df = an.frame(store)
     table = df.groupby("model")[NDCG5].mean().rename("NDCG@5").reset_index() if len(df) else df
-    claim = Claim.from_comparison("the feature most correlated with the training grades beats a random order on NDCG@5 (Toy 2026)",
-                                  an.compare(df, NDCG5, *MODELS), MODELS, NDCG5)
+    claim = judge_comparison("the feature most correlated with the training grades beats a random order on NDCG@5 "
+                             "(Toy 2026)", an.compare(df, NDCG5, *MODELS, test=inference.test), MODELS, NDCG5,
+                             inference)
     rep = Report(title="Toy (2026): the best single feature against a random order",
                  tables=[Table("toy", table, caption="Mean test NDCG@5 per ranker")],
-                 claims=[c for c in (claim,) if c is not None], deviations=deviations, choices=choices)
+                 claims=[c for c in (claim,) if c is not None], deviations=deviations, choices=choices,
+                 inference=inference)
     return rep.write(store.root)
 
 
