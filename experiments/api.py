@@ -2,7 +2,7 @@
 
 ``experiments.configure("robustness", queries=200, levels=[0, 50])`` is
 ``dataclasses.replace`` of the study's complete default configuration
-(:attr:`~experiments.registry.Experiment.default`) with those fields — on another dataset
+(:attr:`~experiments.registry.Experiment.default`, called) with those fields — on another dataset
 first with the fields whose default differs there (``data_defaults``: the paper's trials on
 real data) — so no command line is built or parsed: the keywords are the configuration's
 fields (lists become tuples; a model given as a plug-in spec ``package.module:Name(k=v)``, or
@@ -71,21 +71,22 @@ def configure(name: str, fields: dict):
     if given:
         raise UsageError(f"{caller}: {', '.join(given)} belong(s) to the execution (Execution(...) or "
                          f"experiments.run(name, ...)), not the configuration")
-    if exp.default is None:
+    default = exp.default() if exp.default is not None else None
+    if default is None:
         raise UsageError(f"{caller}: the study declares no default configuration; build its "
                          f"{exp.config_cls.__name__}(...) yourself")
-    known = {f.name for f in dataclasses.fields(exp.default)} - {"experiment"}
-    hints = typing.get_type_hints(type(exp.default))
+    known = {f.name for f in dataclasses.fields(default)} - {"experiment"}
+    hints = typing.get_type_hints(type(default))
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise UsageError(f"{caller}: unknown field(s) {', '.join(unknown)}; a {type(exp.default).__name__} has "
+        raise UsageError(f"{caller}: unknown field(s) {', '.join(unknown)}; a {type(default).__name__} has "
                          f"{', '.join(sorted(known))}")
     values = {k: _typed(k, v, hints.get(k), caller) for k, v in fields.items()}
     if "models" in values and "plugins" in known:
         values.update(_plugins(values["models"], values.get("plugins", ())))
-    dataset = values.get("dataset", exp.default.dataset)
-    base = exp.data_defaults(dataset) if exp.data_defaults and dataset != exp.default.dataset else {}
-    return dataclasses.replace(exp.default, **{**base, **values})
+    dataset = values.get("dataset", default.dataset)
+    base = exp.data_defaults(dataset) if exp.data_defaults and dataset != default.dataset else {}
+    return dataclasses.replace(default, **{**base, **values})
 
 
 def run_keywords(name: str, keywords: dict):

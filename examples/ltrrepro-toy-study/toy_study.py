@@ -42,7 +42,6 @@ class ToyConfig(RunConfig):
     experiment: str = "toy"
     queries: int | None = 200
     trials: int = 6
-    paper_trials = 10
 
 
 def units(cfg: ToyConfig) -> list[Unit]:
@@ -72,20 +71,18 @@ def unit_fn(unit: Unit, ctx: dict):
     return {"means": {k: r.mean for k, r in res.items()}}, arrays
 
 
-def build(store, inference) -> Report:
-    """The toy paper's table (mean NDCG@5 per ranker) and its one claim under the report's
-    statistics (``inference``: test, correction, effects, α), written under the store."""
-    cfg, deviations, choices = an.stored_config(store, ToyConfig)
-    df = an.frame(store)
+def build(df, cfg, deviations, choices, *, as_paper=(), inference) -> Report:
+    """The toy paper's table (mean NDCG@5 per ranker) and its one claim: a pure function of the
+    run's frame, configuration and the report's statistics (``inference``: test, correction,
+    effects, α); the registry reads the store and writes it."""
     table = df.groupby("model")[NDCG5].mean().rename("NDCG@5").reset_index() if len(df) else df
     claim = judge_comparison("the feature most correlated with the training grades beats a random order on NDCG@5 "
                              "(Toy 2026)", an.compare(df, NDCG5, *MODELS, test=inference.test), MODELS, NDCG5,
                              inference)
-    rep = Report(title="Toy (2026): the best single feature against a random order",
-                 tables=[Table("toy", table, caption="Mean test NDCG@5 per ranker")],
-                 claims=[c for c in (claim,) if c is not None], deviations=deviations, choices=choices,
-                 inference=inference)
-    return rep.write(store.root)
+    return Report(title="Toy (2026): the best single feature against a random order",
+                  tables=[Table("toy", table, caption="Mean test NDCG@5 per ranker")],
+                  claims=[c for c in (claim,) if c is not None], deviations=list(deviations), choices=list(choices),
+                  as_paper=list(as_paper), inference=inference)
 
 
 TOY = Experiment(
@@ -93,4 +90,5 @@ TOY = Experiment(
     config_cls=ToyConfig, flags=("dataset", "queries", "trials"),
     from_args=lambda a: ToyConfig(dataset=a.dataset, trials=a.trials or 6, seed=a.seed,
                                   queries=(a.queries or 200) if a.dataset.startswith("synthetic") else a.queries),
-    units=units, unit_fn=unit_fn, report=build, default=ToyConfig(), keeps_rankings=True)
+    units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True, paper_trials=10,
+    paper_datasets=("synthetic-web30k",))

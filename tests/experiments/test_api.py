@@ -19,8 +19,9 @@ BUILT_IN = ("quality", "convergence", "robustness", "clicks", "jensen_gap", "qbr
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_every_study_has_a_complete_default_that_the_command_runs_too(name):
     exp = registry.get(name)
-    assert isinstance(exp.default, exp.config_cls) and exp.default.experiment == name
-    assert experiments.configure(name) == exp.default == parse_command(name, [])[0]
+    default = exp.default()
+    assert isinstance(default, exp.config_cls) and default.experiment == name
+    assert experiments.configure(name) == default == parse_command(name, [])[0]
     if name == "jensen_gap":
         return
     for dataset in ("web30k", "yahoo", "web10k", "synthetic-yahoo"):       # the paper's trials on real data
@@ -30,7 +31,7 @@ def test_every_study_has_a_complete_default_that_the_command_runs_too(name):
 
 def test_configure_is_a_replace_of_the_default():
     cfg = experiments.configure("robustness", queries=200, levels=[0, 50])
-    assert cfg == dataclasses.replace(registry.get("robustness").default, queries=200, levels=(0, 50))
+    assert cfg == dataclasses.replace(registry.get("robustness").default(), queries=200, levels=(0, 50))
     spec = "plugin_losses:Squared(scale=2)"                                 # tests/ is on the path
     plug = experiments.configure("split_principles", models=["lambdamart-se", f"{spec}-se"])
     assert plug.models == ("lambdamart-se", "plugin_losses.Squared@scale=2-se")
@@ -55,4 +56,4 @@ def test_run_splits_keywords_into_execution_and_configuration(tmp_path):
 
     cfg, ex = run_keywords("jensen_gap", {"out": tmp_path / "j", "jobs": 1, "trials": 2, "draws": 10})
     assert ex == Execution(out=str(tmp_path / "j"), jobs=1, quiet=True)
-    assert cfg == dataclasses.replace(registry.get("jensen_gap").default, trials=2, draws=10)
+    assert cfg == dataclasses.replace(registry.get("jensen_gap").default(), trials=2, draws=10)
