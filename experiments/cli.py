@@ -24,7 +24,7 @@ import dataclasses
 from experiments import registry
 from experiments.config import DATASETS
 from experiments.errors import USER_ERRORS, ArgumentParser, UsageError, cli
-from experiments.execution import BACKENDS, Execution
+from experiments.execution import BACKENDS as EXECUTION_BACKENDS, Execution
 from experiments.study import run
 from experiments.values import parse_levels, parse_names, positive_int, seed_int, trials_arg
 from ltrrepro.device import DEVICES
@@ -140,7 +140,7 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--out", default=d.out, help="results directory (default runs/EXPERIMENT-DATASET)")
     ap.add_argument("--jobs", type=positive_int, default=d.jobs, help="parallel jobs (default: cores / threads)")
     ap.add_argument("--threads", type=positive_int, default=d.threads, help="threads per job (default: cores / jobs)")
-    ap.add_argument("--backend", choices=BACKENDS, default=d.backend)
+    ap.add_argument("--backend", choices=EXECUTION_BACKENDS, default=d.backend)
     ap.add_argument("--scheduler", default=d.scheduler, help="dask.distributed scheduler address (with --backend dask)")
     ap.add_argument("--scheduler-timeout", type=positive_int, default=d.scheduler_timeout,
                     help="seconds to wait for the dask scheduler to answer, and for a cluster that lost every "
