@@ -1,4 +1,4 @@
-"""What a ``--trials auto`` run reports (:mod:`experiments.sequential_run`): each settled
+"""What a ``--trials auto`` run reports (:mod:`experiments.design`): each settled
 claim with its sequential verdict and record, the looks table, the printed look lines, the
 final report, and ``--estimate``'s expected and maximum cost."""
 from __future__ import annotations
@@ -140,6 +140,9 @@ def estimate_lines(config, store, units, base_lines, alpha: float) -> list:
               f"({f:.0%} of the maximum, about {_hours(total * f)})" for name, f in frac.items()]
     lines.append("  the run stops when its last claim settles: its cost lies between the largest of these and the "
                  "maximum")
+    warning = alpha_warning(sizes, alpha)
+    if warning:
+        lines.append(f"  warning: {warning}")
     only = [k + 1 for k, (n, ck) in enumerate(zip(sizes, c)) if futility_only(n, ck)[0]]
     if only:
         lines.append(f"  futility-only look(s) at α = {alpha:g}: {', '.join(map(str, only))} (a t over so few trials "
