@@ -30,6 +30,7 @@ def _plugins(models, given: tuple) -> dict:
     a spec ``package.module:Name(k=v)``, or an arm ``SPEC-<suffix>`` (Xia's principles), as
     ``--models`` reads them (:func:`experiments.values.parse_models`)."""
     from ltrrepro.fit.plugins import PluginError, is_plugin_spec, plugin_key
+    from ltrrepro.fit.xia import arm, arm_of
 
     def key(spec):
         try:
@@ -39,14 +40,15 @@ def _plugins(models, given: tuple) -> dict:
 
     names, plugins = [], dict(given)
     for m in models:
-        spec, suffix = m, ""
-        if is_plugin_spec(m) and key(m) is None and key(m.rpartition("-")[0]) is not None:
-            spec, _, suffix = m.rpartition("-")
+        spec, principle = m, None
+        parts = arm_of(m) if is_plugin_spec(m) and key(m) is None else None
+        if parts is not None and key(parts[0]) is not None:
+            spec, principle = parts
         if not is_plugin_spec(spec):
             names.append(m)
             continue
         plugins[plugin_key(spec)] = spec               # a malformed spec: its one-line PluginError
-        names.append(plugin_key(spec) + (f"-{suffix}" if suffix else ""))
+        names.append(plugin_key(spec) if principle is None else arm(plugin_key(spec), principle))
     return {"models": tuple(names), "plugins": tuple(plugins.items())}
 
 

@@ -79,6 +79,6 @@ register(Experiment(
     before=check_folds, paper_trials=1, paper_datasets=("web10k", "yahoo"),
     default=lambda: XiaConfig(experiment=EXPERIMENT, queries=300, trials=3,
                               rounds=(("mcrank", 60), ("lambdamart", 60)), every=3),
-    data_defaults=lambda dataset: {} if dataset.startswith("synthetic") else {
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {
         "queries": None, "trials": REGISTRY[dataset].n_folds if has_folds(dataset) else 3, "rounds": tuple(PAPER_ROUNDS.items()),
         "every": max(PAPER_ROUNDS.values()) // 20}))
