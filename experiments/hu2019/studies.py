@@ -91,4 +91,7 @@ register(Experiment(
     doc=DOC, config_cls=DebiasingConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "preset",
                                                 "rounds", "models"),
     own_flags=own_flags, from_args=from_args, units=build_units, unit_fn=unit_fn, build=build, frame=frame,
-    size_of=train_size, paper_trials=1, paper_datasets=("yahoo",)))
+    size_of=train_size, paper_trials=1, paper_datasets=("yahoo",),
+    default=lambda: DebiasingConfig(experiment=EXPERIMENT, queries=150, trials=3),
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 5,
+                                                                    "share": paper.LOGGER_SHARE}))

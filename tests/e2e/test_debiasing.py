@@ -13,14 +13,14 @@ from ltrrepro.synthetic import make_synthetic
 
 #: LightGBM < 4.1 (the floor) has no Dataset position: the run refuses the arm, so it is left out there
 OLD_LIGHTGBM = tuple(int(v) for v in __import__("lightgbm").__version__.split(".")[:2]) < (4, 1)
-SMALL = dict(queries=40, trials=2, rounds=3, sessions=10, sweep_sessions="20", sweep_eta="2", sweep_share="0.5",
-             sweep_click="cascade")
+SMALL = dict(queries=40, trials=2, rounds=3, sessions=10, sweep_sessions=(20,), sweep_eta=(2.0,), sweep_share=(0.5,),
+             sweep_click=("cascade",))
 
 
 @pytest.mark.slow
 def test_a_small_run_writes_every_table_figure_and_claim(tmp_path):
-    models = {"models": "skyline,naive,xgb_unbiased,ulm_lgb,ulm_xgb,ips_true,ips_est,ipsxe_true,ipsxe_est",
-              "sweep_models": "naive,xgb_unbiased,ulm_lgb"} if OLD_LIGHTGBM else {}
+    models = {"models": ("skyline", "naive", "xgb_unbiased", "ulm_lgb", "ulm_xgb", "ips_true", "ips_est", "ipsxe_true",
+                         "ipsxe_est"), "sweep_models": ("naive", "xgb_unbiased", "ulm_lgb")} if OLD_LIGHTGBM else {}
     cfg = experiments.configure("debiasing", **SMALL, **models)
     res = experiments.run(cfg, Execution(out=str(tmp_path / "run"), quiet=True, jobs=1))
     assert res.exit_code == 0
@@ -54,8 +54,8 @@ def test_a_users_lightgbm_layout_directory_runs_to_the_end(tmp_path):
     data.mkdir()
     _lightgbm_layout(make_synthetic("web30k", n_queries=40, seed=4), data / "train.txt")
     cfg = experiments.configure("debiasing", dataset="svmlight", data_dir=str(data), trials=1, rounds=2, sessions=5,
-                                models="skyline,naive,ulm_lgb,xgb_unbiased", sweep_models="naive",
-                                sweep_sessions="", sweep_eta="", sweep_share="", sweep_click="")
+                                models=("skyline", "naive", "ulm_lgb", "xgb_unbiased"), sweep_models=("naive",),
+                                sweep_sessions=(), sweep_eta=(), sweep_share=(), sweep_click=())
     res = experiments.run(cfg, Execution(out=str(tmp_path / "out"), quiet=True, jobs=1))
     assert res.exit_code == 0
     main = (tmp_path / "out" / "tables" / "main.csv").read_text()

@@ -28,14 +28,25 @@ def test_units_cover_the_default_point_the_sweeps_and_the_corner():
     assert len(keys) == len(set(keys)) == 2 * (len(ARMS) + 5 * 4)
 
 
-@pytest.mark.parametrize("flags, message", [
-    ({"share": 0}, "--share must be in"), ({"sweep_click": "ubm"}, "--click-model / --sweep-click"),
-    ({"models": "naive,magic"}, "unknown arm"), ({"library": "catboost"}, "one that trains ltrrepro.s objectives"),
-    ({"eps_minus": 0.5, "eps_plus": 0.2}, "eps-minus"), ({"sweep_share": "1.5"}, "--sweep-share"),
+@pytest.mark.parametrize("fields, message", [
+    ({"share": 0}, "--share and --sweep-share in"), ({"sweep_click": ("ubm",)}, "--click-model / --sweep-click"),
+    ({"models": ("naive", "magic")}, "unknown arm"), ({"library": "catboost"}, "one that trains ltrrepro.s objectives"),
+    ({"eps_minus": 0.5, "eps_plus": 0.2}, "eps-minus"), ({"sweep_share": (1.5,)}, "--sweep-share"),
 ])
-def test_bad_flags_are_one_clear_error(flags, message):
+def test_bad_values_are_one_clear_error(fields, message):
     with pytest.raises(UsageError, match=message):
-        experiments.configure("debiasing", **flags)
+        experiments.configure("debiasing", **fields)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--share", "0"], "--share must be in"), (["--sweep-click", "ubm"], "--click-model / --sweep-click"),
+    (["--models", "naive,magic"], "unknown arm"), (["--sweep-share", "x"], "--sweep-share"),
+])
+def test_bad_flags_are_one_clear_error(argv, message):
+    from experiments.cli import parse_command
+
+    with pytest.raises(UsageError, match=message):
+        parse_command("debiasing", argv)
 
 
 def test_every_arm_names_a_registered_system_in_its_library():
@@ -118,8 +129,8 @@ def test_a_plug_in_is_an_arm_on_the_clicks(tmp_path):
     from ltrrepro.fit.ranking import ClickTrainer
 
     spec = "plugin_losses:Squared(scale=0.5)"
-    cfg = experiments.configure("debiasing", queries=30, trials=2, rounds=2, sessions=5, models=f"naive,{spec}",
-                                sweep_models="naive", sweep_sessions="", sweep_eta="", sweep_share="", sweep_click="")
+    cfg = experiments.configure("debiasing", queries=30, trials=2, rounds=2, sessions=5, models=("naive", spec),
+                                sweep_models=("naive",), sweep_sessions=(), sweep_eta=(), sweep_share=(), sweep_click=())
     key = dict((s, k) for k, s in cfg.plugins)[spec]
     assert cfg.system(key).trainer_cls is ClickTrainer and cfg.arm(key).label == "Squared(scale=0.5)"
     assert experiments.run(cfg, Execution(out=str(tmp_path / "p"), quiet=True)).exit_code == 0
