@@ -9,6 +9,7 @@ never half of one — and it gets the permissions the user's umask gives (``mkst
 """
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import tempfile
@@ -18,7 +19,20 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["default_cache_dir", "file_mode", "atomic_path", "atomic_write_bytes", "atomic_write_text",
-           "write_json", "to_jsonable", "WriteError"]
+           "write_json", "to_jsonable", "WriteError", "LinkError", "check_no_links", "inside", "output_flag"]
+
+#: the flag that names the output directory in a write error's advice (``--out``; export's ``--to``)
+_OUT_FLAG = contextvars.ContextVar("ltrrepro_out_flag", default="--out")
+
+
+@contextmanager
+def output_flag(flag: str):
+    """Within the block, write errors advise choosing another ``flag`` (export: ``--to``)."""
+    token = _OUT_FLAG.set(flag)
+    try:
+        yield
+    finally:
+        _OUT_FLAG.reset(token)
 
 
 class WriteError(OSError):
@@ -30,12 +44,12 @@ class WriteError(OSError):
     def of(cls, path, err: OSError) -> "WriteError":
         import errno as _errno
 
-        code = err.errno
-        what = {_errno.ENOSPC: "free space on that filesystem or choose another --out",
-                _errno.EDQUOT: "free space within your quota or choose another --out",
-                _errno.EROFS: "the filesystem is read-only: choose another --out",
-                _errno.EACCES: "make the directory writable or choose another --out",
-                _errno.EPERM: "make the directory writable or choose another --out"}.get(
+        code, flag = err.errno, _OUT_FLAG.get()
+        what = {_errno.ENOSPC: f"free space on that filesystem or choose another {flag}",
+                _errno.EDQUOT: f"free space within your quota or choose another {flag}",
+                _errno.EROFS: f"the filesystem is read-only: choose another {flag}",
+                _errno.EACCES: f"make the directory writable or choose another {flag}",
+                _errno.EPERM: f"make the directory writable or choose another {flag}"}.get(
                     code, "check the path, then re-run: finished units are kept")
         name = _errno.errorcode.get(code, "") if code is not None else ""
         reason = err.strerror or str(err)
@@ -45,6 +59,58 @@ class WriteError(OSError):
 
     def __str__(self) -> str:
         return self.strerror or super().__str__()
+
+
+class LinkError(WriteError):
+    """A path under a results directory that is a symbolic link ltrrepro did not make (a
+    ``figures`` folder pointing at a paper's folder, a directory received with links in it):
+    nothing is written through it, moved or deleted; the message names the link and its target."""
+
+    @classmethod
+    def at(cls, root, link: Path, flag: str | None = None) -> "LinkError":
+        import errno as _errno
+
+        try:
+            target = os.readlink(link)
+        except OSError:
+            target = "?"
+        flag = flag or _OUT_FLAG.get()
+        out = cls(_errno.ELOOP, f"{link} is a symbolic link (to {target}); ltrrepro writes under {root} only through "
+                                f"folders it made, and never moves or deletes a file outside it: nothing was written, "
+                                f"moved or deleted; remove the link (the files it points to are yours and stay) or "
+                                f"choose another {flag}")
+        out.filename = str(link)
+        return out
+
+
+def check_no_links(root, names=None) -> None:
+    """Refuse (:class:`LinkError`) when one of ``names`` under ``root`` — relative paths of the
+    files and folders a writer owns there, or with None every entry of ``root`` — or a folder
+    on the way to it is a symbolic link. ``root`` itself may be a link (the user named it).
+    Absent paths are fine: the writer makes them."""
+    root = Path(root)
+    if names is None:
+        try:
+            names = [e.name for e in os.scandir(root)]
+        except OSError:
+            return
+    for name in names:
+        here = root
+        for part in Path(name).parts:
+            here = here / part
+            if os.path.islink(here):
+                raise LinkError.at(root, here)
+            if not os.path.lexists(here):
+                break
+
+
+def inside(root, path) -> bool:
+    """``path`` is no link itself and its real location lies under ``root``'s: the only files
+    a clean-up may move or delete."""
+    if os.path.islink(path):
+        return False
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return os.path.commonpath([real, base]) == base and real != base
 
 
 def default_cache_dir() -> Path:

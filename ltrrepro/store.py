@@ -125,14 +125,54 @@ class ResultStore:
         return set()
 
     # ---------------------------------------------------------------- one run at a time
+    #: what a run writes under its directory (relative paths): none may be a symbolic link
+    #: (:meth:`lock` refuses one, naming it, before anything is written)
+    OWNED = ("units", "failures", "manifest.json", ".lock", ".cache", "trec", "tables", "figures", "stale",
+             "report.json", "claims.json", "claims.md", "claims.tex", "claims.csv", "summary.json", "sources.json")
+
+    #: the run directories this process holds (real path -> depth): :meth:`lock` is re-entrant
+    _HELD: dict = {}
+
     @contextmanager
-    def lock(self):
-        """Hold ``RUN/.lock`` (an advisory lock the system drops when the process dies)."""
+    def lock(self, create: bool = True):
+        """Hold ``RUN/.lock`` (an advisory lock the system drops when the process dies); a
+        process that holds it already goes on (re-entrant: a report inside a run). The lock
+        file is opened without following a link (``O_NOFOLLOW``), and none of :data:`OWNED` may
+        be a symbolic link: either is a :class:`StoreError` naming it, before anything is
+        written. ``create=False`` (a reader of a run it does not write: an export elsewhere)
+        goes on without the lock where the directory cannot be written."""
+        import errno
         import fcntl
 
-        self.root.mkdir(parents=True, exist_ok=True)
+        from .fileio import LinkError, check_no_links
+
+        if create:
+            self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            check_no_links(self.root, self.OWNED)
+        except LinkError as err:
+            raise StoreError(str(err)) from None
+        key = os.path.realpath(self.root)
+        if key in self._HELD:
+            self._HELD[key] += 1
+            try:
+                yield self
+            finally:
+                self._HELD[key] -= 1
+            return
         path = self.root / ".lock"
-        fh = open(path, "a+")
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                         0o666)
+        except OSError as err:
+            if err.errno == errno.ELOOP or os.path.islink(path):
+                raise StoreError(f"{path} is a symbolic link (to {os.readlink(path)}); the lock is never opened through "
+                                 f"one (its target would be overwritten): remove it") from None
+            if not create and err.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOENT):
+                yield self                  # a directory this process cannot write: nothing here writes it
+                return
+            raise
+        fh = os.fdopen(fd, "r+")
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -141,6 +181,7 @@ class ResultStore:
             fh.close()
             raise StoreError(f"another run is using {self.root} (pid {holder}); wait for it to end or choose "
                              f"another --out") from None
+        self._HELD[key] = 1
         try:
             fh.seek(0)
             fh.truncate()
@@ -148,6 +189,7 @@ class ResultStore:
             fh.flush()
             yield self
         finally:
+            del self._HELD[key]
             fcntl.flock(fh, fcntl.LOCK_UN)
             fh.close()
 
