@@ -24,7 +24,7 @@ import functools
 import sys
 
 from experiments.config import DATASETS
-from experiments.values import parse_levels, parse_names, positive_int, seed_int
+from experiments.values import bounded_int, parse_levels, parse_names, positive_int, seed_int
 from experiments.sequential_run import TrialsAction, add_flags as sequential_flags, apply_design, trials_arg
 from experiments.errors import USER_ERRORS, UsageError
 from ltrrepro.device import DEVICES
@@ -105,7 +105,7 @@ def _flag_specs() -> dict:
                                      "help": ", ".join(DATASETS) + "; svmlight (your files, with --data-dir); or "
                                              "the path of your SVMlight/LETOR file or directory"}),
         "data-dir": (("--data-dir",), {"default": None, "help": "folder with the dataset (or $LTRREPRO_DATA_DIR)"}),
-        "queries": (("--queries",), {"type": positive_int, "default": None,
+        "queries": (("--queries",), {"type": bounded_int("queries", low=1), "default": None,
                                      "help": "synthetic data: number of queries"}),
         "trials": (("--trials",), {"type": trials_arg, "action": TrialsAction, "default": None, "metavar": "N|auto",
                                    "help": "randomized splits (default: the paper's on real data, fewer on "
@@ -118,7 +118,7 @@ def _flag_specs() -> dict:
         "preset": (("--preset",), {"default": None, "choices": sorted(PRESETS),
                                    "help": "hyperparameters (default: the paper's for real data, 'fast' for "
                                            "synthetic data)"}),
-        "rounds": (("--rounds",), {"type": positive_int, "default": None,
+        "rounds": (("--rounds",), {"type": bounded_int("rounds"), "default": None,
                                    "help": "boosting length (the maximum, with early stopping)"}),
         "models": (("--models",), {"default": None, "help": "comma-separated model (system) names and plug-in "
                                                                 "objectives package.module:Name(k=v, ...) (Xia: "
@@ -130,7 +130,7 @@ def _flag_specs() -> dict:
         "device": (("--device",), {"choices": DEVICES, "default": "cpu",
                                    "help": "where the library grows trees: cpu or cuda (XGBoost's wheels; LightGBM "
                                            "built with CUDA); refused with a clear error where unavailable"}),
-        "every": (("--every",), {"type": positive_int, "default": None, "help": "curve resolution in rounds"}),
+        "every": (("--every",), {"type": bounded_int("every"), "default": None, "help": "curve resolution in rounds"}),
     }
 
 

@@ -10,6 +10,7 @@ fields, and the manifest stores :meth:`RunConfig.to_dict`, from which
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import types
@@ -18,6 +19,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
+from experiments.values import check_bounds
 from ltrrepro.datasets import REGISTRY
 from ltrrepro.fit.plugins import PluginError
 
@@ -58,6 +60,7 @@ class RunConfig:
     added_fields = ()
 
     def __post_init__(self):
+        self._check_types()
         if self.dataset not in (*DATASETS, "svmlight", "simulated"):
             if not Path(self.dataset).exists() and os.path.lexists(self.dataset):
                 raise UsageError(f"--dataset {self.dataset!r}: a symbolic link that leads nowhere (a loop or a missing "
@@ -81,10 +84,25 @@ class RunConfig:
         if self.looks is not None and not (2 <= self.looks and self.trials >= 2):
             raise UsageError(f"looks {self.looks} of at most {self.trials} trials: a sequential run needs at least 2 "
                              f"looks and 2 trials")
+        check_bounds({f.name: getattr(self, f.name) for f in fields(self)})
+        if self.looks is not None:
+            check_looks(self.trials, self.looks)
         if self.synthetic and (self.queries is None or self.queries < 10):
             raise UsageError(f"--queries {self.queries}: a 60/20/20 split needs at least 10 queries")
         if not self.synthetic and self.queries is not None:
             raise UsageError("--queries sizes a synthetic dataset; a real one has its own queries")
+
+    def _check_types(self) -> None:
+        """Every field of its declared type (:func:`_typed`: ``trials='3'``, ``seed=1.5``,
+        ``trials=True`` are one :class:`UsageError` naming the field, however the configuration
+        was built — by hand, from flags or a manifest); lists become tuples."""
+        hints = _hints(type(self))
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, list):
+                value = _tuple(value)
+                object.__setattr__(self, f.name, value)
+            _typed(f.name, value, hints.get(f.name), "configuration", convert=False)
 
     @property
     def synthetic(self) -> bool:
@@ -239,9 +257,33 @@ class RunConfig:
 STORED_EXTRAS = frozenset({"type", "plugin_sources", "deviations", "choices", "as_paper", "data"})
 
 
-def _typed(name: str, value, hint, where: str):
+@functools.lru_cache(maxsize=None)
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def check_looks(trials: int, looks: int) -> None:
+    """``looks`` equally spaced looks fit in at most ``trials`` trials (each look at least 2
+    trials and more than the one before: :func:`ltrrepro.sequential.look_sizes`), else one
+    :class:`UsageError` giving the most that fit — a run never takes fewer looks than it says."""
+    from ltrrepro.sequential import look_sizes
+
+    if len(look_sizes(trials, looks)) == looks:
+        return
+    fit = [k for k in range(2, looks) if len(look_sizes(trials, k)) == k]
+    if not fit:
+        raise UsageError(f"--max-trials {trials} leaves room for one look only (a look needs 2 trials, the next "
+                         f"more): a sequential run needs --max-trials 3 or more (or the fixed design, --trials "
+                         f"{trials})")
+    raise UsageError(f"--looks {looks} with --max-trials {trials}: equally spaced looks of at least 2 trials each "
+                     f"(each more than the last) fit {fit[-1]} look(s) at most ({', '.join(map(str, look_sizes(trials, fit[-1])))} "
+                     f"trials); give --looks {fit[-1]} or a larger --max-trials")
+
+
+def _typed(name: str, value, hint, where: str, convert: bool = True):
     """``value`` if it is of the declared type ``hint`` (``int``, ``float``, ``str``, ``bool``,
-    ``tuple``, ``X | None``), else a :class:`UsageError` naming the field."""
+    ``tuple``, ``X | None``), else a :class:`UsageError` naming the field (``convert``: an
+    integer given for a float field becomes a float)."""
     options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
     for t in options:
         if t is type(None) and value is None:
@@ -251,7 +293,7 @@ def _typed(name: str, value, hint, where: str):
         if t is int and isinstance(value, int) and not isinstance(value, bool):
             return value
         if t is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
+            return float(value) if convert else value
         if t is str and isinstance(value, str):
             return value
         if t is tuple and isinstance(value, tuple):

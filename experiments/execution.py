@@ -85,7 +85,7 @@ class Execution:
         from ltrrepro.stats import Inference
 
         try:
-            base = Inference.from_dict(stored if isinstance(stored, dict) else {})
+            base = Inference.from_dict({} if stored is None else stored)
             return Inference(test=self.test or base.test, correction=self.correction or base.correction,
                              effects=base.effects if self.effect is None else parse_effects(self.effect))
         except ValueError as err:

@@ -40,8 +40,8 @@ def trials_arg(text: str):
     """``--trials``: a positive integer, or ``auto`` (a group-sequential run)."""
     if str(text).strip().lower() == "auto":
         return "auto"
-    from experiments.values import positive_int
-    return positive_int(text)
+    from experiments.values import bounded_int
+    return bounded_int("trials")(text)
 
 
 class TrialsAction(argparse.Action):
@@ -55,9 +55,11 @@ class TrialsAction(argparse.Action):
 
 def add_flags(ap) -> None:
     """``--max-trials`` and ``--looks``: the design of ``--trials auto``."""
-    ap.add_argument("--max-trials", type=int, default=None, metavar="N",
+    from experiments.values import bounded_int
+
+    ap.add_argument("--max-trials", type=bounded_int("trials", low=-2 ** 63), default=None, metavar="N",
                     help="with --trials auto: the most trials the run may take (default: the paper's)")
-    ap.add_argument("--looks", type=int, default=None, metavar="K",
+    ap.add_argument("--looks", type=bounded_int("looks", low=-2 ** 63), default=None, metavar="K",
                     help=f"with --trials auto: equally spaced looks at the claims (default {DEFAULT_LOOKS})")
 
 
@@ -73,6 +75,7 @@ def apply_design(args, build):
         return build(args)
     if max_trials is not None and max_trials < 2:
         raise UsageError(f"--max-trials must be at least 2 (a paired test needs two trials), got {max_trials}")
+    given = looks is not None
     looks = DEFAULT_LOOKS if looks is None else looks
     if looks < 2:
         raise UsageError(f"--looks must be at least 2 (one look is the fixed design: --trials N), got {looks}")
@@ -81,6 +84,8 @@ def apply_design(args, build):
     n = max_trials or cfg.paper_trials
     if n < 2:
         raise UsageError(f"--trials auto: the paper's {n} trial(s) leave nothing to look at; give --max-trials N")
+    if not given:                                   # the default: as many of its looks as fit
+        looks = max([k for k in range(2, looks + 1) if len(sq.look_sizes(n, k)) == k] or [looks])
     return dataclasses.replace(cfg, trials=n, looks=looks)
 
 

@@ -5,7 +5,25 @@ from __future__ import annotations
 
 from experiments.errors import UsageError
 
-__all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int"]
+__all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "bounded_int", "BOUNDS",
+           "check_bounds", "MAX_TRIALS", "MAX_LOOKS"]
+
+#: the largest number of trials a run may ask for (the papers use at most 100; each trial is a
+#: unit per model and level): beyond it a design is refused where it is parsed and built, so
+#: that ``--max-trials 1000000000000`` is one line, not a run (or an estimate) that never ends
+MAX_TRIALS = 10_000
+#: the most looks of a ``--trials auto`` run (each look is a report)
+MAX_LOOKS = 100
+
+#: field -> (least, largest, flag): the range of every numeric design field, checked when a
+#: flag is parsed (:func:`bounded_int`) and when a configuration is built, by hand or from a
+#: manifest (:func:`check_bounds`); a field absent from a configuration is not checked
+BOUNDS = {"trials": (1, MAX_TRIALS, "--trials"), "looks": (2, MAX_LOOKS, "--looks"),
+          "seed": (0, 2 ** 63 - 1, "--seed"), "queries": (10, 1_000_000, "--queries"),
+          "rounds": (1, 100_000, "--rounds"), "every": (1, 100_000, "--every"),
+          "impressions": (1, 10_000, "--impressions"), "max_pairs": (1, 10 ** 9, "--max-pairs"),
+          "leaves": (2, 131_072, "--leaves"), "max_bin": (2, 65_535, "--max-bin"),
+          "min_data_in_leaf": (1, 10 ** 9, "--min-data-in-leaf")}
 
 
 def _int_at_least(low: int, words: str):
@@ -24,7 +42,48 @@ def _int_at_least(low: int, words: str):
 
 
 positive_int = _int_at_least(1, "at least 1")
-seed_int = _int_at_least(0, "a non-negative integer")
+
+
+def bounded_int(field: str, low: int | None = None):
+    """An argparse type for the design field ``field``: an integer within :data:`BOUNDS`
+    (``low`` replaces the least value where a later check words the lower bound better)."""
+    import argparse
+
+    least, most, _ = BOUNDS[field]
+    least = least if low is None else low
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if v < least:
+            raise argparse.ArgumentTypeError(f"{text!r} must be at least {least}")
+        if v > most:
+            raise argparse.ArgumentTypeError(f"{text!r} is more than {most:,}, the most a run takes")
+        return v
+    parse.__name__ = "int"
+    return parse
+
+
+seed_int = bounded_int("seed")
+
+
+def check_bounds(values: dict, where: str = "") -> None:
+    """Each field of ``values`` named in :data:`BOUNDS` within its range (an integer field; a
+    tuple of ``(name, value)`` pairs, as Xia's per-system rounds, value by value); a
+    :class:`UsageError` naming the field and its flag otherwise. Types are checked before
+    (:meth:`experiments.config.RunConfig.__post_init__`)."""
+    for name, (least, most, flag) in BOUNDS.items():
+        if name not in values:
+            continue
+        v = values[name]
+        items = [x[1] for x in v if isinstance(x, tuple) and len(x) == 2] if isinstance(v, tuple) else [v]
+        for x in items:
+            if isinstance(x, bool) or not isinstance(x, int):
+                continue
+            if not least <= x <= most:
+                raise UsageError(f"{where}{name} ({flag}) must be between {least} and {most:,}, got {x!r}")
 
 
 def _number(x: str):

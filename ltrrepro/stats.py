@@ -80,18 +80,23 @@ class Inference:
 
     @classmethod
     def from_dict(cls, d) -> "Inference":
-        """From :meth:`to_dict` (a manifest's ``statistics``); missing keys at their defaults."""
+        """From :meth:`to_dict` (a manifest's ``statistics``); missing keys at their defaults.
+        Checked as the flags are (a bad test or correction, effects that are not a mapping of
+        families to positive values: one ``ValueError`` naming them)."""
+        from .claims import parse_effects
+
         d = d or {}
+        if not isinstance(d, dict):
+            raise ValueError(f"the stored statistics {d!r} are not a mapping of test, correction and effects")
         effects = d.get("effects") or {}
+        if not isinstance(effects, dict):
+            raise ValueError(f"the stored effects {effects!r} are not a mapping FAMILY: VALUE (as --effect "
+                             f"FAMILY=VALUE,... stores them)")
+        for key in ("test", "correction"):
+            if key in d and not isinstance(d[key], str):
+                raise ValueError(f"the stored {key} {d[key]!r} is not a name (--{key})")
         return cls(test=d.get("test", "t"), correction=d.get("correction", "holm"),
-                   effects=tuple(_effect_item(f, v) for f, v in effects.items()))
-
-
-def _effect_item(family: str, value) -> tuple:
-    text = str(value).strip()
-    rel = text.endswith("%")
-    v = float(text[:-1]) / 100 if rel else float(text)
-    return family, v, rel
+                   effects=parse_effects(",".join(f"{f}={v}" for f, v in effects.items())))
 
 
 _INFERENCE: contextvars.ContextVar = contextvars.ContextVar("ltrrepro_inference", default=Inference())
