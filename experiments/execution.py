@@ -121,7 +121,12 @@ class Execution:
 
 def check_outputs(out: Path) -> Path:
     """``out`` is (or can be made) a writable directory; checked before any data is loaded."""
+    import os
+
     out = Path(out)
+    if os.path.islink(out) and not out.exists():
+        raise UsageError(f"--out {out} is a symbolic link that leads nowhere (to {os.readlink(out)}): create its "
+                         f"target, remove the link, or choose another path")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a directory: choose another path")
     try:

@@ -107,6 +107,9 @@ class ResultStore:
         self.legacy_hashes = ({config_hash(self.config)} if any(k in self.config for k in self.UNHASHED)
                               else set())
         self.selected: set[str] | None = None
+        #: the units of the configuration (:meth:`expect`, :meth:`select`): those without a
+        #: current record are :meth:`absent`, and reports and exports name them
+        self.expected: list[str] | None = None
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self.code = {"ltrrepro": library_versions().get("ltrrepro"), "git_commit": git_commit()}
         if self.legacy_hashes:
@@ -198,6 +201,7 @@ class ResultStore:
         are left out of :meth:`records`, with a warning that says how many. Warns too when
         stored records of these units come from another code version."""
         self.selected = set(keys)
+        self.expected = sorted(self.selected)
         others, versions = 0, set()
         for js in sorted(self.units_dir.glob("*.json")) if self.units_dir.exists() else []:
             rec = self._load_record(js)
@@ -214,6 +218,19 @@ class ResultStore:
             self.log(f"warning: stored units of this command were computed by other code versions "
                      f"({', '.join(sorted(versions))}; now {self.code['git_commit']}): the results mix versions; "
                      f"--force recomputes them")
+
+    def expect(self, keys) -> None:
+        """The units the configuration has (a report or export of a stored run: every unit of
+        its configuration), without leaving other records out (:meth:`select` does)."""
+        self.expected = sorted(set(keys))
+
+    def absent(self) -> list[str]:
+        """The expected units (:meth:`expect`, :meth:`select`) with no current record: not run
+        yet, failed, or of a run still going; [] when nothing is expected."""
+        if not self.expected:
+            return []
+        have = {r.get("key") for r in self.records(current_only=True, quiet=True)}
+        return [k for k in self.expected if k not in have]
 
     # ---------------------------------------------------------------- manifest
     @property
@@ -266,15 +283,21 @@ class ResultStore:
         name = safe_key(key)
         return self.units_dir / f"{name}.json", self.units_dir / f"{name}.npz", self.failures_dir / f"{name}.json"
 
-    def _load_record(self, js: Path) -> dict | None:
-        """The record of ``js``, or None (with a warning naming the file) when it is damaged."""
+    def _load_record(self, js: Path, strict: bool = False, quiet: bool = False) -> dict | None:
+        """The record of ``js``, or None (with a warning naming the file, unless ``quiet``)
+        when it is damaged; ``strict``: a damaged record is a :class:`StoreError` instead (a
+        reader that recomputes nothing: an export)."""
         try:
             rec = json.loads(js.read_text())
             if isinstance(rec, dict):
                 return rec
             raise ValueError("not a JSON object")
         except (ValueError, UnicodeDecodeError, OSError) as err:
-            self.log(f"warning: {js} is damaged ({err}); its unit will be recomputed")
+            if strict:
+                raise StoreError(f"{js} is damaged ({err}); re-run the study's command (it recomputes that unit), "
+                                 f"then export again") from None
+            if not quiet:
+                self.log(f"warning: {js} is damaged ({err}); its unit will be recomputed")
             return None
 
     def record(self, key: str) -> dict | None:
@@ -352,14 +375,15 @@ class ResultStore:
         atomic_write_text(fail, json.dumps(to_jsonable({**record, "key": key, "config_hash": self.config_hash}),
                                            indent=1))
 
-    def records(self, current_only: bool = True) -> list[dict]:
+    def records(self, current_only: bool = True, strict: bool = False, quiet: bool = False) -> list[dict]:
         """Stored records: by default those of the current configuration and, after
-        :meth:`select`, of the selected units only. Damaged files are named and left out."""
+        :meth:`select`, of the selected units only. Damaged files are named and left out
+        (``strict``: a :class:`StoreError`; ``quiet``: left out unsaid)."""
         out = []
         if not self.units_dir.exists():
             return out
         for js in sorted(self.units_dir.glob("*.json")):
-            rec = self._load_record(js)
+            rec = self._load_record(js, strict=strict, quiet=quiet)
             if rec is None:
                 continue
             if current_only and self.config and not self.current(rec):
