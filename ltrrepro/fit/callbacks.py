@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..objectives.adapters import LightGBMObjective
-from ..objectives.base import Objective
+from ..objectives.base import Objective, check_grad_hess
 
 __all__ = ["LeafRescaleCallback", "UnitHessian", "NewtonLeafCallback"]
 
@@ -66,7 +66,9 @@ class UnitHessian(Objective):
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         grad, hess = self.objective.grad_hess(scores, labels, offsets, iteration=iteration, rng=rng)
-        self.last = (np.asarray(grad), np.asarray(hess))
+        grad, hess = np.asarray(grad), np.asarray(hess)
+        check_grad_hess(grad, hess, self.objective.name, iteration)   # the true Hessian: its leaves' Newton steps
+        self.last = (grad, hess)
         return grad, np.ones_like(hess)
 
     def loss(self, scores, labels, offsets, **kw):
