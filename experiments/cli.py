@@ -8,7 +8,7 @@ configuration (or the one a ``--config`` manifest stored) and the
 :class:`~experiments.execution.Execution` — then :func:`experiments.run`. A flag a study does
 not take is refused by argparse like any unknown one. Every
 experiment takes the execution flags (:data:`EXECUTION`: ``--seed --out --jobs --threads
---backend --scheduler --scheduler-timeout --force --quiet --no-report --debug --config``);
+--backend --scheduler --scheduler-timeout --unit-timeout --force --quiet --no-report --debug --config``);
 the boosting length is ``--rounds`` and the model list ``--models`` wherever they apply.
 
 **User errors** (a bad option, a missing or malformed data file, an unusable ``--out`` or
@@ -136,7 +136,7 @@ def _flag_specs() -> dict:
 
 #: the execution and output flags every experiment takes
 EXECUTION = ("out", "jobs", "threads", "backend", "scheduler", "scheduler-timeout", "force", "quiet",
-             "no-report", "debug", "config", "estimate", "save-runs", *("test", "correction", "effect"))
+             "no-report", "debug", "config", "estimate", "save-runs", "unit-timeout", *("test", "correction", "effect"))
 
 
 def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
@@ -164,6 +164,9 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--scheduler-timeout", type=positive_int, default=d.scheduler_timeout,
                     help="seconds to wait for the dask scheduler to answer, and for a cluster that lost every "
                          "worker or its scheduler mid-run before the run ends (finished units kept; default 30)")
+    ap.add_argument("--unit-timeout", type=_seconds, default=d.unit_timeout, metavar="SECONDS",
+                    help="a unit running longer fails with its reason (the others finish; the same command "
+                         "retries it); default: no limit")
     ap.add_argument("--force", action="store_true", help="recompute units already stored")
     ap.add_argument("--quiet", action="store_true", help="no progress bar and no per-unit log lines")
     ap.add_argument("--no-report", action="store_true", help="run the units only")
@@ -178,6 +181,19 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--config", default=None, metavar="MANIFEST",
                     help="re-run the configuration stored in a run's manifest.json (give only execution flags "
                          "beside it)")
+
+
+def _seconds(text: str) -> float:
+    """``--unit-timeout``: a positive number of seconds, at most a week."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(v) and 0 < v <= 7 * 86400):
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 604800 (a week)")
+    return v
 
 
 def statistics_flags(ap: argparse.ArgumentParser) -> None:

@@ -31,7 +31,9 @@ class Execution:
     progress; ``no_report``: run the units only; ``estimate``: print the cost from a short
     calibration and stop; ``report_only``: report on the stored units, run none (what
     ``python -m experiments.report`` does); ``save_runs``: also write the units' test rankings as
-    TREC runs and each trial's qrels under ``out/trec`` (:mod:`experiments.export`)."""
+    TREC runs and each trial's qrels under ``out/trec`` (:mod:`experiments.export`);
+    ``unit_timeout``: seconds a unit may run before it fails with its reason, the others going
+    on (:func:`ltrrepro.runner.run_units`)."""
 
     out: str | None = None
     jobs: int | None = None
@@ -50,12 +52,18 @@ class Execution:
     test: str | None = None
     correction: str | None = None
     effect: str | None = None
+    #: seconds a unit may run before it fails with its reason (None: no limit); execution, not
+    #: configuration: a unit that finishes within it gives the same record
+    unit_timeout: float | None = None
 
     def __post_init__(self):
         for name in ("jobs", "threads"):
             v = getattr(self, name)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
                 raise UsageError(f"--{name} must be an integer >= 1, got {v!r}")
+        t = self.unit_timeout
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 7 * 86400):
+            raise UsageError(f"--unit-timeout must be a number of seconds in (0, 604800] (a week), got {t!r}")
         if not isinstance(self.scheduler_timeout, int) or self.scheduler_timeout < 1:
             raise UsageError(f"--scheduler-timeout must be an integer >= 1 (seconds), got {self.scheduler_timeout!r}")
         if self.backend not in BACKENDS:
