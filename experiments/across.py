@@ -63,10 +63,20 @@ def default_out(dirs) -> Path:
     return first[0].parent / f"{first[1].experiment}-across-datasets"
 
 
+def _stored_frame(d, cfg):
+    """The frame of the run in ``d`` read under its lock (a run still going is refused), with
+    the units of its configuration that are not stored in ``attrs["absent"]``."""
+    store = ResultStore.open(d)
+    with store.lock(create=False):
+        store.expect(u.key for u in registry.get(cfg.experiment).units(cfg))
+        return an.frame(store)
+
+
 def write(dirs, out=None, quiet: bool = False):
     """Write the cross-dataset report of the runs in ``dirs`` under ``out`` (default
     :func:`default_out`): its tables, figures, claims, and ``sources.json`` naming each run
-    (directory, dataset, trials, configuration hash) it was built from. Returns the report."""
+    (directory, dataset, the trials stored and configured, the units not stored, configuration
+    hash) it was built from. Each run is read under its lock. Returns the report."""
     runs = _runs(dirs)
     study = runs[0][1].experiment
     if study not in ACROSS or len({cfg.experiment for _, cfg, _ in runs}) != 1:
@@ -80,11 +90,13 @@ def write(dirs, out=None, quiet: bool = False):
     if out.is_dir() and any(out.iterdir()) and not (out / "sources.json").exists():
         raise UsageError(f"{out} exists and holds no cross-dataset report (no sources.json): give an empty or new "
                          "directory (--out), so that nothing of yours is overwritten")
-    rep = ACROSS[study]([(d, cfg, an.frame(ResultStore.open(d)),
-                          {k: list(man["config"].get(k, [])) for k in ("as_paper", "choices", "deviations")})
-                         for d, cfg, man in runs])
-    rep.json_files = {"sources.json": {"runs": [{"dir": str(d), "dataset": cfg.dataset, "trials": cfg.trials,
-                                                 "config_hash": man.get("config_hash")} for d, cfg, man in runs]}}
+    frames = [_stored_frame(d, cfg) for d, cfg, _ in runs]
+    rep = ACROSS[study]([(d, cfg, df, {k: list(man["config"].get(k, [])) for k in ("as_paper", "choices", "deviations")})
+                         for (d, cfg, man), df in zip(runs, frames)])
+    rep.json_files = {"sources.json": {"runs": [
+        {"dir": str(d), "dataset": cfg.dataset, "trials": int(df["trial"].nunique()) if "trial" in df else 0,
+         "configured_trials": cfg.trials, "absent_units": list(df.attrs.get("absent") or []),
+         "config_hash": man.get("config_hash")} for (d, cfg, man), df in zip(runs, frames)]}}
     rep.write(out)
     if not quiet:
         print(rep.text)

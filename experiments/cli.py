@@ -105,7 +105,7 @@ def _flag_specs() -> dict:
                                      "help": ", ".join(DATASETS) + "; svmlight (your files, with --data-dir); or "
                                              "the path of your SVMlight/LETOR file or directory"}),
         "data-dir": (("--data-dir",), {"default": None, "help": "folder with the dataset (or $LTRREPRO_DATA_DIR)"}),
-        "queries": (("--queries",), {"type": bounded_int("queries", low=1), "default": None,
+        "queries": (("--queries",), {"type": bounded_int("queries"), "default": None,
                                      "help": "synthetic data: number of queries"}),
         "trials": (("--trials",), {"type": trials_arg, "action": TrialsAction, "default": None, "metavar": "N|auto",
                                    "help": "randomized splits (default: the paper's on real data, fewer on "

@@ -84,13 +84,13 @@ class RunConfig:
         if self.looks is not None and not (2 <= self.looks and self.trials >= 2):
             raise UsageError(f"looks {self.looks} of at most {self.trials} trials: a sequential run needs at least 2 "
                              f"looks and 2 trials")
-        check_bounds({f.name: getattr(self, f.name) for f in fields(self)})
-        if self.looks is not None:
-            check_looks(self.trials, self.looks)
         if self.synthetic and (self.queries is None or self.queries < 10):
             raise UsageError(f"--queries {self.queries}: a 60/20/20 split needs at least 10 queries")
         if not self.synthetic and self.queries is not None:
             raise UsageError("--queries sizes a synthetic dataset; a real one has its own queries")
+        check_bounds({f.name: getattr(self, f.name) for f in fields(self)})
+        if self.looks is not None:
+            check_looks(self.trials, self.looks)
 
     def _check_types(self) -> None:
         """Every field of its declared type (:func:`_typed`: ``trials='3'``, ``seed=1.5``,

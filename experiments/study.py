@@ -142,18 +142,20 @@ def _report_only(exp, config, execution: Execution) -> StudyResult:
     """Report on the stored units of ``config`` in ``execution.out`` — every record of the
     stored configuration (its hash), as the run that wrote them reported — running none."""
     store = ResultStore.open(execution.out_dir(config))
-    if not store.records():                   # those of the stored configuration (its hash)
-        raise UsageError(f"{store.root}: no finished unit to report on")
-    man = store.read_manifest()
-    inference = execution.inference(man.get("statistics"))
-    if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
-        atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
-    with using(inference):
-        if getattr(config, "looks", None):       # --trials auto: its looks again (experiments.sequential_run)
-            from experiments import sequential_run
-            info = sequential_run.report_only(exp, config, execution, store)
-        else:
-            info = exp.report(store)
+    with store.lock():                        # a run still going is refused (one line), not reported half-way
+        if not store.records():               # those of the stored configuration (its hash)
+            raise UsageError(f"{store.root}: no finished unit to report on")
+        store.expect(u.key for u in exp.units(config))        # the report names the units not stored
+        man = store.read_manifest()
+        inference = execution.inference(man.get("statistics"))
+        if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
+            atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
+        with using(inference):
+            if getattr(config, "looks", None):   # --trials auto: its looks again (experiments.sequential_run)
+                from experiments import sequential_run
+                info = sequential_run.report_only(exp, config, execution, store)
+            else:
+                info = exp.report(store)
     if not execution.quiet:
         print(info.text)
         print(f"{len(info.files)} file(s) written under {store.root}", file=sys.stderr)

@@ -19,10 +19,10 @@ MAX_LOOKS = 100
 #: flag is parsed (:func:`bounded_int`) and when a configuration is built, by hand or from a
 #: manifest (:func:`check_bounds`); a field absent from a configuration is not checked
 BOUNDS = {"trials": (1, MAX_TRIALS, "--trials"), "looks": (2, MAX_LOOKS, "--looks"),
-          "seed": (0, 2 ** 63 - 1, "--seed"), "queries": (10, 1_000_000, "--queries"),
+          "seed": (0, 2 ** 63 - 1, "--seed"), "queries": (1, 1_000_000, "--queries"),
           "rounds": (1, 100_000, "--rounds"), "every": (1, 100_000, "--every"),
           "impressions": (1, 10_000, "--impressions"), "max_pairs": (1, 10 ** 9, "--max-pairs"),
-          "leaves": (2, 131_072, "--leaves"), "max_bin": (2, 65_535, "--max-bin"),
+          "leaves": (1, 131_072, "--leaves"), "max_bin": (2, 65_535, "--max-bin"),
           "min_data_in_leaf": (1, 10 ** 9, "--min-data-in-leaf")}
 
 

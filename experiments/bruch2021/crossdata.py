@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments import analysis as an
 from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
 from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label
 from experiments.errors import UsageError
@@ -223,7 +224,16 @@ def build(runs) -> Report:
                         "and XE_NDCG − λMART (Δ)", digits=4, legend="", notes=True)]
         figures = [f for f in (_figure3(frames),) if f is not None]
         claims = pronounced_claims(frames)
+    missing = [f"{NAMES[r]}: {an.absent_note(df.attrs['absent'])}" for r, (_, df) in frames.items()
+               if df.attrs.get("absent")]
     return Report(title=f"Bruch (2021) {study} across datasets: "
-                        + " and ".join(f"{NAMES[r]} ({c.dataset}, {c.trials} trials)" for r, (c, _) in frames.items()),
+                        + " and ".join(f"{NAMES[r]} ({c.dataset}, {stored_trials(c, df)})" for r, (c, df) in frames.items()),
                   tables=tables, figures=figures, claims=claims, lines=[tab.to_string(index=False)], alpha=ALPHA,
-                  claims_caption="Claims check across datasets (Bruch 2021)", **joined)
+                  claims_caption="Claims check across datasets (Bruch 2021)", missing=missing, **joined)
+
+
+def stored_trials(cfg, df) -> str:
+    """The trials a run has stored, and of how many its configuration asks where they differ
+    (a run cut short, or going on)."""
+    n = int(df["trial"].nunique()) if "trial" in df and len(df) else 0
+    return f"{n} trials" + (f" stored of {cfg.trials}" if n != cfg.trials else "")

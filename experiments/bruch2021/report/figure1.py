@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments import analysis as an
 from ltrrepro.claims import Claim
 from ltrrepro.report import Figure, Report, Table
 
@@ -100,7 +101,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
                                 legend=f"label probabilities {list(cfg.probs)}; scores U[0,1]; {cfg.draws} draws "
                                        f"of γ.")],
                   figures=[figure(ex, cfg)], claims=claims(ex), deviations=list(deviations),
-                  choices=list(choices),
+                  choices=list(choices), missing=an.missing_notes(df, []),
                   lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.3e}"),
                          *(f"Sanity check [{c['result']}]: {c['check']}: {c['detail']}" for c in checks)],
                   claims_caption="Claims check (Bruch Figure 1)", claims_extra={"sanity_checks": checks})

@@ -135,5 +135,5 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
                                 ci_cols={"Δ": ("Δ 95% lo", "Δ 95% hi")}, formats={"p": "p"},
                                 rename={"Δ": "Δ [95% CI]"})],
                   figures=[figure(c)], claims=claims(c), deviations=list(deviations), choices=list(choices),
-                  missing=missing(c), lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.4f}")],
+                  missing=an.missing_notes(df, []) + missing(c), lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.4f}")],
                   alpha=ALPHA, claims_caption="Claims check (Bruch Figure 2)")
