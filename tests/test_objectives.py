@@ -8,7 +8,7 @@ from scipy import stats
 
 from conftest import random_lists
 from ltrrepro.metrics import ndcg
-from ltrrepro.objectives import (XENDCG, LambdaMART, LightGBMObjective, ListNet, RankNet, SquaredLoss,
+from ltrrepro.objectives import (XENDCG, LambdaMART, LightGBMObjective, ListNet, RankNet, RoundState, SquaredLoss,
                                  XGBoostObjective, check_grad_hess)
 from ltrrepro.splits import trial_split
 from ltrrepro.synthetic import make_synthetic
@@ -144,7 +144,7 @@ def test_lambdamart_builds_lightgbms_trees(params):
     builtin = lgb.train({**p, "objective": "lambdarank"}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 8)
     obj = LambdaMART(sigma=p["sigmoid"], truncation_level=p.get("lambdarank_truncation_level", 30),
                      norm=p["lambdarank_norm"])
-    custom = lgb.train({**p, "objective": LightGBMObjective(obj)}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 8)
+    custom = lgb.train({**p, "objective": LightGBMObjective(obj).bind(RoundState.start())}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 8)
     # same splits, same leaves: identical up to LightGBM's float32 accumulation of lambdas
     np.testing.assert_allclose(custom.predict(ds.X), builtin.predict(ds.X), atol=1e-6)
     assert custom.num_trees() == builtin.num_trees() == 8
@@ -155,7 +155,7 @@ def test_lambdamart_builds_lightgbms_trees_on_mq2008(mq2008_dir):
     ds = load_dataset("svmlight", paths=[mq2008_dir / "vali.txt", mq2008_dir / "test.txt"])
     p = {**LGB_BASE, "num_leaves": 7, "min_data_in_leaf": 10}
     builtin = lgb.train({**p, "objective": "lambdarank"}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 20)
-    custom = lgb.train({**p, "objective": LightGBMObjective(LambdaMART())},
+    custom = lgb.train({**p, "objective": LightGBMObjective(LambdaMART()).bind(RoundState.start())},
                        lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 20)
     np.testing.assert_allclose(custom.predict(ds.X), builtin.predict(ds.X), atol=1e-6)
 
@@ -171,7 +171,7 @@ def _paired_xendcg_runs(ds, n_trials, rounds, params):
         sp = trial_split(ds.n_queries, seed=5, trial=t)
         tr, te = ds.subset(sp.train), ds.subset(sp.test)
         p = {**params, "seed": t, "objective_seed": t}
-        a = _fit_predict(p, LightGBMObjective(XENDCG(), seed=t), tr, None, te.X, rounds)
+        a = _fit_predict(p, LightGBMObjective(XENDCG()).bind(RoundState.start(t)), tr, None, te.X, rounds)
         b = _fit_predict(p, "rank_xendcg", tr, None, te.X, rounds)
         ours.append(np.nanmean(ndcg(a, te.y, te.offsets, k=5)))
         ref.append(np.nanmean(ndcg(b, te.y, te.offsets, k=5)))
@@ -199,10 +199,10 @@ def test_lightgbm_sklearn_and_xgboost_adapters_and_determinism():
     sp = trial_split(ds.n_queries, seed=0, trial=0)
     tr, te = ds.subset(sp.train), ds.subset(sp.test)
     # LGBMRanker, 4-argument objective
-    r1 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG(), seed=4).sklearn, n_estimators=20, num_leaves=15,
+    r1 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG()).sklearn(RoundState.start(4)), n_estimators=20, num_leaves=15,
                         min_child_samples=20, min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True)
     r1.fit(tr.X, tr.y, group=tr.query_sizes)
-    r2 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG(), seed=4).sklearn, n_estimators=20, num_leaves=15,
+    r2 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG()).sklearn(RoundState.start(4)), n_estimators=20, num_leaves=15,
                         min_child_samples=20, min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True)
     r2.fit(tr.X, tr.y, group=tr.query_sizes)
     np.testing.assert_array_equal(r1.predict(te.X), r2.predict(te.X))      # same seed, same model
@@ -217,8 +217,8 @@ def test_lightgbm_sklearn_and_xgboost_adapters_and_determinism():
             sp = trial_split(ds.n_queries, seed=0, trial=t)
             tr, te = ds.subset(sp.train), ds.subset(sp.test)
             bx = xgb.train(xgboost_params(max_leaves=15), xgb.DMatrix(tr.X, tr.y, group=tr.query_sizes), 60,
-                           obj=XGBoostObjective(mk(), seed=t))
-            bl = lgb.train(lightgbm_params(LightGBMObjective(mk(), seed=t), num_leaves=15),
+                           obj=XGBoostObjective(mk()).bind(RoundState.start(t)))
+            bl = lgb.train(lightgbm_params(LightGBMObjective(mk()).bind(RoundState.start(t)), num_leaves=15),
                            lgb.Dataset(tr.X, tr.y, group=tr.query_sizes), 60)
             gaps.append(np.nanmean(ndcg(bx.predict(xgb.DMatrix(te.X)), te.y, te.offsets, k=5))
                         - np.nanmean(ndcg(bl.predict(te.X), te.y, te.offsets, k=5)))

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from conftest import random_lists
-from ltrrepro.objectives import (LightGBMObjective, ListMLE, McRank, QBRank, SquaredLoss, XGBoostObjective,
+from ltrrepro.objectives import (LightGBMObjective, ListMLE, McRank, QBRank, RoundState, SquaredLoss, XGBoostObjective,
                                  mcrank_scores, qbrank_step)
 from ltrrepro.synthetic import make_synthetic
 from test_objectives import LGB_BASE, _fd_grad
@@ -42,8 +42,8 @@ def test_qbrank_without_pairs_is_gbt():
     obj = QBRank(w=0.5, labeled=np.ones(ds.n_docs, bool))
     y = single.y.astype(float)
     p = {**LGB_BASE, "num_leaves": 20}
-    a = lgb.train({**p, "objective": LightGBMObjective(obj)}, lgb.Dataset(single.X, y, group=sizes), 10)
-    b = lgb.train({**p, "objective": LightGBMObjective(SquaredLoss())}, lgb.Dataset(single.X, y, group=sizes), 10)
+    a = lgb.train({**p, "objective": LightGBMObjective(obj).bind(RoundState.start())}, lgb.Dataset(single.X, y, group=sizes), 10)
+    b = lgb.train({**p, "objective": LightGBMObjective(SquaredLoss()).bind(RoundState.start())}, lgb.Dataset(single.X, y, group=sizes), 10)
     # identical trees; leaf values agree to the last bits (LightGBM's -G/(H + 1e-15) sees H halved)
     np.testing.assert_allclose(a.predict(single.X), b.predict(single.X), rtol=1e-12, atol=1e-15)
     assert a.model_to_string().count("split_feature=") == b.model_to_string().count("split_feature=")
@@ -96,7 +96,7 @@ def test_mcrank_gradients_and_lightgbm_multiclass():
     np.testing.assert_allclose(G.ravel(), _fd_grad(lambda f: obj.loss(f.reshape(7, 5), y), F.ravel()), atol=1e-6)
     ds = make_synthetic("web30k", n_queries=80, seed=5)
     p = {**LGB_BASE, "num_class": 5, "num_leaves": 10, "boost_from_average": False}
-    custom = lgb.train({**p, "objective": LightGBMObjective(McRank(5, hess_factor=5 / 4))},
+    custom = lgb.train({**p, "objective": LightGBMObjective(McRank(5, hess_factor=5 / 4)).bind(RoundState.start())},
                        lgb.Dataset(ds.X, ds.y.astype(float)), 5)
     builtin = lgb.train({**p, "objective": "multiclass"}, lgb.Dataset(ds.X, ds.y.astype(float)), 5)
     raw_c = custom.predict(ds.X, raw_score=True)
@@ -107,7 +107,7 @@ def test_mcrank_gradients_and_lightgbm_multiclass():
     import xgboost as xgb
     bx = xgb.train({"num_class": 5, "max_leaves": 10, "grow_policy": "lossguide", "tree_method": "hist",
                     "base_score": 0.0, "nthread": 1, "disable_default_eval_metric": 1},
-                   xgb.DMatrix(ds.X, ds.y), 5, obj=XGBoostObjective(McRank(5)))
+                   xgb.DMatrix(ds.X, ds.y), 5, obj=XGBoostObjective(McRank(5)).bind(RoundState.start()))
     assert bx.predict(xgb.DMatrix(ds.X), output_margin=True).shape == (ds.n_docs, 5)
 
 
@@ -118,13 +118,15 @@ def test_qbrank_line_search_callback_scales_leaves_and_tracks_scores():
     adapter = LightGBMObjective(obj, track_scores=True)
     step_fn = lambda h, g: qbrank_step(obj, h, g, ds.y, ds.offsets)
     cb = LeafRescaleCallback(adapter, ds.X, step_fn, shrinkage=0.05)
+    state = RoundState.start()                      # the training run's, shared by the objective and the callback
+    cb.bind(state)
     losses = []
-    record = lambda env: losses.append(obj.loss(adapter.scores, ds.y, ds.offsets))
+    record = lambda env: losses.append(obj.loss(state.scores, ds.y, ds.offsets))
     record.order = 30                                  # after the rescale
-    bst = lgb.train({**LGB_BASE, "num_leaves": 20, "learning_rate": 1.0, "objective": adapter},
+    bst = lgb.train({**LGB_BASE, "num_leaves": 20, "learning_rate": 1.0, "objective": adapter.bind(state)},
                     lgb.Dataset(ds.X, ds.y.astype(float), group=ds.query_sizes), 15, callbacks=[cb, record])
     # the model's predictions are the scores the objective used (leaf values are the intended ones)
-    np.testing.assert_allclose(bst.predict(ds.X), adapter.scores, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(bst.predict(ds.X), state.scores, rtol=1e-6, atol=1e-9)
     assert all(s >= 0 for s in cb.steps) and max(cb.steps) > 0
     r0 = obj.loss(np.zeros(ds.n_docs), ds.y, ds.offsets)
     assert losses[0] < r0 and all(b <= a + 1e-9 for a, b in zip(losses, losses[1:]))   # R never increases
