@@ -44,9 +44,10 @@ def _int_at_least(low: int, words: str):
 positive_int = _int_at_least(1, "at least 1")
 
 
-def bounded_int(field: str, low: int | None = None):
+def bounded_int(field: str, low: int | None = None, words: str | None = None):
     """An argparse type for the design field ``field``: an integer within :data:`BOUNDS`
-    (``low`` replaces the least value where a later check words the lower bound better)."""
+    (``low`` replaces the least value where a later check words the lower bound better;
+    ``words`` says the lower bound in the error)."""
     import argparse
 
     least, most, _ = BOUNDS[field]
@@ -58,7 +59,7 @@ def bounded_int(field: str, low: int | None = None):
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
         if v < least:
-            raise argparse.ArgumentTypeError(f"{text!r} must be at least {least}")
+            raise argparse.ArgumentTypeError(f"{text!r} must be {words or f'at least {least}'}")
         if v > most:
             raise argparse.ArgumentTypeError(f"{text!r} is more than {most:,}, the most a run takes")
         return v
@@ -66,7 +67,7 @@ def bounded_int(field: str, low: int | None = None):
     return parse
 
 
-seed_int = bounded_int("seed")
+seed_int = bounded_int("seed", words="a non-negative integer")
 
 
 def check_bounds(values: dict, where: str = "") -> None:
