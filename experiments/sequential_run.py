@@ -102,7 +102,10 @@ def _looks(exp, execution, store, units, ctx, sizes, counts: dict, report_only: 
             break
         store.select([u.key for u in wave])
         if not report_only:
-            summary = run_units(wave, exp.unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
+            # --force recomputes each unit once: at a later look only the new trials' units (the
+            # earlier ones were computed by this run's earlier looks)
+            todo = [u for u in wave if u.trial >= sizes[k - 1]] if execution.force and k else wave
+            summary = run_units(todo, exp.unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
                                 backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
                                 quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout,
                                 unit_timeout=execution.unit_timeout)

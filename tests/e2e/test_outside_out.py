@@ -125,3 +125,12 @@ def test_lock_is_reentrant_in_one_process_and_refused_to_another(tmp_path):
         res = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True,
                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
         assert res.returncode == 3 and "another run is using" in res.stdout
+
+
+def test_a_dangling_symlink_out_is_one_line(tmp_path, capsys):
+    out = tmp_path / "out"
+    os.symlink(tmp_path / "nowhere", out)
+    assert quality.main([*TINY, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "leads nowhere" in err and "File exists" not in err
+    assert not (tmp_path / "nowhere").exists()

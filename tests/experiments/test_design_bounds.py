@@ -102,3 +102,20 @@ def test_split_principles_parse_is_bounded_too(tmp_path, capsys):
     except SystemExit as exit_:
         code = exit_.code
     assert code == 2 and "more than 100,000" in capsys.readouterr().err
+
+
+def test_an_error_without_a_message_is_never_an_empty_line():
+    from experiments.cli import cli
+
+    @cli
+    def main(argv):
+        raise MemoryError()
+
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stderr(buf):
+        assert main([]) == 2
+    line = buf.getvalue().strip()
+    assert line.startswith("error: out of memory") and line.count("\n") == 0
