@@ -166,3 +166,20 @@ def test_a_damaged_record_or_missing_units_are_said(finished, tmp_path, capsys):
     assert export.main([str(run), "--to", str(tmp_path / "t2"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("error:") == 1 and "damaged" in err and "will be recomputed" not in err
+
+
+def test_exported_qids_and_doc_ids_follow_docs_export_md():
+    """docs/export.md: qid the data's query id, ``.1``, ``.2``, … on a repeat; doc id the file's
+    ``#docid``, else ``<qid>-<i>`` (position i from 0 in its query); ids repeated within a query
+    or with white space become ``<docid>-<i>`` for the whole run."""
+    base = {SCORE: np.array([0.1, 0.2, 0.3, 0.4, 0.5]), SIZE: np.array([2, 3]), QID: np.array([7, 7]),
+            LABEL: np.zeros(5, np.int8)}
+    qrels = [x.split() for x in qrels_lines(base).splitlines()]
+    assert [(q, d) for q, _, d, _ in qrels] == [("7", "7-0"), ("7", "7-1"), ("7.1", "7.1-0"), ("7.1", "7.1-1"),
+                                                ("7.1", "7.1-2")]
+    ids = {**base, DOCID: np.array([b"a", b"b", b"c", b"d", b"e"], dtype="S")}
+    assert [x.split()[2] for x in qrels_lines(ids).splitlines()] == ["a", "b", "c", "d", "e"]
+    repeated = {**base, DOCID: np.array([b"a", b"a", b"c", b"d", b"e"], dtype="S")}
+    assert [x.split()[2] for x in qrels_lines(repeated).splitlines()] == ["a-0", "a-1", "c-0", "d-1", "e-2"]
+    run = [x.split() for x in run_lines(ids, "m").splitlines()]
+    assert [r[2] for r in run] == ["b", "a", "e", "d", "c"] and [r[3] for r in run] == ["1", "2", "1", "2", "3"]
