@@ -108,7 +108,7 @@ def _looks(exp, execution, store, units, ctx, sizes, counts: dict, report_only: 
             summary = run_units(todo, exp.unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
                                 backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
                                 quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout,
-                                unit_timeout=execution.unit_timeout)
+                                unit_timeout=getattr(execution, "unit_timeout", None))
             counts["n_done"] += summary.n_done
             counts["n_skipped"] = len(wave) - counts["n_done"]
             if summary.failed:

@@ -270,7 +270,7 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
             summary = run_units(units, unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
                                 backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
                                 quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout,
-                                unit_timeout=execution.unit_timeout)
+                                unit_timeout=getattr(execution, "unit_timeout", None))
             wall = time.perf_counter() - t0
             if not execution.no_report and summary.n_done + summary.n_skipped > 0:
                 info = report_fn(store)               # a ltrrepro.report.Report, written

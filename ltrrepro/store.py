@@ -133,13 +133,11 @@ class ResultStore:
     OWNED = ("units", "failures", "manifest.json", ".lock", ".cache", "trec", "tables", "figures", "stale",
              "report.json", "claims.json", "claims.md", "claims.tex", "claims.csv", "summary.json", "sources.json")
 
-    #: the run directories this process holds (real path -> depth): :meth:`lock` is re-entrant
-    _HELD: dict = {}
-
     @contextmanager
     def lock(self, create: bool = True):
         """Hold ``RUN/.lock`` (an advisory lock the system drops when the process dies); a
-        process that holds it already goes on (re-entrant: a report inside a run). The lock
+        store object that holds it already goes on (re-entrant: a report or an export inside its
+        run); another one — in this process or another — is refused. The lock
         file is opened without following a link (``O_NOFOLLOW``), and none of :data:`OWNED` may
         be a symbolic link: either is a :class:`StoreError` naming it, before anything is
         written. ``create=False`` (a reader of a run it does not write: an export elsewhere)
@@ -155,13 +153,12 @@ class ResultStore:
             check_no_links(self.root, self.OWNED)
         except LinkError as err:
             raise StoreError(str(err)) from None
-        key = os.path.realpath(self.root)
-        if key in self._HELD:
-            self._HELD[key] += 1
+        if getattr(self, "_held", 0):
+            self._held += 1
             try:
                 yield self
             finally:
-                self._HELD[key] -= 1
+                self._held -= 1
             return
         path = self.root / ".lock"
         try:
@@ -184,7 +181,7 @@ class ResultStore:
             fh.close()
             raise StoreError(f"another run is using {self.root} (pid {holder}); wait for it to end or choose "
                              f"another --out") from None
-        self._HELD[key] = 1
+        self._held = 1
         try:
             fh.seek(0)
             fh.truncate()
@@ -192,7 +189,7 @@ class ResultStore:
             fh.flush()
             yield self
         finally:
-            del self._HELD[key]
+            self._held = 0
             fcntl.flock(fh, fcntl.LOCK_UN)
             fh.close()
 

@@ -109,15 +109,16 @@ def test_lock_is_never_opened_through_a_link(tmp_path):
     assert victim.read_text() == "precious"
 
 
-def test_lock_is_reentrant_in_one_process_and_refused_to_another(tmp_path):
+def test_lock_is_reentrant_for_its_store_and_refused_to_another(tmp_path):
     import subprocess
     import sys
 
     from ltrrepro.store import ResultStore
 
     root = tmp_path / "run"
-    with ResultStore(root).lock():
-        with ResultStore(root).lock():          # a report inside a run: the same process goes on
+    store = ResultStore(root)
+    with store.lock():
+        with store.lock():                      # a report or export inside its run: the same store goes on
             pass
         code = ("import sys; from ltrrepro.store import ResultStore, StoreError\n"
                 "try:\n    ResultStore(sys.argv[1]).lock().__enter__()\nexcept StoreError as e:\n"
