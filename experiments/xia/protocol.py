@@ -76,6 +76,7 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(MODELS)}, and plug-in "
                              f"objectives package.module:Name(k=v)-<se|rwse|ole>")
         self.check_plugins(suffixes=ARM_PRINCIPLES)  # imported and checked (OLE without pairs: one line)
+        self.check_arms()
         if any(lv < 2 for lv in self.leaves) or any(not 0 < r <= 1 for r in self.rates):
             raise UsageError("--leaves must be >= 2 and --rates in (0, 1]")
         if self.growth not in GROWTH:
@@ -86,6 +87,19 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--split-rule must be one of {', '.join(SPLIT_RULES)}, got {self.split_rule!r}")
         if self.fold_layout and self.trials > 5:
             raise UsageError(f"{self.dataset} has five folds; --trials must be <= 5")
+
+    def check_arms(self) -> None:
+        """Each plug-in arm can run under its principle with this run's leaf rule
+        (:func:`ltrrepro.fit.plugins.check_arm`: ``--leaf-rule exact`` needs the pair structure
+        in SE and RWSE arms too), one line now rather than every unit failing."""
+        from ltrrepro.fit.plugins import check_arm, load_plugin
+
+        specs = dict(self.plugins)
+        for m in self.plugin_models(self.models):
+            key, _, principle = m.rpartition("-")
+            if key in specs:
+                opts = load_plugin(specs[key]).options
+                check_arm(specs[key], opts.objective(**dict(opts.objective_kwargs)), principle, self.leaf_rule)
 
     @property
     def fold_layout(self) -> bool:

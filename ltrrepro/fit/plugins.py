@@ -184,12 +184,7 @@ def plugin_system(spec: str, principle: str | None = None) -> System:
         raise PluginError(f"plug-in {spec!r}: no split principle {principle!r}; the principles are "
                           f"{', '.join(PRINCIPLES)}")
     objective = PluginObjective(base.options.objective, base.options.objective_kwargs)
-    if needs_pairs(principle) and not callable(getattr(objective(None), "grad_hess_pairs", None)):
-        raise PluginError(f"plug-in {spec!r}: the OLE principle needs the pair structure of the objective's Hessian "
-                          f"(a grad_hess_pairs method, as ltrrepro's pairwise and listwise objectives have) and "
-                          f"{type(objective(None)).__name__} has none; run it under se or rwse")
-    if needs_pairs(principle) and not getattr(objective(None), "derivative_additive", False):
-        _smoke_pairs(spec, objective(None))
+    check_arm(spec, objective(None), principle)
     return principle_system(f"{base.name}-{principle}", f"{base.label} ({principle.upper()})", objective, principle,
                             family=base.family, paper=base.paper)
 
@@ -255,6 +250,23 @@ def _smoke(spec: str, objective: Objective) -> None:
         raise PluginError(f"plug-in {spec!r}: two calls with the generator in the same state gave different "
                           f"gradients; draw every random number from the rng argument (not np.random's global "
                           f"state, random or the clock), or the run cannot be repeated")
+
+
+def check_arm(spec: str, objective: Objective, principle: str, leaf_rule: str = "diagonal") -> None:
+    """The plug-in ``objective`` can run under ``principle`` with ``leaf_rule``: where the arm
+    needs the pair structure of its Hessian (OLE's gain; exact leaf values,
+    :func:`~ltrrepro.fit.xia.needs_pairs`) and the objective is not derivative-additive, it has
+    a working ``grad_hess_pairs`` (:func:`_smoke_pairs`) — else one :class:`PluginError` now,
+    not a failure of every unit of the arm."""
+    if not needs_pairs(principle, leaf_rule) or getattr(objective, "derivative_additive", False):
+        return
+    what = "the OLE principle" if principle == "ole" else f"--leaf-rule {leaf_rule} (exact leaf values)"
+    if not callable(getattr(objective, "grad_hess_pairs", None)):
+        raise PluginError(f"plug-in {spec!r}: {what} needs the pair structure of the objective's Hessian "
+                          f"(a grad_hess_pairs method, as ltrrepro's pairwise and listwise objectives have) and "
+                          f"{type(objective).__name__} has none; run it under se or rwse"
+                          + (" with --leaf-rule diagonal or own" if principle != "ole" else ""))
+    _smoke_pairs(spec, objective)
 
 
 def _smoke_pairs(spec: str, objective: Objective) -> None:

@@ -97,3 +97,16 @@ def test_a_xia_arm_fails_its_units_on_a_negative_hessian_as_bruch_does(tmp_path,
     assert res.exit_code == 1
     err = capsys.readouterr().err
     assert "negative or non-finite Hessian" in err and "Traceback" not in err
+
+
+def test_an_arm_that_needs_pairs_under_the_leaf_rule_is_refused_up_front(tmp_path, monkeypatch):
+    import experiments
+    from experiments.errors import USER_ERRORS
+
+    (tmp_path / "neglater2.py").write_text(LOSS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    experiments.configure("split_principles", queries=40, models="neglater2:NegativeLater-se")     # diagonal: fine
+    with pytest.raises(USER_ERRORS, match="--leaf-rule exact .* needs the pair structure"):
+        experiments.configure("split_principles", queries=40, models="neglater2:NegativeLater-se", leaf_rule="exact")
+    with pytest.raises(USER_ERRORS, match="the OLE principle needs the pair structure"):
+        experiments.configure("split_principles", queries=40, models="neglater2:NegativeLater-ole")
