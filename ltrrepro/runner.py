@@ -331,7 +331,7 @@ def _execute(fn: Callable, unit: Unit, ctx: dict):
     t0 = time.perf_counter()
     try:
         if unit.model in ctx.get("isolated", ()) or (limit and not _can_alarm()):
-            record, arrays = _run_isolated(fn, unit, ctx, timeout=limit)
+            record, arrays = _run_isolated(fn, unit, ctx)
         else:
             with seed_globals(unit), _time_limit(limit, unit):
                 record, arrays = fn(unit, ctx)
@@ -381,11 +381,11 @@ def _time_limit(limit, unit: Unit):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _run_isolated(fn: Callable, unit: Unit, ctx: dict, timeout: float | None = None):
+def _run_isolated(fn: Callable, unit: Unit, ctx: dict):
     """``fn(unit, ctx)`` in a fresh Python process (``python -m ltrrepro.isolated``); its
     result, its exception (as a failure carrying the child's traceback), or
     :class:`UnitProcessDied` naming how the child ended, or :class:`UnitTimeout` (the child
-    killed) after ``timeout`` seconds. A plain subprocess, not
+    killed) after ``ctx["unit_timeout"]`` seconds. A plain subprocess, not
     ``multiprocessing``: it works from a loky worker and from a daemonic dask worker alike.
     Costs a process start (1.7 s of imports measured on 2 cores; numba kernels come from their on-disk
     cache). The child gets this process's ``sys.path`` and watches it: it exits when this
@@ -396,6 +396,7 @@ def _run_isolated(fn: Callable, unit: Unit, ctx: dict, timeout: float | None = N
     import subprocess
     import tempfile
 
+    timeout = ctx.get("unit_timeout")
     tmp = tempfile.mkdtemp(prefix="ltrrepro-unit-")
     try:
         result = os.path.join(tmp, "result.pickle")
