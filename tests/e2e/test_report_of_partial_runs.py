@@ -7,11 +7,12 @@ import shutil
 import subprocess
 import sys
 
-import pandas as pd
 import pytest
 
 from experiments import export, quality
 from experiments import report as report_cli
+
+pytestmark = pytest.mark.slow
 
 FAST = ["--queries", "40", "--trials", "2", "--preset", "tiny", "--rounds", "2", "--jobs", "1", "--threads", "1",
         "--quiet", "--models", "lambdamart,xendcg"]
@@ -61,23 +62,3 @@ def test_a_live_run_is_refused_by_report_and_export(finished, tmp_path, capsys):
     finally:
         holder.kill()
         holder.wait()
-
-
-def test_the_cross_report_gives_the_trials_stored():
-    from experiments.bruch2021.crossdata import stored_trials
-    from types import SimpleNamespace
-
-    df = pd.DataFrame({"trial": [0, 0, 1, 1]})
-    assert stored_trials(SimpleNamespace(trials=2), df) == "2 trials"
-    assert stored_trials(SimpleNamespace(trials=3), df) == "2 trials stored of 3"
-
-
-def test_missing_notes_name_absent_units():
-    from experiments import analysis as an
-
-    df = pd.DataFrame({"m": [0.5, 0.4]})
-    df.attrs["absent"] = [f"d/t00{i}/base/x" for i in range(14)]
-    notes = an.missing_notes(df, ["m"])
-    assert notes[0].startswith("14 unit(s) of the configuration are not stored") and "and 2 more" in notes[0]
-    df.attrs["absent"] = []
-    assert an.missing_notes(df, ["m"]) == []

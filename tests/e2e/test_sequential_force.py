@@ -8,6 +8,8 @@ import pytest
 from experiments.quality import main
 from ltrrepro import sequential as sq
 
+pytestmark = pytest.mark.slow
+
 TINY = ["--queries", "40", "--preset", "tiny", "--rounds", "3", "--models", "listnet,xendcg", "--jobs", "1",
         "--quiet", "--trials", "auto", "--max-trials", "6", "--looks", "3"]
 
