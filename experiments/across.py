@@ -15,12 +15,12 @@ from ltrrepro.store import ResultStore
 __all__ = ["ACROSS", "applies", "write"]
 
 
-def _bruch(runs):
+def _bruch(runs, inference):
     from experiments.bruch2021 import crossdata
-    return crossdata.build(runs)
+    return crossdata.build(runs, inference)
 
 
-#: study -> the builder of its cross-dataset report ``[(directory, config, frame, notes)] -> Report``
+#: study -> the builder of its cross-dataset report ``([(directory, config, frame, notes)], inference) -> Report``
 #: (``notes``: the run's protocol notes as its manifest stored them)
 ACROSS = {"quality": _bruch, "robustness": _bruch}
 
@@ -72,11 +72,12 @@ def _stored_frame(d, cfg):
         return an.frame(store)
 
 
-def write(dirs, out=None, quiet: bool = False):
+def write(dirs, out=None, quiet: bool = False, *, inference):
     """Write the cross-dataset report of the runs in ``dirs`` under ``out`` (default
     :func:`default_out`): its tables, figures, claims, and ``sources.json`` naming each run
     (directory, dataset, the trials stored and configured, the units not stored, configuration
-    hash) it was built from. Each run is read under its lock. Returns the report."""
+    hash) it was built from, under the report's statistics ``inference``
+    (:class:`ltrrepro.inference.Inference`). Each run is read under its lock. Returns the report."""
     runs = _runs(dirs)
     study = runs[0][1].experiment
     if study not in ACROSS or len({cfg.experiment for _, cfg, _ in runs}) != 1:
@@ -92,7 +93,7 @@ def write(dirs, out=None, quiet: bool = False):
                          "directory (--out), so that nothing of yours is overwritten")
     frames = [_stored_frame(d, cfg) for d, cfg, _ in runs]
     rep = ACROSS[study]([(d, cfg, df, {k: list(man["config"].get(k, [])) for k in ("as_paper", "choices", "deviations")})
-                         for (d, cfg, man), df in zip(runs, frames)])
+                         for (d, cfg, man), df in zip(runs, frames)], inference)
     rep.json_files = {"sources.json": {"runs": [
         {"dir": str(d), "dataset": cfg.dataset, "trials": int(df["trial"].nunique()) if "trial" in df else 0,
          "configured_trials": cfg.trials, "absent_units": list(df.attrs.get("absent") or []),
