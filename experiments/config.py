@@ -264,9 +264,9 @@ def _hints(cls) -> dict:
 
 def check_looks(trials: int, looks: int) -> None:
     """``looks`` equally spaced looks fit in at most ``trials`` trials (each look at least 2
-    trials and more than the one before: :func:`ltrrepro.sequential.look_sizes`), else one
+    trials and more than the one before: :func:`ltrrepro.inference.sequential.look_sizes`), else one
     :class:`UsageError` giving the most that fit — a run never takes fewer looks than it says."""
-    from ltrrepro.sequential import look_sizes
+    from ltrrepro.inference.sequential import look_sizes
 
     if len(look_sizes(trials, looks)) == looks:
         return

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from experiments.quality import main
-from ltrrepro import sequential as sq
+from ltrrepro.inference import sequential as sq
 
 pytestmark = pytest.mark.slow
 

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from ltrrepro.fileio import LinkError
+from ltrrepro.inference import Inference
 from ltrrepro.report import Report, Table
 
 
@@ -34,7 +35,7 @@ def test_report_write_refuses_a_linked_folder_before_writing(tmp_path):
     root = tmp_path / "run"
     root.mkdir()
     os.symlink(user, root / "tables")
-    rep = Report("t", tables=[Table("quality", pd.DataFrame({"a": [1.0]}))])
+    rep = Report("t", tables=[Table("quality", pd.DataFrame({"a": [1.0]}))], inference=Inference())
     with pytest.raises(LinkError, match="symbolic link"):
         rep.write(root)
     assert _snapshot(user) == files and not (root / "report.json").exists()
@@ -56,7 +57,7 @@ def test_links_inside_the_report_folders_are_left_alone_and_said(tmp_path):
     os.symlink(user / "quality.md", root / "tables" / "old.md")     # a linked file
     (root / "tables" / "stray.csv").write_text("x\n")               # a real stray file: set aside
     (root / "report.json").write_text(json.dumps({"files": ["tables/old.md", "tables/linked/quality.md"]}))
-    rep = Report("t", tables=[Table("quality", pd.DataFrame({"a": [1.0]}))]).write(root)
+    rep = Report("t", tables=[Table("quality", pd.DataFrame({"a": [1.0]}))], inference=Inference()).write(root)
     assert _snapshot(user) == files
     assert os.path.islink(root / "tables" / "linked") and os.path.islink(root / "tables" / "old.md")
     assert (root / "stale" / "tables" / "stray.csv").exists()
