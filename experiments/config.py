@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
-from experiments.values import check_bounds
+from experiments.values import check_bounds, check_looks
 from ltrrepro.datasets import REGISTRY
 from ltrrepro.fit.plugins import PluginError
 
@@ -93,16 +93,12 @@ class RunConfig:
             check_looks(self.trials, self.looks)
 
     def _check_types(self) -> None:
-        """Every field of its declared type (:func:`_typed`: ``trials='3'``, ``seed=1.5``,
-        ``trials=True`` are one :class:`UsageError` naming the field, however the configuration
-        was built — by hand, from flags or a manifest); lists become tuples."""
+        """Every field of its declared type (:func:`_typed`), however built; lists become tuples."""
         hints = _hints(type(self))
         for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, list):
-                value = _tuple(value)
-                object.__setattr__(self, f.name, value)
-            _typed(f.name, value, hints.get(f.name), "configuration", convert=False)
+            if isinstance(getattr(self, f.name), list):
+                object.__setattr__(self, f.name, _tuple(getattr(self, f.name)))
+            _typed(f.name, getattr(self, f.name), hints.get(f.name), "configuration", convert=False)
 
     @property
     def synthetic(self) -> bool:
@@ -260,24 +256,6 @@ STORED_EXTRAS = frozenset({"type", "plugin_sources", "deviations", "choices", "a
 @functools.lru_cache(maxsize=None)
 def _hints(cls) -> dict:
     return typing.get_type_hints(cls)
-
-
-def check_looks(trials: int, looks: int) -> None:
-    """``looks`` equally spaced looks fit in at most ``trials`` trials (each look at least 2
-    trials and more than the one before: :func:`ltrrepro.inference.sequential.look_sizes`), else one
-    :class:`UsageError` giving the most that fit — a run never takes fewer looks than it says."""
-    from ltrrepro.inference.sequential import look_sizes
-
-    if len(look_sizes(trials, looks)) == looks:
-        return
-    fit = [k for k in range(2, looks) if len(look_sizes(trials, k)) == k]
-    if not fit:
-        raise UsageError(f"--max-trials {trials} leaves room for one look only (a look needs 2 trials, the next "
-                         f"more): a sequential run needs --max-trials 3 or more (or the fixed design, --trials "
-                         f"{trials})")
-    raise UsageError(f"--looks {looks} with --max-trials {trials}: equally spaced looks of at least 2 trials each "
-                     f"(each more than the last) fit {fit[-1]} look(s) at most ({', '.join(map(str, look_sizes(trials, fit[-1])))} "
-                     f"trials); give --looks {fit[-1]} or a larger --max-trials")
 
 
 def _typed(name: str, value, hint, where: str, convert: bool = True):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from experiments.errors import UsageError
 
 __all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "bounded_int", "BOUNDS",
-           "check_bounds", "MAX_TRIALS", "MAX_LOOKS"]
+           "check_bounds", "check_looks", "MAX_TRIALS", "MAX_LOOKS"]
 
 #: the largest number of trials a run may ask for (the papers use at most 100; each trial is a
 #: unit per model and level): beyond it a design is refused where it is parsed and built, so
@@ -156,3 +156,22 @@ def parse_models(text: str, known, flag: str = "--models", suffixes=()) -> tuple
     if len(set(models)) != len(models):
         raise UsageError(f"{flag} repeats a model: {text!r}")
     return tuple(models), tuple(plugins.items())
+
+
+def check_looks(trials: int, looks: int) -> None:
+    """``looks`` equally spaced looks fit in at most ``trials`` trials (each look at least 2
+    trials and more than the one before: :func:`ltrrepro.inference.sequential.look_sizes`), else one
+    :class:`UsageError` giving the most that fit — a run never takes fewer looks than it says."""
+    from ltrrepro.inference.sequential import look_sizes
+
+    if len(look_sizes(trials, looks)) == looks:
+        return
+    fit = [k for k in range(2, looks) if len(look_sizes(trials, k)) == k]
+    if not fit:
+        raise UsageError(f"--max-trials {trials} leaves room for one look only (a look needs 2 trials, the next "
+                         f"more): a sequential run needs --max-trials 3 or more (or the fixed design, --trials "
+                         f"{trials})")
+    sizes = ", ".join(map(str, look_sizes(trials, fit[-1])))
+    raise UsageError(f"--looks {looks} with --max-trials {trials}: equally spaced looks of at least 2 trials each "
+                     f"(each more than the last) fit {fit[-1]} look(s) at most ({sizes} trials); give --looks "
+                     f"{fit[-1]} or a larger --max-trials")

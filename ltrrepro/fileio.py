@@ -9,7 +9,6 @@ never half of one — and it gets the permissions the user's umask gives (``mkst
 """
 from __future__ import annotations
 
-import contextvars
 import json
 import os
 import tempfile
@@ -19,20 +18,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["default_cache_dir", "file_mode", "atomic_path", "atomic_write_bytes", "atomic_write_text",
-           "write_json", "to_jsonable", "WriteError", "LinkError", "check_no_links", "inside", "output_flag"]
-
-#: the flag that names the output directory in a write error's advice (``--out``; export's ``--to``)
-_OUT_FLAG = contextvars.ContextVar("ltrrepro_out_flag", default="--out")
-
-
-@contextmanager
-def output_flag(flag: str):
-    """Within the block, write errors advise choosing another ``flag`` (export: ``--to``)."""
-    token = _OUT_FLAG.set(flag)
-    try:
-        yield
-    finally:
-        _OUT_FLAG.reset(token)
+           "write_json", "to_jsonable", "WriteError", "LinkError", "check_no_links", "inside"]
 
 
 class WriteError(OSError):
@@ -41,10 +27,12 @@ class WriteError(OSError):
     what to do. Nothing partial is left behind (see :func:`atomic_path`)."""
 
     @classmethod
-    def of(cls, path, err: OSError) -> "WriteError":
+    def of(cls, path, err: OSError, flag: str = "--out") -> "WriteError":
+        """The error of writing ``path`` that failed with ``err``; its advice names ``flag``,
+        the option that chose the folder (``--out``; an export's ``--to``)."""
         import errno as _errno
 
-        code, flag = err.errno, _OUT_FLAG.get()
+        code = err.errno
         what = {_errno.ENOSPC: f"free space on that filesystem or choose another {flag}",
                 _errno.EDQUOT: f"free space within your quota or choose another {flag}",
                 _errno.EROFS: f"the filesystem is read-only: choose another {flag}",
@@ -54,8 +42,13 @@ class WriteError(OSError):
         name = _errno.errorcode.get(code, "") if code is not None else ""
         reason = err.strerror or str(err)
         out = cls(code, f"cannot write {path}: {reason}{f' ({name})' if name else ''}; {what}")
-        out.filename = str(path)
+        out.filename, out.cause = str(path), err
         return out
+
+    def for_flag(self, flag: str) -> "WriteError":
+        """The same error advising another ``flag`` (an export re-words the store's ``--out``)."""
+        cause = getattr(self, "cause", None)
+        return WriteError.of(self.filename, cause, flag) if cause is not None else self
 
     def __str__(self) -> str:
         return self.strerror or super().__str__()
@@ -67,14 +60,13 @@ class LinkError(WriteError):
     nothing is written through it, moved or deleted; the message names the link and its target."""
 
     @classmethod
-    def at(cls, root, link: Path, flag: str | None = None) -> "LinkError":
+    def at(cls, root, link: Path, flag: str = "--out") -> "LinkError":
         import errno as _errno
 
         try:
             target = os.readlink(link)
         except OSError:
             target = "?"
-        flag = flag or _OUT_FLAG.get()
         out = cls(_errno.ELOOP, f"{link} is a symbolic link (to {target}); ltrrepro writes under {root} only through "
                                 f"folders it made, and never moves or deletes a file outside it: nothing was written, "
                                 f"moved or deleted; remove the link (the files it points to are yours and stay) or "
@@ -83,11 +75,11 @@ class LinkError(WriteError):
         return out
 
 
-def check_no_links(root, names=None) -> None:
+def check_no_links(root, names=None, flag: str = "--out") -> None:
     """Refuse (:class:`LinkError`) when one of ``names`` under ``root`` — relative paths of the
     files and folders a writer owns there, or with None every entry of ``root`` — or a folder
     on the way to it is a symbolic link. ``root`` itself may be a link (the user named it).
-    Absent paths are fine: the writer makes them."""
+    Absent paths are fine: the writer makes them. ``flag``: the option that chose ``root``."""
     root = Path(root)
     if names is None:
         try:
@@ -99,7 +91,7 @@ def check_no_links(root, names=None) -> None:
         for part in Path(name).parts:
             here = here / part
             if os.path.islink(here):
-                raise LinkError.at(root, here)
+                raise LinkError.at(root, here, flag)
             if not os.path.lexists(here):
                 break
 

@@ -156,7 +156,7 @@ def _claim_folder(store, dest: Path) -> None:
 
     run = os.path.realpath(store.root)
     try:
-        check_no_links(dest, ["runs", "qrels", EXPORT_INDEX])
+        check_no_links(dest, ["runs", "qrels", EXPORT_INDEX], flag="--to")
     except LinkError as err:
         raise ExportError(str(err)) from None
     if os.path.commonpath([os.path.realpath(dest), run]) == run:
@@ -189,13 +189,13 @@ def export_store(store, dest=None, raw: bool = False) -> dict:
     import json
     import os
 
-    from .fileio import atomic_write_text, output_flag
+    from .fileio import WriteError, atomic_write_text
     from .store import StoreError, safe_key
 
-    default = dest is None
+    flag = "--out" if dest is None else "--to"               # what chose the folder: named in write errors
     dest = Path(dest) if dest is not None else Path(store.root) / "trec"
     try:
-        with store.lock(create=False), output_flag("--out" if default else "--to"):
+        with store.lock(create=False):
             records = store.records(strict=True)
             if not records:
                 raise ExportError(f"{store.root}: no finished unit to export")
@@ -207,6 +207,8 @@ def export_store(store, dest=None, raw: bool = False) -> dict:
             return out
     except StoreError as err:
         raise ExportError(str(err)) from None
+    except WriteError as err:
+        raise err.for_flag(flag) from None
 
 
 def _export(store, records, dest: Path, raw: bool, safe_key) -> dict:

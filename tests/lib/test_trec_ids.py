@@ -49,12 +49,12 @@ def test_from_frame_and_writer_keep_non_ascii_ids(tmp_path):
 def test_write_errors_in_an_export_name_to(tmp_path):
     import errno
 
-    from ltrrepro.fileio import WriteError, output_flag
+    from ltrrepro.fileio import WriteError
 
-    with output_flag("--to"):
-        err = WriteError.of(tmp_path / "f", OSError(errno.ENOSPC, "No space left on device"))
-    assert "choose another --to" in str(err)
-    assert "choose another --out" in str(WriteError.of(tmp_path / "f", OSError(errno.ENOSPC, "No space")))
+    err = WriteError.of(tmp_path / "f", OSError(errno.ENOSPC, "No space left on device"))
+    assert "choose another --out" in str(err)
+    again = err.for_flag("--to")
+    assert "choose another --to" in str(again) and again.errno == errno.ENOSPC and again.filename == err.filename
 
 
 def test_exported_qids_and_doc_ids_follow_docs_export_md():
