@@ -40,7 +40,7 @@ from typing import Callable
 from ..objectives.base import Objective, check_grad_hess
 from .base import System
 from .ranking import RankingOptions, RankingTrainer
-from .xia import PRINCIPLES, needs_pairs, principle_system
+from .xia import PRINCIPLES, arm, needs_pairs, principle_system
 
 __all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "plugin_label", "load_plugin", "plugin_system",
            "resolve_factory", "split_models"]
@@ -185,7 +185,7 @@ def plugin_system(spec: str, principle: str | None = None) -> System:
                           f"{', '.join(PRINCIPLES)}")
     objective = PluginObjective(base.options.objective, base.options.objective_kwargs)
     check_arm(spec, objective(None), principle)
-    return principle_system(f"{base.name}-{principle}", f"{base.label} ({principle.upper()})", objective, principle,
+    return principle_system(arm(base.name, principle), f"{base.label} ({principle.upper()})", objective, principle,
                             family=base.family, paper=base.paper)
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 
 
 def test_the_cross_report_gives_the_trials_stored():
-    from experiments.bruch2021.crossdata import stored_trials
+    from experiments.bruch2021.report_across import stored_trials
     from types import SimpleNamespace
 
     df = pd.DataFrame({"trial": [0, 0, 1, 1]})
