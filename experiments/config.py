@@ -10,16 +10,16 @@ fields, and the manifest stores :meth:`RunConfig.to_dict`, from which
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
-import types
 import typing
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
 from experiments.values import check_bounds, check_looks
+from experiments.values import field_hints as _hints
+from experiments.values import typed_value as _typed
 from ltrrepro.datasets import REGISTRY, SYNTHETIC, is_synthetic
 from ltrrepro.fit.plugins import PluginError
 from ltrrepro.fit.xia import arm_of
@@ -264,35 +264,6 @@ class RunConfig:
 
 #: what a manifest's configuration holds beside the fields: derived, written for readers
 STORED_EXTRAS = frozenset({"type", "plugin_sources", "deviations", "choices", "as_paper", "data"})
-
-
-@functools.lru_cache(maxsize=None)
-def _hints(cls) -> dict:
-    return typing.get_type_hints(cls)
-
-
-def _typed(name: str, value, hint, where: str, convert: bool = True):
-    """``value`` if it is of the declared type ``hint`` (``int``, ``float``, ``str``, ``bool``,
-    ``tuple``, ``X | None``), else a :class:`UsageError` naming the field (``convert``: an
-    integer given for a float field becomes a float)."""
-    options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
-    for t in options:
-        if t is type(None) and value is None:
-            return value
-        if t is bool and isinstance(value, bool):
-            return value
-        if t is int and isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if t is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value) if convert else value
-        if t is str and isinstance(value, str):
-            return value
-        if t is tuple and isinstance(value, tuple):
-            return value
-        if t not in (type(None), bool, int, float, str, tuple):
-            return value                          # a type this check does not know: __post_init__ decides
-    want = " or ".join("null" if t is type(None) else getattr(t, "__name__", str(t)) for t in options)
-    raise UsageError(f"{where}: field {name!r} must be {want}, got {value!r}")
 
 
 def load_manifest_config(path) -> dict:

@@ -3,10 +3,15 @@ levels and models (with plug-in specs). The ground floor: each raises
 :class:`~experiments.errors.UsageError` (or argparse's type error) naming the flag."""
 from __future__ import annotations
 
+import functools
+import types
+import typing
+
 from experiments.errors import UsageError
 
 __all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "bounded_int", "BOUNDS",
-           "check_bounds", "check_looks", "MAX_TRIALS", "MAX_LOOKS"]
+           "check_bounds", "check_looks", "field_hints", "typed_value",
+           "MAX_TRIALS", "MAX_LOOKS"]
 
 #: the largest number of trials a run may ask for (the papers use at most 100; each trial is a
 #: unit per model and level): beyond it a design is refused where it is parsed and built, so
@@ -174,3 +179,33 @@ def check_looks(trials: int, looks: int) -> None:
     raise UsageError(f"--looks {looks} with --max-trials {trials}: equally spaced looks of at least 2 trials each "
                      f"(each more than the last) fit {fit[-1]} look(s) at most ({sizes} trials); give --looks "
                      f"{fit[-1]} or a larger --max-trials")
+
+
+@functools.lru_cache(maxsize=None)
+def field_hints(cls) -> dict:
+    """The declared types of a configuration class's fields (cached)."""
+    return typing.get_type_hints(cls)
+
+
+def typed_value(name: str, value, hint, where: str, convert: bool = True):
+    """``value`` if it is of the declared type ``hint`` (``int``, ``float``, ``str``, ``bool``,
+    ``tuple``, ``X | None``), else a :class:`UsageError` naming the field (``convert``: an
+    integer given for a float field becomes a float)."""
+    options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    for t in options:
+        if t is type(None) and value is None:
+            return value
+        if t is bool and isinstance(value, bool):
+            return value
+        if t is int and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if t is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value) if convert else value
+        if t is str and isinstance(value, str):
+            return value
+        if t is tuple and isinstance(value, tuple):
+            return value
+        if t not in (type(None), bool, int, float, str, tuple):
+            return value                          # a type this check does not know: __post_init__ decides
+    want = " or ".join("null" if t is type(None) else getattr(t, "__name__", str(t)) for t in options)
+    raise UsageError(f"{where}: field {name!r} must be {want}, got {value!r}")
