@@ -92,11 +92,12 @@ class XiaConfig(RunConfig):
         (:func:`ltrrepro.fit.plugins.check_arm`: ``--leaf-rule exact`` needs the pair structure
         in SE and RWSE arms too), one line now rather than every unit failing."""
         from ltrrepro.fit.plugins import check_arm, load_plugin
+        from ltrrepro.fit.xia import arm_of
 
         specs = dict(self.plugins)
         for m in self.plugin_models(self.models):
-            key, _, principle = m.rpartition("-")
-            if key in specs:
+            key, principle = arm_of(m) or (m, None)
+            if key in specs and principle is not None:
                 opts = load_plugin(specs[key]).options
                 check_arm(specs[key], opts.objective(**dict(opts.objective_kwargs)), principle, self.leaf_rule)
 
