@@ -1,4 +1,4 @@
-"""What a ``--trials auto`` run reports (:mod:`experiments.sequential_run`): each settled
+"""What a ``--trials auto`` run reports (:mod:`experiments.design`): each settled
 claim with its sequential verdict and record, the looks table, the printed look lines, the
 final report, and ``--estimate``'s expected and maximum cost."""
 from __future__ import annotations

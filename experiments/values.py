@@ -10,7 +10,7 @@ import typing
 from experiments.errors import UsageError
 
 __all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "bounded_int", "BOUNDS",
-           "check_bounds", "check_looks", "field_hints", "typed_value",
+           "check_bounds", "check_looks", "field_hints", "typed_value", "trials_arg",
            "MAX_TRIALS", "MAX_LOOKS"]
 
 #: the largest number of trials a run may ask for (the papers use at most 100; each trial is a
@@ -90,6 +90,13 @@ def check_bounds(values: dict, where: str = "") -> None:
                 continue
             if not least <= x <= most:
                 raise UsageError(f"{where}{name} ({flag}) must be between {least} and {most:,}, got {x!r}")
+
+
+def trials_arg(text: str):
+    """``--trials``: a positive integer, or ``auto`` (a group-sequential run)."""
+    if str(text).strip().lower() == "auto":
+        return "auto"
+    return bounded_int("trials")(text)
 
 
 def _number(x: str):

@@ -68,14 +68,14 @@ def sizes_of(df: pd.DataFrame) -> dict:
 
 
 def realized_params(df: pd.DataFrame) -> dict:
-    """Trial -> the (η, leaves) its tree runs used (``info["shared_params"]``, or a GBT's own
-    ``eta``/``leaves`` in runs stored before it); a trial whose runs disagree maps to a set."""
+    """Trial -> the (η, leaves) its tree runs used (``info["shared_params"]``; older records
+    gain it from their own ``eta``/``leaves`` in :mod:`ltrrepro.migrations`); a trial whose runs
+    disagree maps to a set."""
     out: dict = {}
     for t, info in zip(df.trial, df["info"]) if len(df) else ():
         if not isinstance(info, dict):
             continue
-        sp = info.get("shared_params") or ({"eta": info["eta"], "leaves": info["leaves"]} if "leaves" in info
-                                           else None)
+        sp = info.get("shared_params")
         if sp:
             out.setdefault(int(t), set()).add((float(sp["eta"]), int(sp["leaves"])))
     return out

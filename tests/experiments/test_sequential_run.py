@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from experiments import sequential_run
+from experiments import study
 from experiments.quality import main
 from ltrrepro.inference import sequential as sq
 
@@ -56,7 +56,7 @@ def test_auto_resumes_from_its_last_look_to_the_same_result(tmp_path, monkeypatc
     whole = json.loads((tmp_path / "whole" / "claims.json").read_text())
     assert whole["sequential"]["stop"].startswith("stopped at look 2 of 2")     # every look taken
 
-    real, calls = sequential_run.run_units, []
+    real, calls = study.run_units, []
 
     def interrupted(units, *a, **k):                      # Ctrl-C during the second wave, after its first unit
         calls.append(len(units))
@@ -64,10 +64,10 @@ def test_auto_resumes_from_its_last_look_to_the_same_result(tmp_path, monkeypatc
             real(units[:5], *a, **k)
             raise KeyboardInterrupt
         return real(units, *a, **k)
-    monkeypatch.setattr(sequential_run, "run_units", interrupted)
+    monkeypatch.setattr(study, "run_units", interrupted)
     assert _run(tmp_path / "cut", max_trials=4, looks=2) == 130
     assert json.loads((tmp_path / "cut" / "manifest.json").read_text())["status"] == "interrupted"
-    monkeypatch.setattr(sequential_run, "run_units", real)
+    monkeypatch.setattr(study, "run_units", real)
     capsys.readouterr()
     assert _run(tmp_path / "cut", max_trials=4, looks=2) == 0
     man = json.loads((tmp_path / "cut" / "manifest.json").read_text())

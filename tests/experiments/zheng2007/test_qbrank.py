@@ -9,6 +9,7 @@ import pytest
 from conftest import execute_notebook, tree_digest
 from experiments import qbrank
 from experiments.zheng2007 import protocol as zp
+from ltrrepro import migrations
 from ltrrepro.fit import zheng as zfit
 from ltrrepro import make_synthetic
 from ltrrepro.data import RankingDataset
@@ -120,7 +121,8 @@ def test_qbrank_experiment_xgboost_library(tmp_path):
 
 def test_default_shares_the_papers_eta_and_leaves_and_old_manifests_load():
     """Every tree run of a trial at one (η, leaves): the paper's 0.05 and 20 by default, not a
-    deviation; iterations are the harness's choice; ``qbrank_params`` of old manifests reads."""
+    deviation; iterations are the harness's choice; ``qbrank_params`` of old manifests reads
+    (through :mod:`ltrrepro.migrations`)."""
     cfg = zp.ZhengConfig(experiment="qbrank", queries=100)
     assert (cfg.shared_params, cfg.eta, cfg.leaves) == ("paper", 0.05, 20)
     for system in ("gbt", "qbrank"):
@@ -135,9 +137,10 @@ def test_default_shares_the_papers_eta_and_leaves_and_old_manifests_load():
     assert "tuned once per trial" in " ".join(tuned.deviations())
     assert "not the paper's" in " ".join(zp.ZhengConfig(experiment="qbrank", queries=100, eta=0.1).deviations())
     old = {k: v for k, v in cfg.to_dict().items() if k != "shared_params"}
-    for was, now in (("gbt-tuned", "tuned"), ("paper", "paper")):
-        assert zp.ZhengConfig.from_dict({**old, "qbrank_params": was}).shared_params == now
-        assert zp.ZhengConfig.from_stored({**old, "qbrank_params": was}).shared_params == now
+    for was, now in (("gbt-tuned", "tuned"), ("paper", "paper")):       # read through ltrrepro.migrations
+        stored = migrations.manifest({"config": {**old, "qbrank_params": was}})["config"]
+        assert zp.ZhengConfig.from_dict(stored).shared_params == now
+        assert zp.ZhengConfig.from_stored(stored).shared_params == now
     with pytest.raises(Exception, match="shared-params"):
         zp.ZhengConfig(experiment="qbrank", queries=100, shared_params="per-run")
 
