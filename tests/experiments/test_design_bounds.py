@@ -76,7 +76,9 @@ def test_huge_or_inconsistent_designs_are_one_line_at_once(tmp_path, capsys, arg
 
 
 def test_the_default_looks_fit_a_small_maximum():
-    cfg = experiments.configure("robustness", queries=40, trials="auto", max_trials=3)
+    from experiments.cli import parse_command
+
+    cfg = parse_command("robustness", ["--queries", "40", "--trials", "auto", "--max-trials", "3"])[0]
     from ltrrepro.inference.sequential import look_sizes
     assert cfg.looks == 2 and look_sizes(cfg.trials, cfg.looks) == [2, 3]
 

@@ -105,8 +105,8 @@ def test_an_arm_that_needs_pairs_under_the_leaf_rule_is_refused_up_front(tmp_pat
 
     (tmp_path / "neglater2.py").write_text(LOSS)
     monkeypatch.syspath_prepend(str(tmp_path))
-    experiments.configure("split_principles", queries=40, models="neglater2:NegativeLater-se")     # diagonal: fine
+    experiments.configure("split_principles", queries=40, models=("neglater2:NegativeLater-se",))     # diagonal: fine
     with pytest.raises(USER_ERRORS, match="--leaf-rule exact .* needs the pair structure"):
-        experiments.configure("split_principles", queries=40, models="neglater2:NegativeLater-se", leaf_rule="exact")
+        experiments.configure("split_principles", queries=40, models=("neglater2:NegativeLater-se",), leaf_rule="exact")
     with pytest.raises(USER_ERRORS, match="the OLE principle needs the pair structure"):
-        experiments.configure("split_principles", queries=40, models="neglater2:NegativeLater-ole")
+        experiments.configure("split_principles", queries=40, models=("neglater2:NegativeLater-ole",))
