@@ -94,6 +94,8 @@ class Execution:
 
         try:
             base = Inference.from_dict({} if stored is None else stored)
+            if base.effects:                     # stored effects get the --effect checks (family, sign)
+                parse_effects(",".join(f"{f}={100 * v:g}%" if r else f"{f}={v!r}" for f, v, r in base.effects))
             return Inference(test=self.test or base.test, correction=self.correction or base.correction,
                              effects=base.effects if self.effect is None else parse_effects(self.effect))
         except ValueError as err:
