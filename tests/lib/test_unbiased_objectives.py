@@ -15,7 +15,7 @@ import xgboost as xgb
 from ltrrepro.clicks import click_probabilities, examination, shown_lists, simulate
 from ltrrepro.data import RankingDataset
 from ltrrepro.objectives import XENDCG, LambdaMART
-from ltrrepro.objectives.adapters import XGBoostObjective
+from ltrrepro.objectives.adapters import RoundState, XGBoostObjective
 from ltrrepro.objectives.debiasing import (IPSLambdaMART, IPSXENDCG, UnbiasedLambdaMART, debiased_lambdas,
                                            update_biases)
 
@@ -48,7 +48,7 @@ def _train_both(sd, side, p, list_norm, cost, rounds):
     obj = json.loads(lib.save_config())["learner"]["objective"]
     ours = UnbiasedLambdaMART(p=p, score_norm=True, list_norm=list_norm, hess_scale=2.0, cost=cost,
                               n_positions=len(obj["ti+"])).bind(side["position"])
-    mine = xgb.train(params, d, rounds, obj=XGBoostObjective(ours))
+    mine = xgb.train(params, d, rounds, obj=XGBoostObjective(ours).bind(RoundState.start(0)))
     return obj, ours, lib, mine
 
 
@@ -160,6 +160,6 @@ def test_estimated_propensities_converge_to_the_truth_as_sessions_grow():
         d = xgb.DMatrix(sd.X, sd.y)
         d.set_group(sd.query_sizes)
         xgb.train({"tree_method": "hist", "max_depth": 3, "eta": 0.3, "nthread": 1, "base_score": 0.0,
-                   "disable_default_eval_metric": 1}, d, 20, obj=XGBoostObjective(ulm))
+                   "disable_default_eval_metric": 1}, d, 20, obj=XGBoostObjective(ulm).bind(RoundState.start(0)))
         errors.append(np.sqrt(((ulm.t_plus[1:] - examination(10, 1.0)[1:]) ** 2).mean()))
     assert errors[1] < errors[0] and errors[1] < 0.03
