@@ -57,7 +57,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_tests import per_query_pool, per_trial_pool  # noqa: E402
 from ltrrepro.inference import sequential as sq  # noqa: E402
-from ltrrepro.inference.tlaw import TLaw, futility_only, real_alpha  # noqa: E402
+from ltrrepro.inference.sequential import real_alpha  # noqa: E402
+from ltrrepro.inference.tlaw import TLaw, futility_only  # noqa: E402
 
 N, LOOKS, POWER = 100, 5, 0.9
 ALPHAS = (0.05, 0.01)                        # the issue's design (its 73/43 figures), the harness's claims' level

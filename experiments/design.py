@@ -31,7 +31,7 @@ from experiments.errors import UsageError
 from experiments.sequential_report import (correction_of, estimate_lines, final_report, look_text, monitored,
                                            settled_claim)
 from ltrrepro.inference import sequential as sq
-from ltrrepro.inference.tlaw import alpha_warning
+from ltrrepro.inference.sequential import alpha_warning
 
 __all__ = ["Fixed", "Sequential", "design_of"]
 

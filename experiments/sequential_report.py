@@ -11,7 +11,8 @@ import pandas as pd
 from ltrrepro.inference import sequential as sq
 from ltrrepro.inference.claim import sequential_power
 from ltrrepro.inference.claim import verdict as fixed_verdict
-from ltrrepro.inference.tlaw import alpha_warning, futility_only
+from ltrrepro.inference.sequential import alpha_warning
+from ltrrepro.inference.tlaw import futility_only
 from ltrrepro.report import Table
 
 __all__ = ["monitored", "settled_claim", "look_text", "correction_of", "final_report", "estimate_lines", "STANDARD"]

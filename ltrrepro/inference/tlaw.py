@@ -34,7 +34,7 @@ import numpy as np
 from scipy import special
 from scipy import stats as _st
 
-from .sequential import SPENDING
+from .spending import SPENDING
 
 __all__ = ["TLaw", "RUNS", "SEED", "futility_only", "FUTILITY_ONLY_DZ", "t_law", "real_alpha", "alpha_warning",
            "ALPHA_TOLERANCE"]
@@ -174,35 +174,3 @@ def futility_only(n: int, bound: float, test: str = "t") -> tuple[bool, float]:
         return True, float("inf")
     need = float(_st.t.isf(p / 2.0, n - 1) / np.sqrt(n))
     return bool(need > FUTILITY_ONLY_DZ or min_p(n, test) > p), need
-
-
-#: the relative excess of a design's real α over its nominal α beyond which a run is warned
-ALPHA_TOLERANCE = 0.10
-
-
-@lru_cache(maxsize=32)
-def real_alpha(sizes: tuple, alpha: float, spending: str = "obf", runs: int = 200_000) -> float:
-    """The two-sided type I error of a design whose looks are paired t-tests at ``sizes``,
-    bounds at ``alpha`` (:meth:`TLaw.type_one`, ``runs`` null draws: SE √(α(1−α)/runs), 0.0002
-    at α = 0.01). About 1.13α at a maximum of 5 trials (4 or 5 looks), 1.09α at 10 with 5 looks, 1.03α at 20
-    (α = 0.01; at α = 0.05: 1.15α, 1.09α, 1.05α)."""
-    from .sequential import efficacy_bounds
-    n = np.asarray(sizes, dtype=float)
-    return TLaw(sizes, runs=runs).type_one(efficacy_bounds(n / n[-1], alpha, spending))
-
-
-def alpha_warning(sizes, alpha: float) -> str | None:
-    """A warning when the design's real α (:func:`real_alpha`) exceeds α by more than
-    :data:`ALPHA_TOLERANCE` (relative), with the measured figure; None when it keeps α.
-
-    >>> alpha_warning([2, 3, 4, 5], 0.01).split(";")[0]
-    '--max-trials 5 with 4 looks keeps α = 0.01 only to within 12% (its t-tests reject a true null 0.0112 of the time)'
-    >>> alpha_warning([4, 8, 12, 16, 20], 0.01) is None
-    True
-    """
-    real = real_alpha(tuple(int(n) for n in sizes), float(alpha))
-    if real <= alpha * (1 + ALPHA_TOLERANCE):
-        return None
-    return (f"--max-trials {sizes[-1]} with {len(sizes)} looks keeps α = {alpha:g} only to within "
-            f"{real / alpha - 1:.0%} (its t-tests reject a true null {real:.3g} of the time); a maximum of 10 "
-            f"or more keeps it within {ALPHA_TOLERANCE:.0%}")

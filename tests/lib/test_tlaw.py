@@ -5,7 +5,8 @@ import pytest
 from scipy import stats
 
 from ltrrepro.inference import sequential as sq
-from ltrrepro.inference.tlaw import TLaw, alpha_warning, futility_only, real_alpha
+from ltrrepro.inference.sequential import alpha_warning, real_alpha
+from ltrrepro.inference.tlaw import TLaw, futility_only
 
 
 def _brute(sizes, d, c, runs, seed):
