@@ -123,18 +123,25 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
+    tune_extra = {}
+    if getattr(config, "tune", 0) and not execution.estimate:     # --tune: the searches first (experiments.tuning)
+        from experiments import tuning
+        ctx["tuned"] = tuning.phase(config, execution, store, units, ctx)
+        tune_extra = {"tuning": tuning.manifest_summary(ctx["tuned"])}
     if getattr(config, "looks", None):            # --trials auto: waves and looks (experiments.sequential_run)
         from experiments import sequential_run
         return sequential_run.run(exp, config, execution, store, units, ctx, header)
     if execution.estimate:
-        with store.lock():
-            lines = estimate(units, exp.unit_fn, ctx, store, execution, exp.size_of)
+        from experiments import tuning
+        with store.lock():               # --tune: calibrated at fixed settings, the searches counted beside
+            lines = estimate(tuning.untuned(units), exp.unit_fn, ctx, store, execution, exp.size_of)
+        lines += tuning.estimate_lines(config, units, store)
         print("\n".join(lines))
         return StudyResult(out=out, exit_code=0, estimate=lines)
     inference = execution.inference(_stored_statistics(out))
     with using(inference):                   # the report's test, correction and effects (never hashed)
         code = run_and_report(config.experiment, execution, store, units, exp.unit_fn, exp.report, ctx, header,
-                              extra={"trials": config.trials, "statistics": inference.to_dict()})
+                              extra={"trials": config.trials, "statistics": inference.to_dict(), **tune_extra})
     return _result(out, code)
 
 

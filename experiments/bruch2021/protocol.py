@@ -23,7 +23,7 @@ import numpy as np
 
 from experiments.analysis import canonical
 from experiments.errors import UsageError
-from experiments.bruch2021 import notes
+from experiments.bruch2021 import notes, tuned
 from experiments.bruch2021.checks import check_settings
 from experiments.config import RunConfig
 from ltrrepro.fit import SYSTEMS, system_for
@@ -80,6 +80,11 @@ class BruchConfig(RunConfig):
     baseline: str = "lambdamart"
     click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
     noise_probs: tuple = tuple(BRUCH_NOISE_PROBS)
+    tune: int = 0                   # --tune N: every system tuned with N configurations (experiments.tuning)
+    tune_on: str = "first-split"    # or per-trial
+
+    #: left out of the stored hash at their defaults: untuned runs keep theirs
+    added_fields = ("tune", "tune_on")
 
     def __post_init__(self):
         if not self.preset:
@@ -110,6 +115,14 @@ class BruchConfig(RunConfig):
         if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
             raise UsageError("click model cascade or pbm, --eta > 0, --impressions >= 1")
         check_settings(self)
+        if self.tune < 0 or self.tune_on not in tuned.TUNE_ON:
+            raise UsageError(f"--tune N >= 1 configurations and --tune-on {' or '.join(tuned.TUNE_ON)}, got "
+                             f"{self.tune} and {self.tune_on!r}")
+
+    @property
+    def tune_unit_fn(self):
+        """One system's search under ``--tune`` (:func:`experiments.bruch2021.tuned.tune_unit_fn`)."""
+        return tuned.tune_unit_fn
 
     def system(self, model: str):
         return system_for(model, self.plugins)
@@ -137,13 +150,15 @@ class BruchConfig(RunConfig):
         return b if self.early_stopping else b.replace(early_stopping=None)
 
     def as_paper(self) -> list[str]:
-        return notes.as_paper(self, PAPER_PRESET.get(self.dataset.replace("synthetic-", "")))
+        return [*notes.as_paper(self, PAPER_PRESET.get(self.dataset.replace("synthetic-", ""))),
+                *tuned.notes(self)["as_paper"]]
 
     def choices(self) -> list[str]:
-        return notes.choices(self)
+        return [*notes.choices(self), *tuned.notes(self)["choices"]]
 
     def deviations(self) -> list[str]:
-        return notes.deviations(self, super().deviations(), PAPER_PRESET.get(self.dataset.replace("synthetic-", "")))
+        return [*notes.deviations(self, super().deviations(), PAPER_PRESET.get(self.dataset.replace("synthetic-", ""))),
+                *tuned.notes(self)["deviations"]]
 
 
 def _click_probs(level, cfg):
@@ -209,8 +224,9 @@ def unit_fn(unit, ctx):
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     system = cfg.system(unit.model)
-    trainer = system.trainer(cfg.boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
-                             device=cfg.device)
+    boosting, over, tuned_rec = tuned.tuned_trainer_args(unit, ctx, cfg, system)     # --tune: the search's values
+    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
+                             device=cfg.device, **over)
     train, info = transform_train(unit, ds.subset(split.train), cfg)
     trainer.add_train(train)
     del train                                   # the binned copy is all the library needs
@@ -227,6 +243,8 @@ def unit_fn(unit, ctx):
               "system": {"family": system.family, "variant": system.variant},
               "library": system.resolve_library(cfg.library), "params": fitted.params, "transform": {**info, **vinfo},
               "log": f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}"}
+    if tuned_rec is not None:
+        record["tuned"] = tuned_rec
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     arrays.update(test_arrays(scores, test))                # the TREC run (ltrrepro.trec)
@@ -256,4 +274,5 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
                        trials=trials, seed=args.seed, library=getattr(args, "library", "lightgbm"),
                        preset=args.preset or "", rounds=args.rounds, models=models, plugins=plugins,
                        baseline=plugin_key(b) if is_plugin_spec(b := getattr(args, "baseline", "lambdamart")) else b,
-                       device=getattr(args, "device", "cpu"), **fields)
+                       device=getattr(args, "device", "cpu"), tune=getattr(args, "tune", None) or 0,
+                       tune_on=getattr(args, "tune_on", None) or "first-split", **fields)

@@ -5,7 +5,7 @@ the run's frame and stored configuration)."""
 from __future__ import annotations
 
 from experiments import analysis as an
-from experiments.bruch2021 import jensen_gap
+from experiments.bruch2021 import jensen_gap, tuned
 from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
 from experiments.bruch2021.report import figure1, figure2, noise, table1
 from experiments.values import parse_levels, positive_int
@@ -15,7 +15,7 @@ from ltrrepro.runner import Unit
 
 PAPER = "bruch2021"
 #: the shared flags of the studies that train ranking models
-RANKING_FLAGS = ("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device")
+RANKING_FLAGS = ("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "tune", "tune-on")
 PAPER_MODELS, BASELINES = table1.PAPER_MODELS, table1.BASELINES
 NOISE_MODELS = figure2.MODELS                         # λMART and XE_NDCG MART
 
@@ -57,8 +57,8 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models"),
     from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
                                          default_models=(*PAPER_MODELS, *BASELINES)),
-    units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
-    unit_fn=unit_fn, report=_report(table1.build, arrays=table1.ARRAYS), size_of=train_size))
+    units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
+    unit_fn=unit_fn, report=_report(tuned.build_quality, arrays=table1.ARRAYS, fields=("tuned",)), size_of=train_size))
 
 
 # ------------------------------------------------------------------------ Figure 2: convergence
@@ -79,8 +79,9 @@ right panel and the table.""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "models"),
     from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
                                          real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
-    units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
-    unit_fn=unit_fn, report=_report(figure2.build, fields=figure2.FIELDS), size_of=train_size))
+    units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
+    unit_fn=unit_fn, report=_report(tuned.with_tuning(figure2.build), fields=(*figure2.FIELDS, "tuned")),
+    size_of=train_size))
 
 
 # ------------------------------------------------------------------------ Figure 3: robustness
@@ -96,7 +97,7 @@ def _robustness_units(cfg: BruchConfig) -> list[Unit]:
     settings = [(("noise", "none"), ("level", 0))] if 0 in cfg.levels else []
     for n in cfg.noise:
         settings += [(("noise", n), ("level", lv)) for lv in cfg.levels if lv != 0]
-    return _units(cfg, settings)
+    return tuned.tuned_units(_units(cfg, settings), cfg, keep_paper=False)
 
 
 register(Experiment(
@@ -123,7 +124,7 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
     defaults={"levels": "0,20,40,60,80,100"},
     own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
                                          help="documents, labels or both (default both)"),
-    from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn, report=_report(noise.build, BruchConfig, noise.FIGURE3),
+    from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn, report=_report(tuned.with_tuning(noise.build), BruchConfig, noise.FIGURE3, fields=("tuned",)),
     size_of=train_size))
 
 
@@ -163,8 +164,10 @@ docs/protocols/bruch2021.md §6; 20 trials on real data). Claim checked: XE_NDCG
 robust to click noise (the per-trial slope of the NDCG@5 difference against C is positive).""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
     defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
-    units=lambda cfg: _units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
-    unit_fn=unit_fn, report=_report(noise.build, BruchConfig, noise.FIGURE4), size_of=train_size))
+    units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]), cfg,
+                                        keep_paper=False),
+    unit_fn=unit_fn, report=_report(tuned.with_tuning(noise.build), BruchConfig, noise.FIGURE4, fields=("tuned",)),
+    size_of=train_size))
 
 
 # ------------------------------------------------------------------------ Figure 1: Jensen gap
