@@ -1,0 +1,76 @@
+"""--tune end to end (slow): a tuned Table 1 run writes both claim families, the tuned values and
+the manifest's record of the searches; killed mid-search and run again, it resumes with no
+configuration repeated; --estimate counts the searches."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import experiments
+from ltrrepro.fit.ranking import RankingTrainer
+
+pytestmark = pytest.mark.slow
+
+SMALL = dict(queries=30, trials=2, preset="tiny", rounds=3, models="lambdamart,xendcg", jobs=1, threads=1)
+
+
+def _configs(record) -> list:
+    return [tuple(sorted(t["params"].items())) for t in record["tuned"]["trials"]]
+
+
+def test_a_tuned_quality_run_reports_both_families_and_the_tuned_values(tmp_path):
+    out = tmp_path / "q"
+    res = experiments.run("quality", out=str(out), tune=3, **SMALL)
+    assert res.exit_code == 0
+    families = {c["family"] for c in res.claims}
+    assert len(families) == 2 and any("tuned" in f for f in families)
+    text = (out / "claims.md").read_text()
+    assert "λMART (tuned)" in text and "XE_NDCG MART > λMART (tuned)" in text
+    assert (out / "tables" / "table1_tuned.md").exists() and (out / "tables" / "tuning.md").exists()
+    man = json.loads((out / "manifest.json").read_text())
+    for key in ("lambdamart@0", "xendcg@0"):
+        rec = man["tuning"][key]
+        assert rec["budget"] == 3 and set(rec["params"]) >= {"learning_rate", "num_leaves"} and "space" in rec
+    assert any("tuned" in d for d in man["config"]["deviations"])
+    assert sorted(p.name for p in (out / "tuning").glob("*.sqlite3")) == [
+        "synthetic-web30k__t000__tune=3,on=first-split,noise=none__lambdamart.sqlite3",
+        "synthetic-web30k__t000__tune=3,on=first-split,noise=none__xendcg.sqlite3"]
+
+
+def test_killed_mid_tuning_the_run_resumes_with_no_configuration_repeated(tmp_path, monkeypatch):
+    out = tmp_path / "k"
+    fit = RankingTrainer._fit
+    calls = []
+
+    def killed(self):
+        calls.append(1)
+        if len(calls) == 3:                   # the first search's third configuration
+            raise KeyboardInterrupt("killed")
+        return fit(self)
+
+    monkeypatch.setattr(RankingTrainer, "_fit", killed)
+    with pytest.raises(KeyboardInterrupt):
+        experiments.run("quality", out=str(out), tune=4, **SMALL)
+    assert not list((out / "units").glob("*.json"))          # no search finished, no unit ran
+    trained = []
+    monkeypatch.setattr(RankingTrainer, "_fit", lambda self: trained.append(1) or fit(self))
+    res = experiments.run("quality", out=str(out), tune=4, **SMALL)
+    assert res.exit_code == 0
+    from ltrrepro.store import ResultStore
+    store = ResultStore.open(out)
+    first = store.record("synthetic-web30k/t000/tune=4,on=first-split,noise=none/lambdamart")
+    second = store.record("synthetic-web30k/t000/tune=4,on=first-split,noise=none/xendcg")
+    searched = [r for r in (first, second) if r]
+    assert len(searched) == 2
+    for r in searched:
+        configs = _configs(r)
+        assert len(configs) == 4 and len(set(configs)) == 4
+    # the search killed at its third configuration kept its first two: 2 + 4 configurations, then 8 units
+    assert len(trained) == 2 + 4 + 8
+
+
+def test_estimate_counts_the_searches(tmp_path, capsys):
+    res = experiments.run("quality", out=str(tmp_path / "e"), tune=5, estimate=True, **SMALL)
+    assert any("tuning (--tune 5, first-split): 2 search(es) of 5 configuration(s)" in line for line in res.estimate)
+    assert any("4 tuned unit(s) beside the fixed ones" in line for line in res.estimate)
