@@ -49,7 +49,7 @@ def tune_unit_fn(unit: Unit, ctx: dict):
                threads=ctx["threads"], options={"device": cfg.device})
     tuned = {**res.to_dict(), "trial": unit.trial, "tune_on": cfg.tune_on}
     pruned = f", {res.n_pruned} pruned" if res.n_pruned else ""
-    return {"tuned": tuned, "log": f"validation ndcg@5={res.value:.4f} ({res.budget} configurations{pruned})"}, {}
+    return {"kind": "tuning", "tuned": tuned, "log": f"validation ndcg@5={res.value:.4f} ({res.budget} configurations{pruned})"}, {}
 
 
 def tuned_trainer_args(unit: Unit, ctx: dict, cfg, system):
@@ -96,8 +96,12 @@ def tuned_table(df: pd.DataFrame, cfg) -> Table | None:
     if "tuned" not in df:
         return None
     rows, space = [], {}
-    for (model, trial), g in df[df.tuned.notna()].groupby(["model", df.tuned.map(lambda t: t["trial"])], sort=False):
-        t = g.tuned.iloc[0]
+    searched = df[df.tuned.notna()]
+    order = {m: i for i, m in enumerate(cfg.models)}
+    keys = sorted({(m, t["trial"]) for m, t in zip(searched.model, searched.tuned)},
+                  key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
+    for model, trial in keys:
+        t = next(t for m, t in zip(searched.model, searched.tuned) if m == model and t["trial"] == trial)
         space = t["space"]
         rows.append({"model": model_name(model, cfg), "tuned on": f"trial {trial}", "budget": t["budget"],
                      "pruned": t["n_pruned"], "failed": t["n_failed"], "valid NDCG@5": t["value"], **t["params"]})

@@ -33,6 +33,10 @@ def test_a_tuned_quality_run_reports_both_families_and_the_tuned_values(tmp_path
         rec = man["tuning"][key]
         assert rec["budget"] == 3 and set(rec["params"]) >= {"learning_rate", "num_leaves"} and "space" in rec
     assert any("tuned" in d for d in man["config"]["deviations"])
+    before = (out / "claims.md").read_text()
+    from experiments.report import rebuild
+    rebuild(out, quiet=True)                     # the report of the stored run: the searches are not units
+    assert (out / "claims.md").read_text() == before
     assert sorted(p.name for p in (out / "tuning").glob("*.sqlite3")) == [
         "synthetic-web30k__t000__tune=3,on=first-split,noise=none__lambdamart.sqlite3",
         "synthetic-web30k__t000__tune=3,on=first-split,noise=none__xendcg.sqlite3"]
