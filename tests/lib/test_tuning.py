@@ -77,6 +77,7 @@ def test_apply_replaces_boosting_fields_and_merges_objective_keywords():
     assert apply({"lambda_l2": 1.0}, SYSTEMS["lambdamart"], BOOST)[1] == {}
 
 
+@pytest.mark.slow
 def test_a_search_is_seeded_and_finds_its_best_configuration(parts, tmp_path):
     train, valid = parts
     runs = [tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=4, seed=_seed(),
@@ -90,6 +91,7 @@ def test_a_search_is_seeded_and_finds_its_best_configuration(parts, tmp_path):
     assert all(lo <= t["params"]["learning_rate"] <= hi for t in runs[0].trials)
 
 
+@pytest.mark.slow
 def test_the_best_value_is_the_validation_ndcg_the_trainer_selects_on(parts):
     """The search's value of a configuration is what training it again gives on validation."""
     train, valid = parts
@@ -102,6 +104,7 @@ def test_the_best_value_is_the_validation_ndcg_the_trainer_selects_on(parts):
     assert fitted.valid_curve[fitted.best_iteration - 1] == pytest.approx(res.value, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_a_killed_search_resumes_with_no_configuration_repeated(parts, tmp_path, monkeypatch):
     """Killed while its third configuration trains (and, on a second try, with a configuration
     left running by a dead process), the search resumes: the two finished configurations are
@@ -137,6 +140,7 @@ def test_a_killed_search_resumes_with_no_configuration_repeated(parts, tmp_path,
     assert _configs(again) == configs and len(trained) == 2      # a finished search trains nothing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system,library", [("lambdamart", "lightgbm"), ("xendcg", "xgboost"),
                                             ("catboost_yetirank", "catboost")])
 def test_the_pruner_stops_configurations_on_the_validation_curve(parts, system, library):
@@ -167,6 +171,7 @@ def test_the_pruner_stops_configurations_on_the_validation_curve(parts, system, 
     assert res.n_pruned == 2 and res.params == res.trials[0]["params"]
 
 
+@pytest.mark.slow
 def test_a_plugin_objective_declares_its_own_parameter_and_it_is_tuned(parts, tmp_path, monkeypatch):
     """``search_space = {"temperature": LogUniform(0.1, 10)}`` on a plug-in: searched beside the
     library's space, and each configuration's objective is built with its temperature."""
@@ -210,6 +215,7 @@ def test_a_plugin_objective_declares_its_own_parameter_and_it_is_tuned(parts, tm
     assert 0.5 not in seen and train.n_docs > 0
 
 
+@pytest.mark.slow
 def test_a_search_where_every_configuration_fails_says_why(parts):
     from ltrrepro.tuning import TuningError
     train, valid = parts

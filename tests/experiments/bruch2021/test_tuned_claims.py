@@ -130,6 +130,7 @@ def _ctx(ds, out, cfg):
             "tuning_dir": str(out / "tuning"), "tuning_study": "h"}
 
 
+@pytest.mark.slow
 def test_a_search_never_reads_the_test_part(tmp_path):
     """The test part of the tuning split with its labels replaced by noise: the search's
     configurations, values and best parameters are the same."""
