@@ -78,3 +78,18 @@ def test_estimate_counts_the_searches(tmp_path, capsys):
     res = experiments.run("quality", out=str(tmp_path / "e"), tune=5, estimate=True, **SMALL)
     assert any("tuning (--tune 5, first-split): 2 search(es) of 5 configuration(s)" in line for line in res.estimate)
     assert any("4 tuned unit(s) beside the fixed ones" in line for line in res.estimate)
+
+
+def test_a_tuned_robustness_run_trains_every_unit_with_the_searched_values(tmp_path, capsys):
+    out = tmp_path / "r"
+    small = {**SMALL, "models": "lambdamart,xendcg"}
+    res = experiments.run("robustness", out=str(out), tune=2, levels="0,50", noise="labels", **small)
+    assert res.exit_code == 0 and (out / "tables" / "tuning.md").exists()
+    assert "not part of this command" not in capsys.readouterr().err        # the searches are the run's own
+    from ltrrepro.store import ResultStore
+    store = ResultStore.open(out)
+    units = [r for r in store.records() if r.get("kind") != "tuning"]
+    searched = {r["unit"]["model"]: r["tuned"]["params"] for r in store.records() if r.get("kind") == "tuning"}
+    assert len(units) == 2 * 2 * 2 and set(searched) == {"lambdamart", "xendcg"}
+    assert all(r["unit"]["setting"]["hp"] == "tuned" and r["tuned"]["params"] == searched[r["unit"]["model"]]
+               for r in units)
