@@ -4,6 +4,8 @@ configuration repeated; --estimate counts the searches."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +13,9 @@ import experiments
 from ltrrepro.fit.ranking import RankingTrainer
 
 pytestmark = pytest.mark.slow
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_cluster import _children, cluster as cluster_for_tuning  # noqa: E402,F401  (a scheduler and two workers)
 
 SMALL = dict(queries=30, trials=2, preset="tiny", rounds=3, models="lambdamart,xendcg", jobs=1, threads=1)
 
@@ -93,3 +98,28 @@ def test_a_tuned_robustness_run_trains_every_unit_with_the_searched_values(tmp_p
     assert len(units) == 2 * 2 * 2 and set(searched) == {"lambdamart", "xendcg"}
     assert all(r["unit"]["setting"]["hp"] == "tuned" and r["tuned"]["params"] == searched[r["unit"]["model"]]
                for r in units)
+
+
+def test_on_a_dask_cluster_the_systems_search_on_the_workers_with_loky_s_results(tmp_path, cluster_for_tuning):
+    """The searches are units: sent to the workers like the others (each search's Optuna storage
+    in the run directory, here on the shared file system), the same values as with loky."""
+    import os
+    import subprocess
+    import sys
+
+    from ltrrepro.store import ResultStore
+
+    address, procs = cluster_for_tuning
+    env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
+    argv = ["--queries", "30", "--trials", "2", "--levels", "0,50", "--noise", "labels", "--preset", "tiny",
+            "--rounds", "3", "--tune", "2", "--quiet", "--threads", "1"]
+    root = Path(__file__).resolve().parents[2]
+    for out, more in (("loky", ["--jobs", "2"]), ("dask", ["--backend", "dask", "--scheduler", address])):
+        r = subprocess.run([sys.executable, "-m", "experiments.robustness", *argv, "--out", str(tmp_path / out), *more],
+                           cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-3000:]
+    tuned = {name: {r["key"]: r["tuned"]["params"] for r in ResultStore.open(tmp_path / name).records()
+                    if r.get("kind") == "tuning"} for name in ("loky", "dask")}
+    assert len(tuned["dask"]) == 2 and tuned["dask"] == tuned["loky"]
+    workers = {p.pid for p in procs[1:]} | _children(procs[1:])
+    assert {r["worker_pid"] for r in ResultStore.open(tmp_path / "dask").records() if r.get("kind") == "tuning"} <= workers
