@@ -105,23 +105,23 @@ def _counts(t) -> bool:
 
 
 def _open_study(storage, name: str, seed: np.random.SeedSequence, budget: int, warmup: int, prune: bool):
-    """The Optuna study ``name`` in ``storage`` (created or loaded), with stale running
-    configurations marked failed, and a sampler seeded from ``seed`` and the trials stored."""
+    """The Optuna study ``name`` in ``storage`` (created or loaded), with configurations left
+    running by a dead process marked failed, and a sampler seeded from ``seed`` and the number
+    of configurations stored."""
     import optuna
     from optuna.trial import TrialState
 
     url = None if storage is None else f"sqlite:///{Path(storage).resolve()}"
-    probe = optuna.create_study(storage=url, study_name=name, direction="maximize", load_if_exists=True)
-    for t in probe.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.WAITING)):
-        probe._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)      # its process died
-    stored = len(probe.get_trials(deepcopy=False))
-    sampler = optuna.samplers.TPESampler(
+    study = optuna.create_study(storage=url, study_name=name, direction="maximize", load_if_exists=True)
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        study.tell(t.number, state=TrialState.FAIL)                 # its process died
+    stored = len(study.get_trials(deepcopy=False))
+    study.sampler = optuna.samplers.TPESampler(
         seed=int_seed(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1, stored))),
         n_startup_trials=max(1, min(10, budget // 2)))
-    pruner = (optuna.pruners.MedianPruner(n_startup_trials=max(1, min(5, budget // 4)), n_warmup_steps=warmup)
-              if prune else optuna.pruners.NopPruner())
-    return optuna.create_study(storage=url, study_name=name, direction="maximize", load_if_exists=True,
-                               sampler=sampler, pruner=pruner)
+    study.pruner = (optuna.pruners.MedianPruner(n_startup_trials=max(1, min(5, budget // 4)), n_warmup_steps=warmup)
+                    if prune else optuna.pruners.NopPruner())
+    return study
 
 
 def tune(system: System, library: str, boosting: Boosting, train, valid, *, budget: int,

@@ -85,19 +85,25 @@ def test_estimate_counts_the_searches(tmp_path, capsys):
     assert any("4 tuned unit(s) beside the fixed ones" in line for line in res.estimate)
 
 
-def test_a_tuned_robustness_run_trains_every_unit_with_the_searched_values(tmp_path, capsys):
+@pytest.mark.parametrize("tune_on", ["first-split", "per-trial"])
+def test_a_tuned_robustness_run_trains_every_unit_with_the_searched_values(tmp_path, capsys, tune_on):
     out = tmp_path / "r"
     small = {**SMALL, "models": "lambdamart,xendcg"}
-    res = experiments.run("robustness", out=str(out), tune=2, levels="0,50", noise="labels", **small)
+    res = experiments.run("robustness", out=str(out), tune=2, tune_on=tune_on, levels="0,50", noise="labels", **small)
     assert res.exit_code == 0 and (out / "tables" / "tuning.md").exists()
     assert "not part of this command" not in capsys.readouterr().err        # the searches are the run's own
     from ltrrepro.store import ResultStore
     store = ResultStore.open(out)
     units = [r for r in store.records() if r.get("kind") != "tuning"]
-    searched = {r["unit"]["model"]: r["tuned"]["params"] for r in store.records() if r.get("kind") == "tuning"}
-    assert len(units) == 2 * 2 * 2 and set(searched) == {"lambdamart", "xendcg"}
-    assert all(r["unit"]["setting"]["hp"] == "tuned" and r["tuned"]["params"] == searched[r["unit"]["model"]]
-               for r in units)
+    searched = {(r["unit"]["model"], r["unit"]["trial"]): r["tuned"]["params"] for r in store.records()
+                if r.get("kind") == "tuning"}
+    trials = [0, 1] if tune_on == "per-trial" else [0]
+    assert len(units) == 2 * 2 * 2 and set(searched) == {(m, t) for m in ("lambdamart", "xendcg") for t in trials}
+    for r in units:
+        own = (r["unit"]["model"], r["unit"]["trial"] if tune_on == "per-trial" else 0)
+        assert r["unit"]["setting"]["hp"] == "tuned" and r["tuned"]["params"] == searched[own]
+    if tune_on == "per-trial":
+        assert searched[("xendcg", 0)] != searched[("xendcg", 1)]          # each trial's own search
 
 
 def test_on_a_dask_cluster_the_systems_search_on_the_workers_with_loky_s_results(tmp_path, cluster_for_tuning):

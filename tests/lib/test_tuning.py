@@ -143,7 +143,7 @@ def test_a_killed_search_resumes_with_no_configuration_repeated(parts, tmp_path,
 @pytest.mark.slow
 @pytest.mark.parametrize("system,library", [("lambdamart", "lightgbm"), ("xendcg", "xgboost"),
                                             ("catboost_yetirank", "catboost")])
-def test_the_pruner_stops_configurations_on_the_validation_curve(parts, system, library):
+def test_the_pruner_stops_configurations_on_the_validation_curve(parts, system, library, monkeypatch):
     """With a pruner that always prunes after the first configuration, every later one stops
     at its first round past the warm-up, in each library (CatBoost wraps the exception)."""
     train, valid = parts
@@ -160,12 +160,9 @@ def test_the_pruner_stops_configurations_on_the_validation_curve(parts, system, 
         study.pruner = Always()
         return study
 
-    tuning._open_study = with_always
-    try:
-        res = tune(SYSTEMS[system], library, BOOST.replace(rounds=3, early_stopping=None), train, valid, budget=3,
-                   seed=_seed(), warmup=0)
-    finally:
-        tuning._open_study = orig
+    monkeypatch.setattr(tuning, "_open_study", with_always)
+    res = tune(SYSTEMS[system], library, BOOST.replace(rounds=3, early_stopping=None), train, valid, budget=3,
+               seed=_seed(), warmup=0)
     assert [t["state"] for t in res.trials] == ["COMPLETE", "PRUNED", "PRUNED"]
     assert [t["rounds"] for t in res.trials] == [3, 2, 2]
     assert res.n_pruned == 2 and res.params == res.trials[0]["params"]
