@@ -13,12 +13,12 @@ draws N = 100 values with replacement and flips each sign at random (the null: s
 The design is the issue's: at most N = 100 trials, K = 5 equal looks, two-sided α = 0.01 (the
 harness's), Lan–DeMets O'Brien–Fleming-type efficacy bounds, designed for 90% power at 100
 trials: the design effect δ₁ = η·σ/√N with η the drift at which the bounds' power is 0.9
-(:func:`ltrrepro.sequential.drift_for_power`). Each run is held to the protocol of
-:class:`ltrrepro.sequential.Monitor` for one claim powered against δ₁: at look k, the paired
-t-test's two-sided p over the first n_k values becomes z (:func:`~ltrrepro.sequential.z_from_p`),
+(:func:`ltrrepro.inference.sequential.drift_for_power`). Each run is held to the protocol of
+:class:`ltrrepro.inference.sequential.Monitor` for one claim powered against δ₁: at look k, the paired
+t-test's two-sided p over the first n_k values becomes z (:func:`~ltrrepro.inference.sequential.z_from_p`),
 the run stops on |z| ≥ c_k (efficacy) or on z < b_k, the non-binding futility bound at the drift
 δ₁·√N/SD_k of the SD observed at that look. Vectorized over runs: b_k is interpolated in the drift
-from a grid of :func:`~ltrrepro.sequential.futility_bounds` (its largest interpolation error is
+from a grid of :func:`~ltrrepro.inference.sequential.futility_bounds` (its largest interpolation error is
 printed), and the first runs of each case are replayed through the Monitor itself (the decisions
 must agree). The fixed design is the t-test at α over all 100.
 
@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_tests import per_query_pool, per_trial_pool  # noqa: E402
-from ltrrepro import sequential as sq  # noqa: E402
+from ltrrepro.inference import sequential as sq  # noqa: E402
 
 N, LOOKS, POWER = 100, 5, 0.9
 ALPHAS = (0.05, 0.01)                        # the issue's design (its 73/43 figures), the harness's claims' level
@@ -99,7 +99,7 @@ def simulate(pool, shift, runs, rng, sizes, c, table, delta1, alpha):
 
 
 def replay(sim, sizes, delta1, count, alpha) -> int:
-    """Decisions of the first ``count`` runs replayed through :class:`ltrrepro.sequential.Monitor`: agreements."""
+    """Decisions of the first ``count`` runs replayed through :class:`ltrrepro.inference.sequential.Monitor`: agreements."""
     names = {sq.EFFICACY: 1, sq.CONTRADICTED: -1, sq.FUTILITY: 2, sq.MAXIMUM: 0}
     same = 0
     for i in range(count):

@@ -1,5 +1,5 @@
 """Type I error and power of the harness's three paired tests (``--test t|wilcoxon|permutation``,
-:func:`ltrrepro.stats.one_sample_p`) on the harness's own recorded paired differences.
+:func:`ltrrepro.inference.tests.one_sample_p`) on the harness's own recorded paired differences.
 
     python benchmarks/bench_tests.py [--results results] [--reps 300] [--jobs 2]
 
@@ -17,7 +17,7 @@ and flips each sign at random (a symmetric null of mean 0); a sample under an ef
 δ = 0.5 SD to every value (d_z = 0.5). Each cell repeats ``--reps`` times from seeded generators
 (``numpy.random.SeedSequence``), and prints the rejection rate at α = 0.05 and 0.01 (the
 harness's α): the type I error under the null (its Monte Carlo SE ≈ √(α(1−α)/reps)), the power
-under the effect. Reference for the power: the noncentral t of :func:`ltrrepro.stats.paired_power`
+under the effect. Reference for the power: the noncentral t of :func:`ltrrepro.inference.power.paired_power`
 (normal differences), printed beside it.
 """
 from __future__ import annotations
@@ -33,7 +33,9 @@ from joblib import Parallel, delayed
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from experiments import analysis as an  # noqa: E402
-from ltrrepro.stats import TESTS, one_sample_p, paired_power  # noqa: E402
+from ltrrepro.inference import TESTS  # noqa: E402
+from ltrrepro.inference.power import paired_power  # noqa: E402
+from ltrrepro.inference.tests import one_sample_p  # noqa: E402
 from ltrrepro.store import ResultStore  # noqa: E402
 
 NDCG5 = "ndcg@5[gain=exp2,norel=drop]"

@@ -15,12 +15,12 @@ from ltrrepro.store import ResultStore
 __all__ = ["ACROSS", "applies", "write"]
 
 
-def _bruch(runs):
+def _bruch(runs, inference):
     from experiments.bruch2021 import crossdata
-    return crossdata.build(runs)
+    return crossdata.build(runs, inference)
 
 
-#: study -> the builder of its cross-dataset report ``[(directory, config, frame, notes)] -> Report``
+#: study -> the builder of its cross-dataset report ``([(directory, config, frame, notes)], inference) -> Report``
 #: (``notes``: the run's protocol notes as its manifest stored them)
 ACROSS = {"quality": _bruch, "robustness": _bruch}
 
@@ -63,10 +63,11 @@ def default_out(dirs) -> Path:
     return first[0].parent / f"{first[1].experiment}-across-datasets"
 
 
-def write(dirs, out=None, quiet: bool = False):
+def write(dirs, out=None, quiet: bool = False, *, inference):
     """Write the cross-dataset report of the runs in ``dirs`` under ``out`` (default
     :func:`default_out`): its tables, figures, claims, and ``sources.json`` naming each run
-    (directory, dataset, trials, configuration hash) it was built from. Returns the report."""
+    (directory, dataset, trials, configuration hash) it was built from, under the report's
+    statistics ``inference`` (:class:`ltrrepro.inference.Inference`). Returns the report."""
     runs = _runs(dirs)
     study = runs[0][1].experiment
     if study not in ACROSS or len({cfg.experiment for _, cfg, _ in runs}) != 1:
@@ -82,7 +83,7 @@ def write(dirs, out=None, quiet: bool = False):
                          "directory (--out), so that nothing of yours is overwritten")
     rep = ACROSS[study]([(d, cfg, an.frame(ResultStore.open(d)),
                           {k: list(man["config"].get(k, [])) for k in ("as_paper", "choices", "deviations")})
-                         for d, cfg, man in runs])
+                         for d, cfg, man in runs], inference)
     rep.json_files = {"sources.json": {"runs": [{"dir": str(d), "dataset": cfg.dataset, "trials": cfg.trials,
                                                  "config_hash": man.get("config_hash")} for d, cfg, man in runs]}}
     rep.write(out)

@@ -4,17 +4,21 @@ within a family, per-query wins/ties/losses, missing-value notes.
 
 Records key their metrics by canonical names (``ndcg@5[gain=exp2,norel=drop]``, see
 :class:`ltrrepro.metrics.Metric`); :func:`label` gives the short name a table shows. Claims,
-their verdicts and power are :class:`ltrrepro.claims.Claim` (``label``, ``no_test_reason``
-and ``undefined_reason`` are that module's, named here for the reports' convenience).
+their verdicts and power are :class:`ltrrepro.inference.Claim` (``no_test_reason`` and
+``undefined_reason`` are :mod:`ltrrepro.inference.claim`'s, ``label``
+:mod:`ltrrepro.metrics`', named here for the reports' convenience). Every test takes the
+report's choice (``test``, ``method``) as an argument: the report's
+:class:`~ltrrepro.inference.Inference`.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ltrrepro.claims import label, no_test_reason, reproduction, undefined_reason
-from ltrrepro.metrics import parse_metric
-from ltrrepro.stats import adjust, holm, paired_test, summarize
+from ltrrepro.inference.claim import no_test_reason, undefined_reason
+from ltrrepro.inference.reproduction import reproduction
+from ltrrepro.inference.tests import adjust, holm, paired_test, summarize
+from ltrrepro.metrics import label, parse_metric
 
 __all__ = ["canonical", "label", "frame", "stored_config", "stored_as_paper", "paired", "compare", "holm_within", "adjust_within",
            "reproduction_of", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
@@ -93,27 +97,28 @@ def paired(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "tria
     return pr
 
 
-def compare(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "trial"):
-    """The paired t-test of ``a`` − ``b`` on ``metric`` over the trials where both are defined
-    (None when no trial has both models; ``n = 0`` when it has them but no defined pair)."""
+def compare(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "trial", *, test: str):
+    """The paired ``test`` (the report's) of ``a`` − ``b`` on ``metric`` over the trials where
+    both are defined (None when no trial has both models; ``n = 0`` when it has them but no
+    defined pair)."""
     if not len(paired(df, metric, a, b, by, on, dropna=False)):
         return None
     pr = paired(df, metric, a, b, by, on)
-    return paired_test(pr.a.values, pr.b.values)
+    return paired_test(pr.a.values, pr.b.values, test=test)
 
 
 def summary(values):
-    """:func:`ltrrepro.stats.summarize` of the defined (finite) values: a trial where the metric
+    """:func:`ltrrepro.inference.tests.summarize` of the defined (finite) values: a trial where the metric
     has no query to average over is left out; none defined gives a NaN mean and CI."""
     x = np.asarray(values, dtype=float)
     return summarize(x[np.isfinite(x)])
 
 
-def finite_test(a, b):
-    """:func:`ltrrepro.stats.paired_test` over the pairs where both values are defined."""
+def finite_test(a, b, *, test: str):
+    """:func:`ltrrepro.inference.tests.paired_test` by ``test`` over the pairs where both values are defined."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     ok = np.isfinite(a) & np.isfinite(b)
-    return paired_test(a[ok], b[ok])
+    return paired_test(a[ok], b[ok], test=test)
 
 
 def missing_notes(df: pd.DataFrame, metrics, part: str = "test") -> list[str]:
@@ -129,9 +134,9 @@ def missing_notes(df: pd.DataFrame, metrics, part: str = "test") -> list[str]:
             f"means and tests" for (bad, why), names in groups.items()]
 
 
-def adjust_within(df: pd.DataFrame, family: str | None, method: str | None = None) -> np.ndarray:
+def adjust_within(df: pd.DataFrame, family: str | None, method: str) -> np.ndarray:
     """p-values of ``df.p`` adjusted within each value of column ``family`` (all one family
-    when None) by the correction in force (:func:`ltrrepro.stats.adjust`: ``--correction``),
+    when None) by ``method``, the report's correction (:func:`ltrrepro.inference.tests.adjust`: ``--correction``),
     in ``df``'s row order: the one rule tables and claims share."""
     out = np.full(len(df), np.nan)
     if family is None:
@@ -143,7 +148,7 @@ def adjust_within(df: pd.DataFrame, family: str | None, method: str | None = Non
 
 def reproduction_of(df: pd.DataFrame, metric: str, a: str, b: str, paper_a=None, paper_b=None, paper_effect=None,
                     on: str = "trial", by=()) -> dict:
-    """:func:`ltrrepro.claims.reproduction` of the run's paired ``a`` − ``b`` on ``metric``
+    """:func:`ltrrepro.inference.reproduction.reproduction` of the run's paired ``a`` − ``b`` on ``metric``
     (per trial, or fold) against the paper's means (``paper_a``, ``paper_b``) or effect."""
     pr = paired(df, metric, a, b, by, on)
     return reproduction((pr.a - pr.b).values.astype(float), pr.b.values.astype(float), paper_a, paper_b,

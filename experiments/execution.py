@@ -45,7 +45,7 @@ class Execution:
     estimate: bool = False
     report_only: bool = False
     save_runs: bool = False
-    #: the report's statistics (:class:`ltrrepro.stats.Inference`), None = as the run's manifest
+    #: the report's statistics (:class:`ltrrepro.inference.choices.Inference`), None = as the run's manifest
     #: stored them (else the defaults): ``--test``, ``--correction``, ``--effect`` — never hashed
     test: str | None = None
     correction: str | None = None
@@ -77,12 +77,12 @@ class Execution:
         return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
 
     def inference(self, stored: dict | None):
-        """The report's :class:`~ltrrepro.stats.Inference`: the one a manifest ``stored`` (its
+        """The report's :class:`~ltrrepro.inference.choices.Inference`: the one a manifest ``stored`` (its
         ``statistics``; the defaults without), each of ``--test``, ``--correction``, ``--effect``
         given here replacing its part. A report choice: it changes what a report says (p-values,
         verdicts, power), never a unit, so it stays out of the configuration and its hash."""
-        from ltrrepro.claims import parse_effects
-        from ltrrepro.stats import Inference
+        from ltrrepro.inference.effects import parse_effects
+        from ltrrepro.inference.choices import Inference
 
         try:
             base = Inference.from_dict(stored if isinstance(stored, dict) else {})

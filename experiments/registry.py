@@ -37,7 +37,8 @@ class Experiment:
     every study takes), ``defaults`` their defaults by dest, ``own_flags(parser)`` adds its
     own; ``from_args(args)`` builds the configuration of a parsed command line;
     ``units(cfg)``: its units; ``unit_fn(unit, ctx) -> (record, arrays)``: one unit's work;
-    ``report(store)``: its tables, figures and claims; ``size_of(unit, ctx)``: a unit's
+    ``report(store, inference)``: its tables, figures and claims under the report's statistics
+    (:class:`ltrrepro.inference.Inference`), written; ``size_of(unit, ctx)``: a unit's
     training size, which ``--estimate`` scales its calibration by; ``reads_data(cfg)``: the
     run prepares the pooled dataset (else the units read their own, e.g. Xia's folds);
     ``before(cfg)``: checks before any work (files the units will read)."""

@@ -23,7 +23,6 @@ from experiments import across, registry
 from experiments.cli import ArgumentParser, cli, statistics_flags
 from experiments.errors import UsageError
 from experiments.execution import Execution
-from ltrrepro.stats import using
 from ltrrepro.store import ResultStore
 
 
@@ -63,8 +62,7 @@ def main(argv=None) -> int:
         rebuild(d, quiet=args.quiet, test=args.test, correction=args.correction, effect=args.effect)
     if cross:
         stored = ResultStore.open(args.dirs[0]).read_manifest().get("statistics")
-        with using(execution.inference(stored)):
-            across.write(args.dirs, args.out, quiet=args.quiet)
+        across.write(args.dirs, args.out, quiet=args.quiet, inference=execution.inference(stored))
     return 0
 
 

@@ -8,14 +8,13 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ltrrepro import sequential as sq
-from ltrrepro.claims import verdict as fixed_verdict
+from ltrrepro.inference import sequential as sq
+from ltrrepro.inference.claim import verdict as fixed_verdict
 from ltrrepro.report import Table
 
 __all__ = ["monitored", "settled_claim", "look_text", "correction_of", "final_report", "estimate_lines", "STANDARD"]
 
 #: the level the three papers' claims are judged at, for ``--estimate`` (the run reads its report's)
-ESTIMATE_ALPHA = 0.01
 #: the claim verdicts of the standard rule that the sequential decision replaces
 STANDARD = ("supported", "contradicted", "direction only", "not supported", "inconclusive (underpowered)")
 
@@ -92,10 +91,10 @@ def look_text(k: int, sizes, rows, open_: int) -> str:
     return "\n".join(lines)
 
 
-def correction_of(claims) -> str:
-    from ltrrepro.stats import current
+def correction_of(claims, inference) -> str:
+    """The monitor's correction: the one the claims were adjusted by, else the report's."""
     named = {getattr(c, "correction", None) for c in claims} - {None}
-    method = named.pop() if len(named) == 1 else current().correction
+    method = named.pop() if len(named) == 1 else inference.correction
     return "none" if method == "none" else "holm"
 
 
@@ -109,13 +108,13 @@ def final_report(info, settled: dict, monitor, sizes, stop: str):
                                claims_extra=extra, lines=[*info.lines, line, ""])
 
 
-def estimate_lines(config, store, units, base_lines) -> list:
+def estimate_lines(config, store, units, base_lines, alpha: float) -> list:
     """``--estimate`` of an auto run: the calibration's maximum cost (``base_lines``, every unit
-    up to the maximum) and the expected cost of a claim under the design, from the stored
-    calibration units' times."""
+    up to the maximum) and the expected cost of a claim under the design at ``alpha`` (the
+    report's), from the stored calibration units' times."""
     sizes = sq.look_sizes(config.trials, config.looks)
     t = np.asarray(sizes, float) / sizes[-1]
-    c = sq.efficacy_bounds(t, ESTIMATE_ALPHA)
+    c = sq.efficacy_bounds(t, alpha)
     eta = sq.drift_for_power(t, c, 0.9)
     b = sq.futility_bounds(t, c, eta)[0]
     frac = {name: sq.expected_fraction(t, c, e, b) for name, e in (("no effect", 0.0), ("the design effect", eta),
@@ -125,7 +124,7 @@ def estimate_lines(config, store, units, base_lines) -> list:
         times.setdefault(r.get("model"), []).append(float(r["timings"]["unit_s"]))
     mean_all = float(np.mean([x for v in times.values() for x in v])) if times else float("nan")
     total = sum(float(np.mean(times[u.model])) if u.model in times else mean_all for u in units)
-    lines = [*base_lines, f"  {_design_text(sizes, ESTIMATE_ALPHA)}",
+    lines = [*base_lines, f"  {_design_text(sizes, alpha)}",
              f"  maximum: {sizes[-1]} trials, {_hours(total)} of compute (every unit above)"]
     lines += [f"  expected for a claim powered 90% at the maximum, at {name}: {f * sizes[-1]:.0f} trials "
               f"({f:.0%} of the maximum, about {_hours(total * f)})" for name, f in frac.items()]

@@ -1,9 +1,9 @@
 """``--trials auto``: a run in waves, stopped when every claim has crossed a group-sequential bound.
 
 The design (a configuration's ``trials`` is the maximum N, ``looks`` the number K of equally
-spaced looks; :func:`ltrrepro.sequential.look_sizes`): the run trains the units of the first
+spaced looks; :func:`ltrrepro.inference.sequential.look_sizes`): the run trains the units of the first
 n_1 trials, reports on them, and holds every tested claim of the report to its bounds
-(:class:`ltrrepro.sequential.Monitor`: Lan–DeMets O'Brien–Fleming-type efficacy bounds at the
+(:class:`ltrrepro.inference.sequential.Monitor`: Lan–DeMets O'Brien–Fleming-type efficacy bounds at the
 report's α, two-sided; a non-binding β-spending futility bound against the effect the claim is
 powered against; Holm-type α recycling within each claim family, or none with ``--correction
 none``). It stops when every tested claim is settled (efficacy, contradicted, futility) or at
@@ -27,7 +27,7 @@ from experiments.errors import UsageError
 from experiments.sequential_report import (correction_of, estimate_lines, final_report, look_text, monitored,
                                            settled_claim)
 from experiments.study import _finish_quietly
-from ltrrepro import sequential as sq
+from ltrrepro.inference import sequential as sq
 from ltrrepro.runner import run_units
 
 __all__ = ["trials_arg", "TrialsAction", "add_flags", "apply_design", "run", "run_sequential", "report_only",
@@ -84,7 +84,7 @@ def apply_design(args, build):
     return dataclasses.replace(cfg, trials=n, looks=looks)
 
 
-def _looks(exp, execution, store, units, ctx, sizes, counts: dict, report_only: bool = False) -> dict:
+def _looks(exp, execution, store, units, ctx, sizes, counts: dict, inference, report_only: bool = False) -> dict:
     """Take the looks: each wave's units run (or resumed), the report, the monitor's decisions;
     until every claim is settled or the last look. A report-only pass runs nothing: it stops
     before the first look whose trials are not all stored."""
@@ -106,15 +106,15 @@ def _looks(exp, execution, store, units, ctx, sizes, counts: dict, report_only: 
                 st["failed"] = summary.failed
                 st["stop"] = f"stopped at look {k + 1}: {len(summary.failed)} unit(s) failed"
                 break
-        info = st["info"] = exp.report(store)
+        info = st["info"] = exp.report(store, inference)
         entries = monitored(info.claims)
         if st["monitor"] is None:
-            st["monitor"] = sq.Monitor(sizes, alpha=info.alpha, correction=correction_of(info.claims))
+            st["monitor"] = sq.Monitor(sizes, alpha=inference.alpha, correction=correction_of(info.claims, inference))
         monitor, keys = st["monitor"], [e["key"] for e in entries]
         new = monitor.look(k, entries)
         for c in info.claims:
             if c.text in monitor.decisions and c.text not in st["settled"]:
-                st["settled"][c.text] = settled_claim(c, monitor.decisions[c.text], len(sizes), info.alpha)
+                st["settled"][c.text] = settled_claim(c, monitor.decisions[c.text], len(sizes), inference.alpha)
         if not execution.quiet:
             print(look_text(k, sizes, new, len(keys) - sum(x in monitor.decisions for x in keys)), file=sys.stderr)
         if keys and monitor.done(keys) or k == len(sizes) - 1:
@@ -135,7 +135,7 @@ def _looks(exp, execution, store, units, ctx, sizes, counts: dict, report_only: 
     return st
 
 
-def run_sequential(exp, config, execution, store, units, ctx, header, extra=None) -> int:
+def run_sequential(exp, config, execution, store, units, ctx, header, inference, extra=None) -> int:
     """Run ``units`` look by look (see the module docstring); the exit code (1: a unit failed)."""
     sizes = sq.look_sizes(config.trials, config.looks)
     design = {"max_trials": config.trials, "looks": len(sizes), "sizes": sizes, "spending": "Lan–DeMets OBF",
@@ -150,7 +150,7 @@ def run_sequential(exp, config, execution, store, units, ctx, header, extra=None
                 print(line, file=sys.stderr)
         t0 = time.perf_counter()
         try:
-            st = _looks(exp, execution, store, units, ctx, sizes, counts)
+            st = _looks(exp, execution, store, units, ctx, sizes, counts, inference)
         except KeyboardInterrupt:
             _finish_quietly(store, "interrupted", {"wall_s": time.perf_counter() - t0})
             raise
@@ -173,13 +173,13 @@ def run_sequential(exp, config, execution, store, units, ctx, header, extra=None
     return 0
 
 
-def report_only(exp, config, execution, store):
+def report_only(exp, config, execution, store, inference):
     """``python -m experiments.report`` of an auto run: its looks again over the stored units
     (running none), the report of the last look they cover."""
     units = exp.units(config)
     with store.lock():
         st = _looks(exp, execution, store, units, None, sq.look_sizes(config.trials, config.looks), {},
-                    report_only=True)
+                    inference, report_only=True)
     if st["info"] is None:
         raise UsageError(f"{store.root}: the trials of the first look are not all stored; nothing to report on")
     return st["info"]
@@ -187,28 +187,22 @@ def report_only(exp, config, execution, store):
 
 def run(exp, config, execution, store, units, ctx, header):
     """:func:`experiments.study.run`'s branch for a configuration with ``looks``: the estimate
-    (:func:`estimate_lines`) or the sequential run, under the report's statistics in force."""
-    import contextlib
-
+    (:func:`estimate_lines`) or the sequential run, under the report's statistics (``--test``,
+    ``--correction``, ``--effect``, as a fixed run takes them, over the stored ones)."""
     from experiments import study
     from experiments.results import StudyResult
 
     if execution.no_report:
         raise UsageError("--no-report: a sequential run decides at each look from the report; drop it (or give "
                          "--trials N)")
+    inference = execution.inference(study._stored_statistics(store.root))
     if execution.estimate:
         with store.lock():
             store.select([u.key for u in units])
             lines = estimate_lines(config, store, units, study.estimate(units, exp.unit_fn, ctx, store, execution,
-                                                                        exp.size_of))
+                                                                        exp.size_of), inference.alpha)
         print("\n".join(lines))
         return StudyResult(out=store.root, exit_code=0, estimate=lines)
-    inference = None
-    if hasattr(execution, "inference"):          # --test / --correction / --effect, as a fixed run takes them
-        stored = getattr(study, "_stored_statistics", lambda out: None)(store.root)
-        inference = execution.inference(stored)
-    from ltrrepro.stats import using
-    with using(inference) if inference is not None else contextlib.nullcontext():
-        code = run_sequential(exp, config, execution, store, units, ctx, header,
-                              {"statistics": inference.to_dict()} if inference is not None else {})
+    code = run_sequential(exp, config, execution, store, units, ctx, header, inference,
+                          {"statistics": inference.to_dict()})
     return study._result(store.root, code)

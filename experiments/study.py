@@ -22,7 +22,6 @@ from experiments.results import StudyResult, load
 from ltrrepro.datasets import load_dataset
 from ltrrepro.fileio import atomic_write_text
 from ltrrepro.runner import materialize, run_units
-from ltrrepro.stats import using
 from ltrrepro.store import ResultStore, StoreError
 
 __all__ = ["DataInfo", "prepare_data", "run", "run_and_report", "estimate"]
@@ -138,10 +137,10 @@ def run(config, execution: Execution | None = None) -> StudyResult:
         lines += tuning.estimate_lines(config, units, store)
         print("\n".join(lines))
         return StudyResult(out=out, exit_code=0, estimate=lines)
-    inference = execution.inference(_stored_statistics(out))
-    with using(inference):                   # the report's test, correction and effects (never hashed)
-        code = run_and_report(config.experiment, execution, store, units, exp.unit_fn, exp.report, ctx, header,
-                              extra={"trials": config.trials, "statistics": inference.to_dict(), **tune_extra})
+    inference = execution.inference(_stored_statistics(out))     # the report's statistics (never hashed)
+    code = run_and_report(config.experiment, execution, store, units, exp.unit_fn,
+                          lambda s: exp.report(s, inference), ctx, header,
+                          extra={"trials": config.trials, "statistics": inference.to_dict(), **tune_extra})
     return _result(out, code)
 
 
@@ -155,12 +154,11 @@ def _report_only(exp, config, execution: Execution) -> StudyResult:
     inference = execution.inference(man.get("statistics"))
     if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
         atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
-    with using(inference):
-        if getattr(config, "looks", None):       # --trials auto: its looks again (experiments.sequential_run)
-            from experiments import sequential_run
-            info = sequential_run.report_only(exp, config, execution, store)
-        else:
-            info = exp.report(store)
+    if getattr(config, "looks", None):           # --trials auto: its looks again (experiments.sequential_run)
+        from experiments import sequential_run
+        info = sequential_run.report_only(exp, config, execution, store, inference)
+    else:
+        info = exp.report(store, inference)
     if not execution.quiet:
         print(info.text)
         print(f"{len(info.files)} file(s) written under {store.root}", file=sys.stderr)

@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 __all__ = ["Metric", "MetricResult", "evaluate", "ndcg", "dcg", "err", "parse_metric",
-           "pairwise_precision_at", "gain_table"]
+           "pairwise_precision_at", "gain_table", "label", "metric_family"]
 
 _NORELS = ("drop", "one", "zero")
 _KINDS = ("ndcg", "dcg", "err", "mrr", "ap", "p", "recall")
@@ -133,6 +133,26 @@ def parse_metric(spec, gain="exp2", norel="drop") -> Metric:
     if kind in ("rr", "recip_rank"):
         kind = "mrr"
     return Metric(kind=kind, k=k, **kw)
+
+
+def label(name: str) -> str:
+    """The display name of a canonical metric name, as tables and claims show it: ``NDCG@5``,
+    ``DCG@5``, ``ERR`` (other names, such as ``prec@10%``, as they are).
+
+    >>> label("ndcg@5[gain=exp2,norel=drop]"), label("prec@10%")
+    ('NDCG@5', 'prec@10%')
+    """
+    return name.split("[")[0].upper() if "[" in name else name
+
+
+def metric_family(name: str) -> str:
+    """The family of a canonical metric name or display name, lower case, without cutoff or
+    parameters (what an effect of interest is set for).
+
+    >>> metric_family("ndcg@5[gain=exp2,norel=drop]"), metric_family("DCG@5"), metric_family("prec@10%")
+    ('ndcg', 'dcg', 'prec')
+    """
+    return label(name).split("@")[0].lower()
 
 
 @dataclass

@@ -3,12 +3,14 @@ writes in every format once (tables as Markdown, LaTeX and CSV, figures as PNG a
 ``claims.{json,md,tex,csv}``, ``report.json``), atomically; the writers it uses.
 
 A paper's report is a set of pure functions (frame, configuration) -> :class:`Table`,
-:class:`Figure`, :class:`~ltrrepro.claims.Claim`, composed into one :class:`Report`; the
-experiment's ``report(store)`` builds it from the stored units and calls :meth:`Report.write`.
+:class:`Figure`, :class:`~ltrrepro.inference.claim.Claim`, composed into one :class:`Report`
+that carries the report's :class:`~ltrrepro.inference.choices.Inference` (its test, correction,
+effects and α, as ranx's ``Report`` carries its test and ``max_p``); the experiment's
+``report(store, inference)`` builds it from the stored units and calls :meth:`Report.write`.
 
-Significance markers in tables: ``*`` after a value means a paired t-test against the
-table's reference column rejected equality at the table's α (Holm-corrected where the
-table says so); the legend under each table states the test, α and the reference.
+Significance markers in tables: ``*`` after a value means the report's test against the
+table's reference column rejected equality at its α (corrected where the table says so); the
+legend under each table states the test, α and the reference.
 """
 from __future__ import annotations
 
@@ -21,10 +23,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .claims import CLAIM_COLUMNS, POWER_TARGET, Claim, claim_note, range_text
-from .claims import legend_text as claims_legend
-from .claims import table_frame as claims_table_frame
 from .fileio import atomic_write_bytes, atomic_write_text, write_json
+from .inference.choices import Inference
+from .inference.claim import Claim
+from .inference.rendering import CLAIM_FORMATS, CLAIM_RENAME, claims_frame, claims_legend, claims_lines
 
 __all__ = ["Report", "Table", "Figure", "Claim", "write_table", "markdown_table", "latex_table", "display_frame",
            "fmt_value", "pm", "ci", "save_figure", "band", "write_json", "write_claims", "claims_text",
@@ -257,55 +259,29 @@ def protocol_notes(deviations, choices=(), as_paper=()) -> str:
     return " ".join(x for x in out if x)
 
 
-def write_claims(root, claims, deviations: list[str], caption: str, alpha: float = 0.01,
+def write_claims(root, claims, deviations: list[str], caption: str, inference: Inference,
                  extra: dict | None = None, choices=(), as_paper=()) -> list[Path]:
     """``claims.json`` (claims, the protocol notes' three columns — ``as_paper``, ``choices``,
     ``deviations`` — and ``extra``) and ``claims.{md,tex,csv}`` of a list of
-    :class:`~ltrrepro.claims.Claim`."""
+    :class:`~ltrrepro.inference.claim.Claim`, their legend stating ``inference``
+    (:func:`~ltrrepro.inference.rendering.claims_legend`)."""
     root = Path(root)
-    rows = [c.to_dict() for c in claims]
-    files = [write_json(root / "claims.json", {"claims": rows, "as_paper": list(as_paper),
+    files = [write_json(root / "claims.json", {"claims": [c.to_dict() for c in claims], "as_paper": list(as_paper),
                                                "choices": list(choices), "deviations": list(deviations),
                                                **(extra or {})})]
-    if rows:
-        df = pd.DataFrame(rows)
-        if "effect_source" in df:
-            df["effect_source"] = df.effect_source.fillna("–")
-        if "trials_80_range" in df:
-            df["trials_80_range"] = [range_text(r) if isinstance(r, (tuple, list)) else "–" for r in df.trials_80_range]
-        df = claims_table_frame(df)                  # d_z, ER, ΔRI with their CIs as text (ltrrepro.claims)
-        cols = [c for c in CLAIM_COLUMNS if c in df]
-        files += write_table(df[cols], root / "claims", caption=caption, digits=4,
-                             formats={"p": "p", "p_raw": "p", "trials": "int", "power": 2, "trials_80": "int"},
-                             rename={"paper_effect": "paper effect", "trials_80": "trials for 80% power",
-                                     "trials_80_range": "range (SD's 95% CI)", "effect_source": "effect of interest"},
-                             legend=f"value: the observed statistic (its definition in detail); paper effect: the "
-                                    f"paper's number for it (– where the paper gives none); power: of this run's "
-                                    f"test at α = {alpha:g} (the paired t-test's noncentral t) to detect the paper's effect (where the paper gives "
-                                    f"none, the smallest effect of interest: its column), given the observed "
-                                    f"SD of the paired differences (noncentral t); trials for 80% power: the trials "
-                                    f"that would give 80%, and their range over the 95% CI of that SD (χ², n − 1 "
-                                    f"degrees of freedom). verdict: supported = expected direction and p < "
-                                    f"{alpha:g}; contradicted = opposite direction, p < {alpha:g}; when p ≥ "
-                                    f"{alpha:g}: inconclusive (underpowered) if power < {POWER_TARGET:g}, else "
-                                    f"direction only (expected direction) or not supported. "
-                                    + claims_legend(alpha) + " " + protocol_notes(deviations, choices, as_paper))
+    df = claims_frame(claims)                  # the columns, with d_z, ER, ΔRI and their CIs as text
+    if len(df):
+        files += write_table(df, root / "claims", caption=caption, digits=4, formats=CLAIM_FORMATS,
+                             rename=CLAIM_RENAME,
+                             legend=claims_legend(inference) + " " + protocol_notes(deviations, choices, as_paper))
     return files
 
 
-def claims_text(claims, deviations: list[str], alpha: float = 0.01, choices=(), as_paper=()) -> list[str]:
-    """The claims check (a list of :class:`~ltrrepro.claims.Claim`) and the protocol notes'
-    three columns (:data:`NOTE_HEADINGS`) as printed lines."""
-    lines = [f"Claims check (α = {alpha:g}):"]
-    for c in claims:
-        ptxt = f", p = {c.p:.3g}" if c.p is not None and np.isfinite(c.p) else ""
-        if c.power is not None and np.isfinite(c.power):
-            need = c.trials_80
-            spread = f"; {range_text(c.trials_80_range)} over the SD's 95% CI" if c.trials_80_range else ""
-            against = c.effect_source or "the paper's effect"
-            ptxt += (f", power {c.power:.2f} against {against} ({need if need else '> 100,000'} trials for "
-                     f"80%{spread})")
-        lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}{claim_note(c)}")
+def claims_text(claims, deviations: list[str], inference: Inference, choices=(), as_paper=()) -> list[str]:
+    """The claims check (a list of :class:`~ltrrepro.inference.claim.Claim`,
+    :func:`~ltrrepro.inference.rendering.claims_lines`) and the protocol notes' three columns
+    (:data:`NOTE_HEADINGS`) as printed lines."""
+    lines = claims_lines(claims, inference)
     for key, items in (("as_paper", as_paper), ("choices", choices), ("deviations", deviations)):
         if items:
             lines.append(f"{NOTE_HEADINGS[key]}: " + "; ".join(items))
@@ -428,7 +404,7 @@ class Figure:
 
 @dataclass
 class Report:
-    """A run's report: its ``tables``, ``figures`` and ``claims`` (:class:`~ltrrepro.claims.Claim`),
+    """A run's report: its ``tables``, ``figures`` and ``claims`` (:class:`~ltrrepro.inference.claim.Claim`),
     the ``deviations`` from the paper and the ``choices`` where it is silent (from the stored
     manifest, plus any the report adds), the ``missing``-value notes, and the printed text.
 
@@ -448,7 +424,7 @@ class Report:
     as_paper: list = field(default_factory=list)
     missing: list = field(default_factory=list)
     lines: list = field(default_factory=list)
-    alpha: float = 0.01
+    inference: Inference = field(kw_only=True)         # the report's test, correction, effects and α
     claims_caption: str = "Claims check"
     claims_extra: dict = field(default_factory=dict)
     json_files: dict = field(default_factory=dict)
@@ -466,7 +442,7 @@ class Report:
     def text(self) -> str:
         """The printed report (see the class)."""
         body = "\n".join([self.title, *(f"Missing: {m}" for m in self.missing), *self.lines,
-                           *claims_text(self.claims, self.deviations, self.alpha, self.choices, self.as_paper)])
+                           *claims_text(self.claims, self.deviations, self.inference, self.choices, self.as_paper)])
         return "\n".join([body, *(f"note: {ln}" for ln in self.write_notes)]).lstrip("\n")
 
     def table(self, name: str) -> Table:
@@ -491,7 +467,7 @@ class Report:
             files += t.write(root / "tables", self.notes)
         for f in self.figures:
             files += save_figure(f.figure, root / "figures" / f.name)
-        files += write_claims(root, self.claims, self.deviations, self.claims_caption, self.alpha,
+        files += write_claims(root, self.claims, self.deviations, self.claims_caption, self.inference,
                               extra=self.claims_extra, choices=self.choices, as_paper=self.as_paper)
         files += [write_json(root / name, obj) for name, obj in self.json_files.items()]
         rec = _record_report(root, files)

@@ -23,14 +23,13 @@ import pandas as pd
 from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
 from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label
 from experiments.errors import UsageError
-from ltrrepro.claims import Claim, correct, smallest_effect, verdict
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, smallest_effect
+from ltrrepro.inference.power import two_sample_power, trials_for_two_sample_power
+from ltrrepro.inference.tests import two_sample_p
 from ltrrepro.report import Figure, Report, Table
-from ltrrepro.stats import current
-from ltrrepro.twosample import two_sample_power, trials_for_two_sample_power, two_sample_p
 
 __all__ = ["STUDIES", "trial_slopes", "levels_of", "pronounced_claims", "build"]
 
-ALPHA = 0.01
 STUDIES = ("quality", "robustness")
 #: the paper's words per noise type: the dataset on which λMART's faster degradation is more pronounced
 PRONOUNCED = {"documents": ("yahoo", "Figure 3a/b"), "labels": ("web30k", "Figure 3c/d")}
@@ -62,10 +61,10 @@ def trial_slopes(df: pd.DataFrame, noise: str, metric: str = NDCG5, a: str = "xe
     return (d.values - d.values.mean(axis=1, keepdims=True)) @ xc / float(xc @ xc)
 
 
-def pronounced_claims(frames: dict) -> list[Claim]:
+def pronounced_claims(frames: dict, *, inference: Inference) -> list[Claim]:
     """The two "more pronounced" claims from ``frames`` {reference: (config, frame)}."""
     out = []
-    test = current().test
+    test = inference.test
     for noise, (where, fig) in PRONOUNCED.items():
         other = next(r for r in frames if r != where)
         df_w, df_o = frames[where][1], frames[other][1]
@@ -78,11 +77,11 @@ def pronounced_claims(frames: dict) -> list[Claim]:
         if lacking or len(levels) < 2:
             why = (f"the {', '.join(lacking)} run has no {noise} noise" if lacking else
                    f"the runs share fewer than two {noise} levels ({levels_of(df_w, noise)} vs {levels_of(df_o, noise)})")
-            out.append(Claim.check(text, float("nan"), float("nan"), 0, why, +1, ALPHA, missing=why, noise=noise))
+            out.append(judge(text, Evidence.none(why), Expectation(), inference, noise=noise))
             continue
         x, y = trial_slopes(df_w, noise, levels=levels), trial_slopes(df_o, noise, levels=levels)
         span = float(levels[-1]) - float(levels[0])
-        interest, source = smallest_effect(NDCG5)
+        interest, source = smallest_effect(NDCG5, inference)
         effect = interest / span
         value = float(x.mean() - y.mean()) if x.size and y.size else float("nan")
         ok = x.size >= 2 and y.size >= 2 and (x.std(ddof=1) > 0 or y.std(ddof=1) > 0)
@@ -96,16 +95,16 @@ def pronounced_claims(frames: dict) -> list[Claim]:
                   f"{'Welch t' if test == 't' else 'Mann–Whitney U' if test == 'wilcoxon' else 'permutation'} test of "
                   f"the two runs' slopes (independent samples); trials for 80%: per run, equal in both"
                   if x.size and y.size else "no trial with NDCG@5 at every level in one of the runs")
-        c = Claim.check(text, value, p, int(x.size + y.size), detail, +1, ALPHA, effect=effect,
-                        effect_source=f"{source} over levels {levels[0]:g}–{levels[-1]:g} (a slope difference of "
-                                      f"{effect:.2e} per level point)", family=FAMILY,
-                        missing=None if ok else "fewer than two trials with every level in a run", noise=noise)
-        if ok:
-            power = two_sample_power(effect, s1, x.size, s2, y.size, test)
-            c = c.replace(sd=float("nan"), power=power, trials_80=trials_for_two_sample_power(effect, s1, s2, test),
-                          trials_80_range=None, verdict=verdict(value, p, +1, ALPHA, power))
-        out.append(c)
-    return correct(out, ALPHA)
+        power = {"power": two_sample_power(effect, s1, x.size, s2, y.size, test, inference.alpha),
+                 "trials_80": trials_for_two_sample_power(effect, s1, s2, test, alpha=inference.alpha),
+                 "trials_80_range": None} if ok else None          # the two-sample test's, per run
+        evidence = Evidence(value, p, int(x.size + y.size), detail, power=power,
+                            missing=None if ok else "fewer than two trials with every level in a run")
+        expectation = Expectation(effect=effect, family=FAMILY,
+                                  effect_source=f"{source} over levels {levels[0]:g}–{levels[-1]:g} (a slope "
+                                                f"difference of {effect:.2e} per level point)")
+        out.append(judge(text, evidence, expectation, inference, noise=noise))
+    return correct(out, inference)
 
 
 def _figure3(frames: dict) -> Figure | None:
@@ -204,7 +203,7 @@ def frames_by_reference(runs) -> dict:
     return {r: out[r] for r in ("web30k", "yahoo")}
 
 
-def build(runs) -> Report:
+def build(runs, inference: Inference) -> Report:
     """The cross-dataset report of ``runs`` [(directory, config, frame, notes)], ``notes``
     the run's protocol notes {as_paper, choices, deviations} (each prefixed here with its
     dataset)."""
@@ -222,8 +221,8 @@ def build(runs) -> Report:
         tables = [Table("fig3_across_datasets", tab, caption="Figure 3 with both datasets: mean test NDCG@5 per level "
                         "and XE_NDCG − λMART (Δ)", digits=4, legend="", notes=True)]
         figures = [f for f in (_figure3(frames),) if f is not None]
-        claims = pronounced_claims(frames)
+        claims = pronounced_claims(frames, inference=inference)
     return Report(title=f"Bruch (2021) {study} across datasets: "
                         + " and ".join(f"{NAMES[r]} ({c.dataset}, {c.trials} trials)" for r, (c, _) in frames.items()),
-                  tables=tables, figures=figures, claims=claims, lines=[tab.to_string(index=False)], alpha=ALPHA,
+                  tables=tables, figures=figures, claims=claims, lines=[tab.to_string(index=False)], inference=inference,
                   claims_caption="Claims check across datasets (Bruch 2021)", **joined)

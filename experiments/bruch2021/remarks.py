@@ -11,47 +11,20 @@ power of TOST at no change, P(|T| < m/se − t_{1−α, n−1}), and the trials 
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
-from scipy import stats as st
 
 from experiments.bruch2021.paper import paper_reference
 from experiments.bruch2021.protocol import NDCG5
-from ltrrepro.claims import POWER_TARGET, Claim, smallest_effect
-from ltrrepro.stats import fewest_trials
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, judge, smallest_effect
+from ltrrepro.inference.power import tost_power, trials_for_tost_power
+from ltrrepro.inference.tests import tost
 
-__all__ = ["remark_claims", "tost", "tost_power"]
+__all__ = ["remark_claims"]
 
-ALPHA = 0.01
 LEVELS = (40.0, 60.0)
 
 
-def tost(d: np.ndarray, margin: float) -> tuple[float, float]:
-    """``(p_equivalent, p_beyond)`` for differences ``d``: TOST's p (the larger of the two
-    one-sided p's of H0: μ ≤ −m and H0: μ ≥ m) and the p of the one-sided test that the mean
-    lies beyond the margin on its side (H0: |μ| ≤ m, tested on the side of the mean).
-
-    >>> p_eq, p_beyond = tost(np.array([0.001, -0.001, 0.002, 0.0, -0.002]), 0.01)
-    >>> bool(p_eq < 0.001), bool(p_beyond > 0.999)
-    (True, True)
-    """
-    n, m = d.size, float(d.mean())
-    se = float(d.std(ddof=1)) / np.sqrt(n)
-    df = n - 1
-    p_low, p_high = st.t.sf((m + margin) / se, df), st.t.cdf((m - margin) / se, df)
-    beyond = st.t.sf((abs(m) - margin) / se, df)
-    return float(max(p_low, p_high)), float(beyond)
-
-
-def tost_power(margin: float, sd: float, n: int, alpha: float = ALPHA) -> float:
-    """TOST's power at a true difference of 0: P(|T| < m/se − t_{1−α, n−1}), T ~ t(n − 1)."""
-    if n < 2 or not sd > 0:
-        return float("nan")
-    df, q = n - 1, margin / (sd / np.sqrt(n)) - st.t.ppf(1 - alpha, n - 1)
-    return float(max(0.0, 2 * st.t.cdf(q, df) - 1))
-
-
-def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
+def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg", *, inference: Inference) -> list[Claim]:
     """The 40% → 60% remark, on a Web30K-profile robustness run with documents added: per
     trial, ``model``'s test NDCG@5 at 60% minus at 40% (the same split, paired). A run without
     both marks gets the claim as inconclusive, saying so."""
@@ -64,9 +37,10 @@ def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
     wide.columns = wide.columns.astype(float)
     if not set(LEVELS) <= set(wide.columns):
         why = "the run has no 40% and 60% levels (--levels)"
-        return [Claim.check(text, float("nan"), float("nan"), 0, why, +1, ALPHA, missing=why, noise="documents")]
+        return [judge(text, Evidence.none(why), Expectation(), inference, noise="documents")]
     d = (wide[LEVELS[1]] - wide[LEVELS[0]]).dropna().to_numpy()
-    n, margin = d.size, smallest_effect(NDCG5)[0]
+    margin, source = smallest_effect(NDCG5, inference)
+    n = d.size
     mean = float(d.mean()) if n else float("nan")
     sd = float(d.std(ddof=1)) if n > 1 else float("nan")
     detail = (f"mean over trials of XE_NDCG's NDCG@5 at 60% − at 40% more documents: {mean:+.4f} (SD {sd:.4f}); "
@@ -74,12 +48,12 @@ def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg") -> list[Claim]:
               f"over 100 trials)")
     if n < 2 or not sd > 0:
         why = "fewer than two trials with both marks" if n < 2 else "zero variance of the differences"
-        return [Claim.check(text, mean, float("nan"), n, detail, +1, ALPHA, missing=why, noise="documents")]
+        return [judge(text, Evidence(mean, float("nan"), n, detail, missing=why), Expectation(), inference,
+                      noise="documents")]
     p_eq, p_beyond = tost(d, margin)
-    power = tost_power(margin, sd, n)
-    verdict = ("supported (equivalent within ±%g)" % margin if p_eq < ALPHA else
-               "contradicted (a change beyond ±%g)" % margin if p_beyond < ALPHA else
-               "inconclusive (underpowered)" if power < POWER_TARGET else "not supported (no equivalence shown)")
-    c = Claim.check(text, mean, p_eq, n, detail, +1, ALPHA, verdict_text=verdict, sd=sd, effect=margin,
-                    effect_source=f"the equivalence margin: {smallest_effect(NDCG5)[1]}", noise="documents")
-    return [c.replace(verdict=verdict, power=power, trials_80=fewest_trials(lambda k: tost_power(margin, sd, k) >= POWER_TARGET), trials_80_range=None)]
+    alpha = inference.alpha
+    power = {"power": tost_power(margin, sd, n, alpha), "trials_80": trials_for_tost_power(margin, sd, alpha),
+             "trials_80_range": None}
+    return [judge(text, Evidence(mean, p_eq, n, detail, sd=sd, p_beyond=p_beyond, power=power),
+                  Expectation(effect=margin, effect_source=f"the equivalence margin: {source}", margin=margin),
+                  inference, noise="documents")]

@@ -21,11 +21,11 @@ NOISE_MODELS = figure2.MODELS                         # λMART and XE_NDCG MART
 
 
 def _report(build, config_cls=BruchConfig, *extra, **frame_args):
-    """A study's ``report(store)``: ``build(frame, config, deviations, choices, *extra)`` of the
-    stored run, written under the store."""
-    def report(store):
+    """A study's ``report(store, inference)``: ``build(frame, config, deviations, choices, *extra,
+    inference=inference)`` of the stored run, written under the store."""
+    def report(store, inference):
         cfg, deviations, choices = an.stored_config(store, config_cls)
-        rep = build(an.frame(store, **frame_args), cfg, deviations, choices, *extra)
+        rep = build(an.frame(store, **frame_args), cfg, deviations, choices, *extra, inference=inference)
         rep.as_paper = an.stored_as_paper(store, cfg)
         return rep.write(store.root)
     report.__doc__ = f"The report of the run in ``store`` ({build.__module__}.build), written."

@@ -10,7 +10,7 @@ import pandas as pd
 
 from experiments.xia.paper import PAPER_TABLE_NAMES, PAPER_TIME_RATIO, paper_table
 
-__all__ = ["time_table", "time_legend", "leaves_table", "LEAVES_LEGEND", "dz_fields", "paper_means"]
+__all__ = ["time_table", "time_legend", "leaves_table", "LEAVES_LEGEND", "paper_means"]
 
 
 def time_table(df) -> tuple[pd.DataFrame, str]:
@@ -70,11 +70,6 @@ def leaves_table(df) -> pd.DataFrame:
                      "min leaves": min(r["min"] for r in recs), "trees short": int(sum(r["short"] for r in recs)),
                      "trees": int(trees)})
     return pd.DataFrame(rows)
-
-
-def dz_fields(c) -> dict:
-    """d_z with its CI of a comparison (none without one)."""
-    return {"dz": c.dz, "dz_low": c.dz_low, "dz_high": c.dz_high} if c is not None and c.n > 1 else {}
 
 
 def paper_means(system: str, key: str | None) -> tuple[float | None, float | None]:

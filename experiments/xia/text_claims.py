@@ -29,12 +29,11 @@ import pandas as pd
 
 from experiments.xia.paper import paper_table
 from experiments.xia.protocol import METRICS
-from ltrrepro.claims import Claim, correct, smallest_effect
-from ltrrepro.stats import one_sample_p
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, smallest_effect
+from ltrrepro.inference.tests import one_sample_p
 
 __all__ = ["text_claims"]
 
-ALPHA = 0.01
 HIGH, LOW = (METRICS[1], METRICS[2]), (METRICS[0], METRICS[3])      # NDCG@3, @10 | NDCG@1, ERR
 NAMES = {"mcrank": "McRank", "lambdamart": "LambdaMART"}
 
@@ -68,21 +67,22 @@ def _contrast(d: pd.DataFrame, robust: bool) -> pd.Series:
     return pd.Series(out)
 
 
-def _tested(text, per_fold: np.ndarray, paper, interest, source, unit, family) -> Claim:
+def _tested(text, per_fold: np.ndarray, paper, interest, source, unit, family, inference: Inference) -> Claim:
     n = per_fold.size
-    sd = float(per_fold.std(ddof=1)) if n > 1 else None
-    p = one_sample_p(per_fold) if n > 1 and sd and sd > 0 else float("nan")
+    sd = float(per_fold.std(ddof=1)) if n > 1 else float("nan")
+    p = one_sample_p(per_fold, inference.test) if n > 1 and sd > 0 else float("nan")
     mean = float(per_fold.mean()) if n else float("nan")
-    return Claim.check(text, mean, p, n, f"mean over {n} fold(s) {mean:+.3f} {unit}" +
-                       (f"; the paper's tables: {paper:+.3f}" if paper is not None else "") +
-                       "; p: the test in force over the folds", +1, ALPHA, paper_effect=paper, sd=sd,
-                       effect=None if paper is not None else interest, effect_source=source, on="fold", family=family)
+    detail = (f"mean over {n} fold(s) {mean:+.3f} {unit}" + (f"; the paper's tables: {paper:+.3f}" if paper is not None
+                                                             else "") + "; p: the test in force over the folds")
+    return judge(text, Evidence(mean, p, n, detail, sd=sd, on="fold"),
+                 Expectation(paper_effect=paper, effect=None if paper is not None else interest, effect_source=source,
+                             family=family), inference)
 
 
-def text_claims(df: pd.DataFrame, dataset: str) -> list[Claim]:
+def text_claims(df: pd.DataFrame, dataset: str, *, inference: Inference) -> list[Claim]:
     """The four text claims for each paper system with both an SE and an OLE arm."""
     out = []
-    ndcg_effect, ndcg_source = smallest_effect(METRICS[1])
+    ndcg_effect, ndcg_source = smallest_effect(METRICS[1], inference)
     for system in ("mcrank", "lambdamart"):
         d = _differences(df, system) if len(df) else pd.DataFrame()
         if d.empty:
@@ -97,12 +97,12 @@ def text_claims(df: pd.DataFrame, dataset: str) -> list[Claim]:
         claims = [
             _tested(f"{name}: NDCG@1 and ERR improve less with OLE than NDCG@3 and @10 (§5)",
                     _contrast(d, robust=False).to_numpy(), pe, me, source.format(name, me),
-                    "points: OLE − SE on NDCG@3/@10 minus on NDCG@1/ERR, mean over configurations", family),
+                    "points: OLE − SE on NDCG@3/@10 minus on NDCG@1/ERR, mean over configurations", family, inference),
             _tested(f"{name}: NDCG@3 and @10 improve more robustly across configurations than NDCG@1 and ERR (§5)",
                     _contrast(d, robust=True).to_numpy(), ps, ms, source.format(name, ms),
                     f"points: OLE − SE's mean − SD across the {n_cfg} configurations, NDCG@3/@10 minus NDCG@1/ERR",
-                    family)]
-        out += correct(claims, ALPHA)
+                    family, inference)]
+        out += correct(claims, inference)
         per_cell = d.groupby(level=["leaves", "lr"]).mean().to_numpy().ravel()    # configuration × metric
         gains = per_cell[np.isfinite(per_cell) & (per_cell >= 0.1)]
         pg = paper.to_numpy().ravel() if paper is not None else np.empty(0)
@@ -111,18 +111,17 @@ def text_claims(df: pd.DataFrame, dataset: str) -> list[Claim]:
         in_band = lambda v: float(np.mean((v >= 0.3) & (v <= 0.4))) if v.size else float("nan")  # noqa: E731
         ref = (f"the paper's table for this dataset: median {np.median(pg):.3f} over {pg.size} of {paper.size}, "
                f"{in_band(pg):.0%} of them in [0.3, 0.4]" if pg.size else "no paper table for this dataset")
-        out.append(Claim.check(
-            f"{name}: most improvements of at least 0.1 point are 0.3 to 0.4 points (§5)", med, float("nan"),
-            int(d.index.get_level_values("fold").nunique()),
-            f"median OLE − SE (mean over folds) of the comparisons (configuration × metric) gaining ≥ 0.1 point: "
-            f"{med:.3f} over {gains.size} of {per_cell.size}, {in_band(gains):.0%} of them in [0.3, 0.4]; {ref}; the "
-            f"text: mostly 0.3–0.4",
-            verdict_text="descriptive (a magnitude, no test)", on="fold"))
-        out.append(_consistency(df, system, name))
+        detail = (f"median OLE − SE (mean over folds) of the comparisons (configuration × metric) gaining ≥ 0.1 "
+                  f"point: {med:.3f} over {gains.size} of {per_cell.size}, {in_band(gains):.0%} of them in [0.3, "
+                  f"0.4]; {ref}; the text: mostly 0.3–0.4")
+        out.append(judge(f"{name}: most improvements of at least 0.1 point are 0.3 to 0.4 points (§5)",
+                         Evidence(med, float("nan"), int(d.index.get_level_values("fold").nunique()), detail, on="fold"),
+                         Expectation(verdict_text="descriptive (a magnitude, no test)"), inference))
+        out.append(_consistency(df, system, name, inference))
     return out
 
 
-def _consistency(df: pd.DataFrame, system: str, name: str) -> Claim:
+def _consistency(df: pd.DataFrame, system: str, name: str, inference: Inference) -> Claim:
     """Figure 2: the share of checkpoints with mean OLE − SE > 0 (descriptive)."""
     g = df[df.system == system]
     curves = {}
@@ -134,12 +133,12 @@ def _consistency(df: pd.DataFrame, system: str, name: str) -> Claim:
                 curves[(pr, fold, leaves, lr)] = np.mean([np.asarray(c[m], float) for m in METRICS if m in c], axis=0)
     keys = {k[1:] for k in curves if ("se", *k[1:]) in curves and ("ole", *k[1:]) in curves}
     if not keys:
-        return Claim.check(f"{name}: OLE improves on SE consistently along the iterations (Figure 2)", float("nan"),
-                           float("nan"), 0, "no curves stored", missing="no curves stored")
+        return judge(f"{name}: OLE improves on SE consistently along the iterations (Figure 2)",
+                     Evidence.none("no curves stored"), Expectation(), inference)
     diff = np.mean([curves[("ole", *k)] - curves[("se", *k)] for k in sorted(keys)], axis=0)
     share = float((diff > 0).mean())
-    return Claim.check(f"{name}: OLE improves on SE consistently along the iterations (Figure 2)", share,
-                       float("nan"), len({k[0] for k in keys}),
-                       f"share of the {diff.size} checkpoints at which OLE − SE, averaged over folds, configurations "
-                       f"and the four metrics, is positive: {share:.2f} (Figure 2 draws the curves; no number to test)",
-                       verdict_text="descriptive (a share of checkpoints, no test)", on="fold")
+    detail = (f"share of the {diff.size} checkpoints at which OLE − SE, averaged over folds, configurations and the "
+              f"four metrics, is positive: {share:.2f} (Figure 2 draws the curves; no number to test)")
+    return judge(f"{name}: OLE improves on SE consistently along the iterations (Figure 2)",
+                 Evidence(share, float("nan"), len({k[0] for k in keys}), detail, on="fold"),
+                 Expectation(verdict_text="descriptive (a share of checkpoints, no test)"), inference)

@@ -11,16 +11,14 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.zheng2007.trend import trend_claims
-from experiments.zheng2007.paper import PAPER_L1_SHARE, PAPER_RANKSVM_DCG5, PAPER_TABLE1
+from experiments.zheng2007.paper import EFFECT_REASONS, PAPER_L1_SHARE, PAPER_RANKSVM_DCG5, PAPER_TABLE1
 from experiments.zheng2007.protocol import (DCG5, LABELS, PAPER_ETA, PAPER_LEAVES, PERCENTS, RUNS, ZhengConfig,
                                             run_name)
-from ltrrepro.claims import Claim, correct
 from ltrrepro.fit.plugins import plugin_label
+from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Claim, Expectation, Inference, correct, judge_comparison
 from ltrrepro.report import Figure, Report, Table, band
-from ltrrepro.stats import CORRECTION_NAMES, TEST_NAMES, current
 
 MODELS = tuple(RUNS)
-ALPHA = 0.01
 #: the record fields the report reads beside the means
 FIELDS = ("curve_points", "test_curve_dcg5", "info")
 
@@ -55,26 +53,26 @@ FIGURE1_FAMILY = "Figure 1's ordering on DCG-5 (5 comparisons)"
 PLUGIN_FAMILY = "plug-ins against GBT(L2) on DCG-5"
 
 
-def table1_p(df: pd.DataFrame) -> dict:
+def table1_p(df: pd.DataFrame, *, inference: Inference) -> dict:
     """``(K, baseline) -> (p, adjusted p, comparison)`` of QBRank(P2) against GBT(L2) and
     RankSVM(P2) at every K of Table 1: the chosen test, adjusted over the family of all these
     tests by the chosen correction (the claims' p: :data:`TABLE1_FAMILY`)."""
     keys, ps, cs = [], [], []
     for k in PERCENTS:
         for base, _ in TABLE1_PAIRS:
-            c = an.compare(df, f"prec@{k}%", "qbrank_P2", base)
+            c = an.compare(df, f"prec@{k}%", "qbrank_P2", base, test=inference.test)
             keys.append((k, base))
             ps.append(c.p if c else float("nan"))
             cs.append(c)
-    return dict(zip(keys, zip(ps, an.adjust(ps), cs)))
+    return dict(zip(keys, zip(ps, an.adjust(ps, inference.correction), cs)))
 
 
-def precision_table(df: pd.DataFrame, cfg) -> pd.DataFrame:
+def precision_table(df: pd.DataFrame, cfg, *, inference: Inference) -> pd.DataFrame:
     """Table 1: precision at K% of QBRank(P2), GBT(L2), RankSVM(P2), QBRank's paired tests
     against each (p, the p adjusted over Table 1's family of 20 — the claims' — and d_z), and
     the paper's numbers; a plug-in's run in a column after them."""
     rows = []
-    tests = table1_p(df) if len(df) else {}
+    tests = table1_p(df, inference=inference) if len(df) else {}
     for k in PERCENTS:
         m = f"prec@{k}%"
         row = {"K%": k}
@@ -179,7 +177,7 @@ def figure(df: pd.DataFrame, cfg, trials: int) -> Figure:
     return Figure("fig1_dcg_iterations", fig)
 
 
-def claims(df: pd.DataFrame, cfg) -> list[Claim]:
+def claims(df: pd.DataFrame, cfg, *, inference: Inference) -> list[Claim]:
     """The paper's claims as it states them. Table 1: "QBrank outperforms both GBT and
     RankSVM" — QBRank(P2) > GBT(L2) and QBRank(P2) > RankSVM(P2) at every K, one family of
     20 tests (:data:`TABLE1_FAMILY`) corrected within it (``--correction``; the verdict uses
@@ -193,9 +191,11 @@ def claims(df: pd.DataFrame, cfg) -> list[Claim]:
 
     def claim(text, metric, a, b, paper_effect=None, family=None, paper_means=None):
         pr = an.paired(df, metric, a, b)
-        return Claim.from_comparison(text, an.compare(df, metric, a, b), (run_label(a, cfg), run_label(b, cfg)),
-                                     metric, ALPHA, paper_effect=paper_effect, family=family, paper_means=paper_means,
-                                     diffs=(pr.a - pr.b).values.astype(float), base=pr.b.values.astype(float))
+        return judge_comparison(text, an.compare(df, metric, a, b, test=inference.test),
+                                (run_label(a, cfg), run_label(b, cfg)), metric, inference,
+                                Expectation(paper_effect=paper_effect, family=family), paper_means=paper_means,
+                                diffs=(pr.a - pr.b).values.astype(float), base=pr.b.values.astype(float),
+                                reasons=EFFECT_REASONS)
 
     for k in PERCENTS:
         paper = dict(zip(("qbrank_P2", "gbt_L2", "ranksvm_P2"), PAPER_TABLE1[k]))
@@ -220,24 +220,24 @@ def claims(df: pd.DataFrame, cfg) -> list[Claim]:
                   f"validation NDCG@5)", DCG5, run, "gbt_L2", family=PLUGIN_FAMILY)
         if c is not None:
             out.append(c)
-    return correct(out, ALPHA)
+    return correct(out, inference)
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
     """The report of a Zheng run: its :func:`frame` and configuration; the deviations and
     choices stored with it, to which :func:`run_deviations` adds."""
     trials = int(df.groupby("model").size().max()) if len(df) else 0
     sizes = sizes_of(df)
     realized = realized_params(df)
     how = "tuned once per trial on GBT(L2)'s validation DCG-5" if cfg.shared_params == "tuned" else "fixed"
-    table, dcg = precision_table(df, cfg), dcg_table(df, cfg)
+    table, dcg = precision_table(df, cfg, inference=inference), dcg_table(df, cfg)
     fmt = lambda v: f"{v:.4f}"  # noqa: E731
     return Report(
         title=f"Zheng et al. Table 1 — precision at K% on P3 ({cfg.dataset}, {cfg.library})",
         tables=[Table("table1_precision", table, caption=f"Precision at K% ({cfg.dataset})", notes=True,
-                      legend=f"Precision at K% on P3, mean over {trials} trial(s); p: {TEST_NAMES[current().test]}s "
+                      legend=f"Precision at K% on P3, mean over {trials} trial(s); p: {TEST_NAMES[inference.test]}s "
                              f"of QBRank(P2) against each baseline, paired by trial; p_adj: "
-                             f"{CORRECTION_NAMES[current().correction]} over Table 1's {2 * len(PERCENTS)} tests (the "
+                             f"{CORRECTION_NAMES[inference.correction]} over Table 1's {2 * len(PERCENTS)} tests (the "
                              f"claims' family and p); d_z: mean/SD of the per-trial differences (its CI in the "
                              f"claims). {params_text(realized)} ({how}; the paper: η "
                              f"{PAPER_ETA:g}, {PAPER_LEAVES} leaves for all six runs), {cfg.rounds} iterations (the "
@@ -249,17 +249,17 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
                       legend=f"Mean ± half-width of the 95% CI over trials; {params_text(realized)}. Gain 2^g − 1 "
                              f"(the paper gives none); "
                              f"RankSVM DCG-5 in the paper: {PAPER_RANKSVM_DCG5:g} (different data and gains).")],
-        figures=[figure(df, cfg, trials)], claims=claims(df, cfg) + trend_claims(df),
+        figures=[figure(df, cfg, trials)], claims=claims(df, cfg, inference=inference) + trend_claims(df, inference=inference),
         deviations=[*deviations, *run_deviations(trials, sizes, realized)], choices=list(choices),
         missing=an.missing_notes(df, [f"prec@{k}%" for k in PERCENTS] + [DCG5]),
         lines=[table.to_string(index=False, float_format=fmt), "", dcg.to_string(index=False, float_format=fmt),
                params_text(realized), f"sizes: {sizes}"],
-        alpha=ALPHA, claims_caption="Claims check (Zheng et al.)", claims_extra={"sizes": sizes})
+        inference=inference, claims_caption="Claims check (Zheng et al.)", claims_extra={"sizes": sizes})
 
 
-def report(store) -> Report:
-    """The report of the run in ``store`` (:func:`build`), written."""
+def report(store, inference: Inference) -> Report:
+    """The report of the run in ``store`` (:func:`build`) under the report's statistics, written."""
     cfg, deviations, choices = an.stored_config(store, ZhengConfig)
-    rep = build(frame(store), cfg, deviations, choices)
+    rep = build(frame(store), cfg, deviations, choices, inference=inference)
     rep.as_paper = an.stored_as_paper(store, cfg)
     return rep.write(store.root)

@@ -14,18 +14,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments.zheng2007.paper import EFFECT_REASONS
 from experiments.zheng2007.protocol import DCG5
-from ltrrepro.claims import Claim, correct, smallest_effect
-from ltrrepro.stats import one_sample_p
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, smallest_effect
+from ltrrepro.inference.tests import one_sample_p
 
 __all__ = ["trend_claims", "RUNS"]
 
-ALPHA = 0.01
 RUNS = {"qbrank_P2": "QBRank(P2)", "qbrank_P2L1": "QBRank(P2∪L1)"}
 FAMILY = "Figure 1: QBRank's convergence trend (one claim per QBRank run)"
 
 
-def trend_claims(df: pd.DataFrame) -> list[Claim]:
+def trend_claims(df: pd.DataFrame, *, inference: Inference) -> list[Claim]:
     """One claim per QBRank run with stored test curves of at least three checkpoints."""
     out = []
     for run, name in RUNS.items():
@@ -41,15 +41,16 @@ def trend_claims(df: pd.DataFrame) -> list[Claim]:
         early = (curves[:, mid] - curves[:, 0]) * half / (pts[mid] - pts[0])
         late = (curves[:, -1] - curves[:, mid]) * half / (pts[-1] - pts[mid])
         d = early - late
-        n, sd = d.size, (float(d.std(ddof=1)) if d.size > 1 else None)
-        p = one_sample_p(d) if n > 1 and sd and sd > 0 else float("nan")
-        effect, source = smallest_effect(DCG5, float(curves[:, -1].mean()))
+        n, sd = d.size, (float(d.std(ddof=1)) if d.size > 1 else float("nan"))
+        p = one_sample_p(d, inference.test) if n > 1 and sd > 0 else float("nan")
+        effect, source = smallest_effect(DCG5, inference, float(curves[:, -1].mean()), EFFECT_REASONS)
         falls = float(late.mean()) < -effect
-        out.append(Claim.check(
+        detail = (f"DCG-5 gain per half span ({half:g} iterations): early (iteration {pts[0]}→{pts[mid]}) "
+                  f"{early.mean():+.4f} − late ({pts[mid]}→{pts[-1]}) {late.mean():+.4f} = {d.mean():+.4f}, mean over "
+                  f"{n} trial(s); p: the test in force over the trials")
+        out.append(judge(
             f"Figure 1: {name}'s DCG-5 converges (it gains more in the first half of the iterations than in the second)",
-            float(d.mean()), p, n,
-            f"DCG-5 gain per half span ({half:g} iterations): early (iteration {pts[0]}→{pts[mid]}) {early.mean():+.4f} "
-            f"− late ({pts[mid]}→{pts[-1]}) {late.mean():+.4f} = {d.mean():+.4f}, mean over {n} trial(s); p: the test "
-            f"in force over the trials", +1, ALPHA, sd=sd, effect=effect, effect_source=source, family=FAMILY,
-            verdict_text="contradicted (DCG-5 falls in the second half)" if falls else None))
-    return correct(out, ALPHA)
+            Evidence(float(d.mean()), p, n, detail, sd=sd),
+            Expectation(effect=effect, effect_source=source, family=FAMILY,
+                        verdict_text="contradicted (DCG-5 falls in the second half)" if falls else None), inference))
+    return correct(out, inference)

@@ -180,7 +180,7 @@ def test_report_choices_change_the_claims_and_recompute_nothing(runs, tmp_path):
     assert slope["effect"] == pytest.approx(0.02 / 100) and "--effect" in slope["effect_source"]
     assert "p_raw" not in slope                                           # no correction
     man = json.loads((d / "manifest.json").read_text())
-    assert man["statistics"] == {"test": "t", "correction": "none", "effects": {"ndcg": 0.02}}
+    assert man["statistics"] == {"test": "t", "correction": "none", "effects": {"ndcg": 0.02}, "alpha": 0.01}
     assert report_main([str(d), "--quiet"]) == 0                           # reused unless given again
     assert json.loads((d / "manifest.json").read_text())["statistics"]["effects"] == {"ndcg": 0.02}
     assert robustness.main(TINY + ["--levels", "0,50,100", "--out", str(d), "--test", "wilcoxon"]) == 0

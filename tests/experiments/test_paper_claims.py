@@ -11,23 +11,33 @@ import pytest
 from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import TEST_METRICS, BruchConfig
 from experiments.bruch2021.report import noise, table1
-from ltrrepro.claims import UNDERPOWERED, Claim
-from ltrrepro.stats import Inference, holm, paired_power, trials_for_power, using
+from ltrrepro.inference import UNDERPOWERED, Claim, Evidence, Expectation, Inference, judge, judge_comparison
+from ltrrepro.inference.power import paired_power, trials_for_power
+from ltrrepro.inference.tests import holm
+
+INF = Inference()
+
+
+def check(text, value, p, trials, detail, sign=+1, paper_effect=None, sd=float("nan"), effect=None,
+          effect_source=None, verdict_text=None, inference=INF) -> Claim:
+    """A claim judged from its evidence and the paper's expectation (ltrrepro.inference.judge)."""
+    return judge(text, Evidence(value, p, trials, detail, sd=sd),
+                 Expectation(sign, paper_effect, effect, effect_source, verdict_text), inference)
 
 
 def test_claim_power_block_and_underpowered_verdict():
     """Power = the noncentral t of the paper's effect over the run's trials at the observed
     SD; a non-significant result below 80% power is inconclusive, above it a real 'no'."""
-    c = Claim.check("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01)
+    c = check("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01)
     assert c.power == pytest.approx(paired_power(0.004, 0.01, 5, 0.01)) and c.power < 0.8
-    assert c.trials_80 == trials_for_power(0.004, 0.01, 0.8, 0.01) and c.verdict == UNDERPOWERED
-    c = Claim.check("x", 0.001, 0.3, 200, "d", paper_effect=0.004, sd=0.01)
+    assert c.trials_80 == trials_for_power(0.004, 0.01, 0.8, alpha=0.01) and c.verdict == UNDERPOWERED
+    c = check("x", 0.001, 0.3, 200, "d", paper_effect=0.004, sd=0.01)
     assert c.power > 0.8 and c.verdict == "direction only"
-    c = Claim.check("x", -0.001, 0.3, 200, "d", paper_effect=0.004, sd=0.01)
+    c = check("x", -0.001, 0.3, 200, "d", paper_effect=0.004, sd=0.01)
     assert c.verdict == "not supported"
-    c = Claim.check("x", 0.01, 0.001, 5, "d", paper_effect=0.004, sd=0.01)
+    c = check("x", 0.01, 0.001, 5, "d", paper_effect=0.004, sd=0.01)
     assert c.verdict == "supported"                         # significance stands whatever the power
-    c = Claim.check("x", 0.001, 0.3, 5, "d")                       # no paper number: no power, the old labels
+    c = check("x", 0.001, 0.3, 5, "d")                       # no paper number: no power, the old labels
     assert np.isnan(c.power) and c.trials_80 is None and c.verdict == "direction only"
 
 
@@ -47,8 +57,8 @@ def _bruch_frame(xe_minus_lm, lm_minus_ln, trials, sd, seed=0):
 
 def _quality_claims(df, dataset="synthetic-web30k"):
     cfg = BruchConfig.from_stored({"experiment": "quality", "dataset": dataset})
-    _, comp = table1.analyse(df, cfg)
-    return {c.text: c for c in table1.claims(comp, cfg)}
+    _, comp = table1.analyse(df, cfg, inference=INF)
+    return {c.text: c for c in table1.claims(comp, cfg, inference=INF)}
 
 
 def test_bruch_table1_claims_cover_every_pair_with_the_papers_effects():
@@ -92,14 +102,14 @@ def _clicks_table(diffs, p, trials=20):
     ((0.01, -0.01, 0.01), (0.001, 0.001, 0.005), "contradicted"),
 ])
 def test_figure4_claim_needs_every_click_level_significant(diffs, p, overall):
-    cl = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")))
+    cl = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")), inference=INF)
     assert len(cl) == 4 and [c.extra["level"] for c in cl[:3]] == [0.05, 0.1, 0.15]
     assert cl[-1].verdict == overall and "every click level" in cl[-1].text
     # each level's p is Holm-adjusted over the levels (the table's p_adj), its own kept as p_raw
     assert [c.p_raw for c in cl[:3]] == list(p) and cl[-1].p == pytest.approx(max(holm(p)))
     assert all(c.family == "the clicks levels" for c in cl[:3])
-    with using(Inference(correction="none")):
-        raw = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")))
+    raw = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")),
+                             inference=Inference(correction="none"))
     assert raw[-1].p == max(p) and raw[0].p_raw is None
 
 
@@ -179,45 +189,48 @@ def test_trials_for_80_percent_come_with_their_range_over_the_sd_interval():
     """#27: "594 trials" from an SD of 5 trials is 216–4,878 over the SD's 95% CI (the issue's
     figures, Bruch Table 1's XE_NDCG − λMART on the default data); the range widens as the
     trials shrink, holds the point value, and survives claims.json."""
-    from ltrrepro.claims import Claim
-    from ltrrepro.stats import trials_for_power, trials_for_power_range
+    from ltrrepro.inference.power import trials_for_power_range
 
-    c = Claim.check("x", -0.0066, 0.237, 5, "d", paper_effect=0.0015, sd=0.010664)
+    c = check("x", -0.0066, 0.237, 5, "d", paper_effect=0.0015, sd=0.010664)
     assert c.trials_80 == 594 and c.trials_80_range == (216, 4878)
     assert Claim.from_dict(json.loads(json.dumps(c.to_dict()))).trials_80_range == (216, 4878)
-    few, many = trials_for_power_range(0.0015, 0.010664, 5), trials_for_power_range(0.0015, 0.010664, 50)
-    assert few[0] < many[0] <= trials_for_power(0.0015, 0.010664, 0.8, 0.01) <= many[1] < few[1]
-    assert Claim.check("x", 0.01, 0.2, 1, "d", paper_effect=0.01, sd=0.01).trials_80_range is None   # no SD CI
+    few, many = trials_for_power_range(0.0015, 0.010664, 5, alpha=0.01), trials_for_power_range(0.0015, 0.010664, 50, alpha=0.01)
+    assert few[0] < many[0] <= trials_for_power(0.0015, 0.010664, 0.8, alpha=0.01) <= many[1] < few[1]
+    assert check("x", 0.01, 0.2, 1, "d", paper_effect=0.01, sd=0.01).trials_80_range is None   # no SD CI
 
 
 def test_a_claim_without_a_paper_number_is_powered_against_the_smallest_effect_of_interest():
     """#27: "not supported" needs the power to see an effect; where the paper gives no number
     the claim is powered against the metric's smallest effect of interest (NDCG: 0.01; DCG: 1%
     of the baseline, Zheng's footnote), named in the claim."""
-    from ltrrepro.claims import Claim
-    from ltrrepro.stats import paired_test
+    from ltrrepro.inference.tests import paired_test
 
     rng = np.random.default_rng(0)
     a = rng.normal(0.50, 0.02, 6)
     b = a + rng.normal(0.0, 0.02, 6)                      # no effect, noisy: 6 trials cannot see 0.01
-    c = Claim.from_comparison("A > B", paired_test(a, b), ("A", "B"), "ndcg@5[gain=exp2,norel=drop]")
+    c = judge_comparison("A > B", paired_test(a, b), ("A", "B"), "ndcg@5[gain=exp2,norel=drop]", INF)
     assert c.verdict == "inconclusive (underpowered)" and c.power < 0.8 and c.trials_80 > 6
     assert c.effect_source == "the default effect of interest for NDCG, 0.01" and np.isnan(c.paper_effect)
     base, noise = np.linspace(0.4, 0.6, 40), rng.normal(0.0, 0.002, 40)
-    e = Claim.from_comparison("A > B", paired_test(base + noise - noise.mean(), base), ("A", "B"),
-                              "ndcg@5[gain=exp2,norel=drop]")     # 40 trials, SD 0.002: powered, no gain seen
+    e = judge_comparison("A > B", paired_test(base + noise - noise.mean(), base), ("A", "B"),
+                         "ndcg@5[gain=exp2,norel=drop]", INF)     # 40 trials, SD 0.002: powered, no gain seen
     assert e.power > 0.99 and e.verdict in ("not supported", "direction only")      # (a mean of ±1e-17)
-    z = Claim.from_comparison("Z", paired_test(a * 20, b * 20), ("A", "B"), "dcg@5[gain=exp2,norel=zero]")
+    z = judge_comparison("Z", paired_test(a * 20, b * 20), ("A", "B"), "dcg@5[gain=exp2,norel=zero]", INF)
     assert z.effect_source.startswith("1% of the baseline's DCG@5")
+    from experiments.zheng2007.paper import EFFECT_REASONS        # the paper's words come from its package
+    assert "Zheng" not in z.effect_source
+    zz = judge_comparison("Z", paired_test(a * 20, b * 20), ("A", "B"), "dcg@5[gain=exp2,norel=zero]", INF,
+                          reasons=EFFECT_REASONS)
+    assert zz.effect_source.endswith("(Zheng et al.: a 1% DCG gain is significant)") and zz.effect == z.effect
 
 
 def test_claim_effect_is_what_it_is_powered_against_and_old_files_read_back():
     """``effect``: the paper's number where given, else the effect of interest signed in the
     claim's direction, NaN where none; a claims.json written before the field reads back (NaN)."""
-    assert Claim.check("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01).effect == 0.004
-    c = Claim.check("x", -0.001, 0.3, 5, "d", sd=0.01, expected_sign=-1, effect=0.01, effect_source="e")
-    assert c.effect == -0.01 and np.isnan(c.paper_effect) and c.power == pytest.approx(paired_power(0.01, 0.01, 5))
-    assert np.isnan(Claim.check("x", 2.0, np.nan, 5, "d", verdict_text="supported").effect)
+    assert check("x", 0.001, 0.3, 5, "d", paper_effect=0.004, sd=0.01).effect == 0.004
+    c = check("x", -0.001, 0.3, 5, "d", sd=0.01, sign=-1, effect=0.01, effect_source="e")
+    assert c.effect == -0.01 and np.isnan(c.paper_effect) and c.power == pytest.approx(paired_power(0.01, 0.01, 5, 0.01))
+    assert np.isnan(check("x", 2.0, np.nan, 5, "d", verdict_text="supported").effect)
     m = c.monitor()
     assert (m["mean"], m["sd"], m["n"], m["effect"], m["ok"]) == (-0.001, 0.01, 5, -0.01, True)
     old = {k: v for k, v in c.to_dict().items() if k != "effect"}
@@ -230,13 +243,13 @@ def test_claim_effect_is_what_it_is_powered_against_and_old_files_read_back():
 def test_table1_marks_and_claims_share_one_corrected_p(correction):
     """Table 1's ``*`` against λMART and the claim on the same comparison read the same p:
     the test's, adjusted within Table 1's family by the correction in force."""
-    from ltrrepro.stats import adjust
+    from ltrrepro.inference.tests import adjust
     df = _bruch_frame(0.006, 0.02, trials=6, sd=0.004, seed=0)     # XE − λMART on NDCG@5: own p 0.006
     cfg = BruchConfig.from_stored({"experiment": "quality", "dataset": "synthetic-web30k"})
-    with using(Inference(correction=correction)):
-        table, comp = table1.analyse(df, cfg)
-        cl = {c.text: c for c in table1.claims(comp, cfg, df)}
-        shown = table1.tables(table, comp, cfg)[0].frame
+    inf = Inference(correction=correction)
+    table, comp = table1.analyse(df, cfg, inference=inf)
+    cl = {c.text: c for c in table1.claims(comp, cfg, df, inference=inf)}
+    shown = table1.tables(table, comp, cfg, inference=inf)[0].frame
     fam = comp[comp.family == table1.FAMILY]
     assert np.allclose(fam.p_adj, adjust(fam.p.values, correction))
     for metric, col in (("NDCG@5", "sig@5"), ("NDCG@10", "sig@10")):
@@ -254,6 +267,6 @@ def test_table1_marks_and_claims_share_one_corrected_p(correction):
 
 def test_figure4_claim_is_inconclusive_when_a_level_was_underpowered():
     cl = noise.level_claims(_clicks_table((0.01, 0.001, 0.01), (0.001, 0.5, 0.002), trials=3),
-                            (("XE_NDCG", "XE"), ("λMART", "λ")))
+                            (("XE_NDCG", "XE"), ("λMART", "λ")), inference=INF)
     assert cl[1].verdict == UNDERPOWERED
     assert cl[-1].verdict == "inconclusive (underpowered: 2 of 3 levels significant, 1 underpowered)"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ltrrepro.inference import Inference
 from ltrrepro.report import Report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +36,7 @@ def test_every_paper_package_has_paper_protocol_and_a_report_of_pure_functions(p
         build = importlib.import_module(name).build
         params = list(inspect.signature(build).parameters)
         assert params[:2] == ["df", "cfg"] and "store" not in params, (name, params)
+        assert "inference" in params, (name, params)         # the report's statistics: passed, never ambient
         assert inspect.signature(build).return_annotation in (Report, "Report")
 
 
@@ -43,7 +45,7 @@ def test_every_study_has_its_report_callable(name):
     from experiments import registry
 
     fn = registry.get(name).report
-    assert list(inspect.signature(fn).parameters) == ["store"]
+    assert list(inspect.signature(fn).parameters) == ["store", "inference"]
 
 
 def test_a_paper_number_has_one_home():
@@ -73,7 +75,7 @@ def test_a_report_is_a_function_of_frame_and_config():
              "best_iteration": 10, "train_s": 1.0} for t in range(4) for i, m in enumerate(("listnet", "lambdamart",
                                                                                           "xendcg"))]
     cfg = BruchConfig.from_stored({"experiment": "quality", "dataset": "synthetic-web30k", "preset": "fast"})
-    rep = table1.build(pd.DataFrame(rows), cfg, deviations=["d1"])
+    rep = table1.build(pd.DataFrame(rows), cfg, deviations=["d1"], inference=Inference())
     assert [t.name for t in rep.tables] == ["table1", "timings", "table1_tests"] and len(rep.claims) == 6
     assert rep.text.startswith("Bruch Table 1 (synthetic-web30k, lightgbm, preset fast)")
     assert "Deviations from the paper: d1" in rep.text and not rep.files           # nothing written
@@ -96,4 +98,4 @@ def test_xia_time_overhead_is_a_table_not_a_claim():
     assert t.loc["lambdamart", "paper OLE / SE"] == 1.3 and t.loc["mcrank", "paper OLE / SE"] == 1.0
     assert pd.isna(t.loc["plugin_losses.Squared@scale=0.5", "paper OLE / SE"])
     assert "not of the method" in time_legend(tcol) and "1.3" in time_legend(tcol)
-    assert xr.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 3) == []
+    assert xr.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 3, inference=Inference()) == []

@@ -8,7 +8,7 @@ import pytest
 
 from experiments import sequential_run
 from experiments.quality import main
-from ltrrepro import sequential as sq
+from ltrrepro.inference import sequential as sq
 
 TINY = ["--queries", "40", "--preset", "tiny", "--rounds", "3", "--models", "listnet,xendcg", "--jobs", "1",
         "--quiet"]

@@ -9,7 +9,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 
-from ltrrepro.claims import Claim
+from ltrrepro.inference import Evidence, Expectation, Inference, judge
 from ltrrepro.report import Figure, Report, Table, display_frame, latex_table, markdown_table, write_table
 
 
@@ -116,6 +116,6 @@ def _report(**kw) -> Report:
     return Report(title="Title", tables=[Table("main", df, caption="Cap", legend="Legend.", notes=True,
                                                legend_end=" End.", pm_cols={"v": "v_ci"}),
                                          Table("plain", df[["model"]], legend="Plain.")],
-                  figures=[Figure("fig", fig)], claims=[Claim.check("A > B", 0.25, 0.001, 5, "d")],
+                  figures=[Figure("fig", fig)], claims=[judge("A > B", Evidence(0.25, 0.001, 5, "d"), Expectation(), Inference())],
                   deviations=["few trials"], choices=["ties in input order"], missing=["v: no value in 1 unit"],
-                  lines=["body"], claims_caption="Claims (test)", claims_extra={"sizes": {"n": 3}}, **kw)
+                  lines=["body"], claims_caption="Claims (test)", claims_extra={"sizes": {"n": 3}}, inference=Inference(), **kw)

@@ -1,11 +1,11 @@
-"""Group-sequential bounds and inference (ltrrepro.sequential) against published values,
+"""Group-sequential bounds and inference (ltrrepro.inference.sequential) against published values,
 the bivariate normal law (scipy), and simulation of the Brownian-motion model and of paired
 t-tests over few trials."""
 import numpy as np
 import pytest
 from scipy import stats
 
-from ltrrepro import sequential as sq
+from ltrrepro.inference import sequential as sq
 
 T5 = np.arange(1, 6) / 5
 
@@ -157,7 +157,7 @@ def test_look_sizes_and_bad_fractions():
     assert sq.look_sizes(100, 5) == [20, 40, 60, 80, 100]
     assert sq.look_sizes(3, 5) == [2, 3]
     with pytest.raises(ValueError):
-        sq.efficacy_bounds([0.5, 0.5, 1.0])
+        sq.efficacy_bounds([0.5, 0.5, 1.0], 0.05)
     with pytest.raises(ValueError):
         sq.futility_bounds([0.5, 0.8], [3.0, 2.5], 2.0)
 

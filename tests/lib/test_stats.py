@@ -1,4 +1,4 @@
-"""The statistics (ltrrepro.stats) against their references: the paired t-test and its CI (scipy,
+"""The statistics (ltrrepro.inference: tests, power) against their references: the paired t-test and its CI (scipy,
 by hand), Holm, the paired power (simulation, the noncentral t integrated by hand); the tests (scipy), Benjamini–Hochberg (scipy),
 d_z's CI (the noncentral t it inverts), ER and ΔRI (repro_eval, Breuer et al. 2020), the size
 verdict, the family correction of claims, and the report choices (--test, --correction,
@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from ltrrepro.claims import Claim, correct, parse_effects, reproduction, size_verdict, smallest_effect
+from ltrrepro.inference import (Claim, Evidence, Expectation, Inference, correct, judge, parse_effects, reproduction,
+                                size_verdict, smallest_effect)
+from ltrrepro.inference.power import paired_power
+from ltrrepro.inference.tests import adjust, dz, dz_interval, holm, min_p, one_sample_p, paired_test, summarize
 from ltrrepro.metrics import ndcg
-from ltrrepro.stats import (Inference, adjust, dz, dz_interval, holm, min_p, one_sample_p, paired_power, paired_test,
-                            summarize, using)
 
 
 def test_tests_match_scipy_and_the_exact_sign_flip_distribution():
@@ -27,10 +28,9 @@ def test_tests_match_scipy_and_the_exact_sign_flip_distribution():
     null = (signs * np.abs(d)).mean(1)
     exact = np.mean(np.abs(null) >= abs(d.mean()) - 1e-12)
     assert one_sample_p(d, "permutation") == pytest.approx(exact)
-    # a paired test reads the test in force
+    # a paired test uses the test it is given (the report's)
     a, b = d + 1.0, np.ones_like(d)
-    with using(Inference(test="wilcoxon")):
-        c = paired_test(a, b)
+    c = paired_test(a, b, test=Inference(test="wilcoxon").test)
     assert c.test == "wilcoxon" and c.p == pytest.approx(st.wilcoxon(d).pvalue)
     assert c.t == pytest.approx(st.ttest_rel(a, b).statistic)        # t stays the t statistic
     # with 5 trials neither rank nor sign-flip test can reach α = 0.01: power 0, not the t-test's
@@ -101,15 +101,18 @@ def test_size_verdict_rule():
 
 
 def test_claims_of_a_family_share_one_corrected_p_and_are_rejudged_on_it():
-    cl = [Claim.check(f"c{i}", 0.01, p, 20, "d", family="F") for i, p in enumerate((0.004, 0.006, 0.2))]
-    cl.append(Claim.check("alone", 0.01, 0.006, 20, "d"))
-    out = correct(cl, 0.01, "holm")
+    inf = Inference()
+    cl = [judge(f"c{i}", Evidence(0.01, p, 20, "d"), Expectation(family="F"), inf)
+          for i, p in enumerate((0.004, 0.006, 0.2))]
+    cl.append(judge("alone", Evidence(0.01, 0.006, 20, "d"), Expectation(), inf))
+    out = correct(cl, Inference(correction="holm"))
     assert [c.p for c in out[:3]] == pytest.approx([0.012, 0.012, 0.2])
     assert [c.p_raw for c in out[:3]] == [0.004, 0.006, 0.2] and out[3].p == 0.006 and out[3].p_raw is None
     assert [c.verdict for c in out] == ["direction only", "direction only", "direction only", "supported"]
-    bh = correct(cl, 0.01, "bh")        # by hand: 0.004·3/1 = 0.012, 0.006·3/2 = 0.009 -> both 0.009 (step-up)
+    bh = correct(cl, Inference(correction="bh"))        # by hand: 0.004·3/1 = 0.012, 0.006·3/2 = 0.009 -> both 0.009 (step-up)
     assert [c.p for c in bh[:2]] == pytest.approx([0.009, 0.009]) and bh[0].verdict == "supported"
-    assert correct(cl, 0.01, "none")[0].verdict == "supported"
+    assert correct(cl, Inference(correction="none"))[0].verdict == "supported"
+    assert correct(cl, Inference(correction="bh", alpha=0.005))[0].verdict == "direction only"   # α is the value's
     d = out[0].to_dict()
     assert d["family"] == "F" and d["p_raw"] == 0.004 and "sign" not in d and "standard" not in d
     back = Claim.from_dict(json.loads(json.dumps(d)))
@@ -121,11 +124,11 @@ def test_effect_flag_parses_and_sets_the_effect_of_interest():
     for bad in ("ndcg", "foo=1", "ndcg=-1", "ndcg=x", "dcg=0%"):
         with pytest.raises(ValueError, match="--effect"):
             parse_effects(bad)
-    with using(Inference(effects=parse_effects("ndcg=0.005,dcg=2%"))):
-        assert smallest_effect("ndcg@5[gain=exp2,norel=drop]")[0] == 0.005
-        assert smallest_effect("dcg@5[gain=exp2,norel=zero]", 10.0)[0] == pytest.approx(0.2)
-        assert smallest_effect("err@10")[0] == 0.01                           # the default stands
-    assert smallest_effect("ndcg@5[gain=exp2,norel=drop]")[0] == 0.01
+    inf = Inference(effects=parse_effects("ndcg=0.005,dcg=2%"))
+    assert smallest_effect("ndcg@5[gain=exp2,norel=drop]", inf)[0] == 0.005
+    assert smallest_effect("dcg@5[gain=exp2,norel=zero]", inf, 10.0)[0] == pytest.approx(0.2)
+    assert smallest_effect("err@10", inf)[0] == 0.01                           # the default stands
+    assert smallest_effect("ndcg@5[gain=exp2,norel=drop]", Inference())[0] == 0.01
 
 
 def test_report_choices_are_checked_in_one_line_and_reused_from_the_manifest():
@@ -176,7 +179,7 @@ def test_paired_test_equals_scipy_and_hand_ci(rng):
 
 def test_paired_test_degenerate_and_ties():
     c = paired_test([0.5, 0.5], [0.5, 0.5])
-    assert np.isnan(c.p) and c.ties == 2 and not c.significant()
+    assert np.isnan(c.p) and c.ties == 2 and not c.significant(0.01)
     c = paired_test([0.6, 0.5, 0.4], [0.5, 0.5, 0.5], tie=1e-9)
     assert (c.wins, c.ties, c.losses) == (1, 1, 1)
     with pytest.raises(ValueError):
@@ -192,15 +195,15 @@ def test_holm_hand_worked():
 def test_paired_power_matches_simulation_and_required_trials_are_minimal():
     """Power from the noncentral t against 20,000 simulated paired t-tests (seeded), and the
     required number of trials is the first that reaches 80%."""
-    from ltrrepro.stats import paired_power, trials_for_power
+    from ltrrepro.inference.power import paired_power, trials_for_power
     rng = np.random.default_rng(0)
     effect, sd, n, alpha = 0.004, 0.01, 30, 0.01
     d = rng.normal(effect, sd, size=(20_000, n))
     p = st.ttest_1samp(d, 0.0, axis=1).pvalue
     assert paired_power(effect, sd, n, alpha) == pytest.approx(float(np.mean(p < alpha)), abs=0.012)
-    need = trials_for_power(effect, sd, 0.8, alpha)
+    need = trials_for_power(effect, sd, 0.8, alpha=alpha)
     assert paired_power(effect, sd, need, alpha) >= 0.8 > paired_power(effect, sd, need - 1, alpha)
-    assert trials_for_power(0.0, sd) is None and np.isnan(paired_power(effect, 0.0, n))
+    assert trials_for_power(0.0, sd, alpha=alpha) is None and np.isnan(paired_power(effect, 0.0, n, alpha))
 
 @pytest.mark.parametrize("effect, sd, n", [(0.004, 0.01, 30), (0.5, 1.0, 8), (0.186, 0.0398, 5), (1.0, 0.01, 3)])
 def test_paired_power_equals_the_noncentral_t_integrated_by_hand(effect, sd, n):
@@ -209,7 +212,7 @@ def test_paired_power_equals_the_noncentral_t_integrated_by_hand(effect, sd, n):
     effects so large that scipy's noncentral-t lower tail is NaN (power must still be 1)."""
     from scipy.integrate import quad
 
-    from ltrrepro.stats import paired_power, trials_for_power
+    from ltrrepro.inference.power import paired_power, trials_for_power
     nu, alpha = n - 1, 0.01
     delta = effect / (sd / np.sqrt(n))
     c = st.t.ppf(1 - alpha / 2, nu)
@@ -218,6 +221,6 @@ def test_paired_power_equals_the_noncentral_t_integrated_by_hand(effect, sd, n):
     hand = quad(f, 0, np.inf, limit=200)[0]
     assert paired_power(effect, sd, n, alpha) == pytest.approx(hand, abs=1e-6)
     assert paired_power(-effect, sd, n, alpha) == pytest.approx(hand, abs=1e-6)     # two-sided: symmetric
-    need = trials_for_power(effect, sd, 0.8, alpha)
+    need = trials_for_power(effect, sd, 0.8, alpha=alpha)
     assert need >= 2 and paired_power(effect, sd, need, alpha) >= 0.8
     assert need == 2 or paired_power(effect, sd, need - 1, alpha) < 0.8

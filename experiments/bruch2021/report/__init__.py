@@ -2,13 +2,13 @@
 (frame, configuration) -> tables / figures / claims composed by its ``build`` into one
 :class:`ltrrepro.report.Report`: :mod:`.table1` (Table 1, ``quality``), :mod:`.figure1`
 (the Jensen gap), :mod:`.figure2` (convergence), :mod:`.noise` (Figures 3 and 4: robustness
-and clicks). Each study module's ``report(store)`` reads the frame and the stored
-configuration and writes the report.
+and clicks). Each study module's ``report(store, inference)`` reads the frame and the stored
+configuration and writes the report under the report's statistics (:class:`ltrrepro.inference.Inference`).
 
 **The significance rule, in one place.** A table marks a value with ``*`` where the p-value of
 the chosen test (``--test``), adjusted within its family by the chosen correction
-(``--correction``, Holm by default), is below :data:`ALPHA` — and the claim on the same
-comparison is judged on that same adjusted p (:func:`ltrrepro.claims.correct`): Table 1 within
+(``--correction``, Holm by default), is below the report's α (:attr:`ltrrepro.inference.Inference.alpha`)
+— and the claim on the same comparison is judged on that same adjusted p (:func:`ltrrepro.inference.correct`): Table 1 within
 its six comparisons (:data:`TABLE1_MARK`), the tables of Figures 3 and 4 within the levels of a
 noise type (:data:`NOISE_MARK`), as the claims "beats at every click level".
 """
@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from experiments.bruch2021.protocol import model_label
 
-ALPHA = 0.01
-#: the p-value column whose value below ALPHA marks a Table 1 cell (vs λMART)
+#: the p-value column whose value below α marks a Table 1 cell (vs λMART)
 TABLE1_MARK = "p_adj"
-#: the p-value column whose value below ALPHA marks a difference in the tables of Figures 3 and 4
+#: the p-value column whose value below α marks a difference in the tables of Figures 3 and 4
 NOISE_MARK = "p_adj"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ltrrepro.claims import Claim
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, judge
 from ltrrepro.report import Figure, Report, Table
 
 #: the record fields and stored arrays the report reads (:func:`experiments.analysis.frame`)
@@ -75,21 +75,22 @@ def spread_ratio(ex: pd.DataFrame) -> tuple[float, float, float]:
     return (within / between if between > 0 else float("inf")), within, between
 
 
-def claims(ex: pd.DataFrame) -> list[Claim]:
+def claims(ex: pd.DataFrame, *, inference: Inference) -> list[Claim]:
     """Figure 1's "vertically stretched clouds": how far γ moves an example's gap, measured
     against how far the examples differ (:func:`spread_ratio`). The paper shows the clouds and
     gives no number, so the claim is descriptive: no test, no verdict of support (that γ
     changes the gap at all is a property of the formula: a sanity check)."""
     ratio, within, between = spread_ratio(ex)
-    return [Claim.check("γ changes the gap of an example (Figure 1's vertically stretched clouds)", ratio,
-                        float("nan"), len(ex), f"spread across γ / spread across examples: median within-example "
-                        f"SD of the gap over the draws {within:.3e} / SD of the examples' mean gaps {between:.3e} "
-                        f"= {ratio:.3f} (the paper shows the clouds, not a number)",
-                        verdict_text="descriptive (no number in the paper to test)",
-                        missing=None if len(ex) >= 2 else "fewer than two examples: no spread across examples")]
+    detail = (f"spread across γ / spread across examples: median within-example SD of the gap over the draws "
+              f"{within:.3e} / SD of the examples' mean gaps {between:.3e} = {ratio:.3f} (the paper shows the "
+              f"clouds, not a number)")
+    missing = None if len(ex) >= 2 else "fewer than two examples: no spread across examples"
+    return [judge("γ changes the gap of an example (Figure 1's vertically stretched clouds)",
+                  Evidence(ratio, float("nan"), len(ex), detail, missing=missing),
+                  Expectation(verdict_text="descriptive (no number in the paper to test)"), inference)]
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
     """The report of a ``jensen_gap`` run: its frame (with :data:`FIELDS` and :data:`ARRAYS`)
     and configuration."""
     ex = examples(df)
@@ -99,8 +100,8 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
                   tables=[Table("fig1_jensen_gap", tab, caption="Jensen gap per example", digits=6,
                                 legend=f"label probabilities {list(cfg.probs)}; scores U[0,1]; {cfg.draws} draws "
                                        f"of γ.")],
-                  figures=[figure(ex, cfg)], claims=claims(ex), deviations=list(deviations),
+                  figures=[figure(ex, cfg)], claims=claims(ex, inference=inference), deviations=list(deviations),
                   choices=list(choices),
                   lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.3e}"),
                          *(f"Sanity check [{c['result']}]: {c['check']}: {c['detail']}" for c in checks)],
-                  claims_caption="Claims check (Bruch Figure 1)", claims_extra={"sanity_checks": checks})
+                  inference=inference, claims_caption="Claims check (Bruch Figure 1)", claims_extra={"sanity_checks": checks})

@@ -11,8 +11,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
-from experiments.bruch2021.report import ALPHA
-from ltrrepro.claims import Claim, smallest_effect
+from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, judge, smallest_effect
 from ltrrepro.report import Figure, Report, Table, band
 
 MODELS = ("lambdamart", "xendcg")
@@ -72,7 +71,7 @@ def _early(n_trees: int) -> int:
     return max(1, int(round(0.1 * n_trees)))
 
 
-def table(c: dict) -> pd.DataFrame:
+def table(c: dict, *, inference: Inference) -> pd.DataFrame:
     """XE_NDCG − λMART at 1 tree, 10%, 25%, 50% and all of the trees (paired over trials)."""
     lam, xe = c["lambdamart"], c["xendcg"]
     n_trials, n_trees = lam.shape
@@ -80,7 +79,7 @@ def table(c: dict) -> pd.DataFrame:
     points = sorted({1, _early(n_trees), n_trees // 4 or 1, n_trees // 2 or 1, n_trees}) if have else []
     rows = []
     for p in points:
-        t = an.finite_test(xe[:, p - 1], lam[:, p - 1])        # the trials where both are defined
+        t = an.finite_test(xe[:, p - 1], lam[:, p - 1], test=inference.test)    # the trials where both are defined
         rows.append({"trees": p, "λMART": t.mean_b, "XE_NDCG": t.mean_a, "Δ": t.diff, "Δ 95% lo": t.ci_low,
                      "Δ 95% hi": t.ci_high, "p": t.p,
                      **{m: float(np.nanmean(a[:, p - 1])) if p <= a.shape[1] and len(a) else np.nan
@@ -101,13 +100,13 @@ def missing(c: dict) -> list[str]:
             if (k := int(np.isnan(arr).any(1).sum()))]
 
 
-def claims(c: dict) -> list[Claim]:
+def claims(c: dict, *, inference: Inference) -> list[Claim]:
     """XE_NDCG's lead over λMART is larger at 10% of the trees than at the end."""
     lam, xe = c["lambdamart"], c["xendcg"]
     n_trials, n_trees = lam.shape
     diff = xe - lam
     early = _early(n_trees)
-    t = an.finite_test(diff[:, early - 1], diff[:, -1]) if n_trials > 0 and n_trees > 0 else None
+    t = an.finite_test(diff[:, early - 1], diff[:, -1], test=inference.test) if n_trials > 0 and n_trees > 0 else None
     if t is None:
         reason, detail = "no trial with both models' curves", "no trials"
     else:
@@ -115,25 +114,26 @@ def claims(c: dict) -> list[Claim]:
         detail = (f"lead at {early} trees {t.mean_a:+.4f} vs at {n_trees} trees {t.mean_b:+.4f}"
                   + (f" ({t.n} of {n_trials} trials defined)" if t.n < n_trials else "")) if t.n else \
             f"no lead: {an.undefined_reason(NDCG5, 'validation')}"
-    interest, source = smallest_effect(NDCG5)
-    return [Claim.check("XE_NDCG's lead over λMART is larger with fewer trees", t.diff if t else float("nan"),
-                        t.p if t else float("nan"), t.n if t else 0, detail, alpha=ALPHA, missing=reason,
-                        sd=t.std_diff if t else None, effect=interest, effect_source=source,
-                        more={"dz": t.dz, "dz_low": t.dz_low, "dz_high": t.dz_high} if t and t.n > 1 else None)]
+    interest, source = smallest_effect(NDCG5, inference)
+    sizes = {"dz": t.dz, "dz_low": t.dz_low, "dz_high": t.dz_high} if t and t.n > 1 else {}
+    evidence = Evidence(t.diff if t else float("nan"), t.p if t else float("nan"), t.n if t else 0, detail,
+                        sd=t.std_diff if t else float("nan"), missing=reason, effect_sizes=sizes)
+    return [judge("XE_NDCG's lead over λMART is larger with fewer trees", evidence,
+                  Expectation(effect=interest, effect_source=source), inference)]
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
     """The report of a ``convergence`` run: its frame (with :data:`FIELDS`) and configuration."""
     c = curves(df)
-    tab = table(c)
+    tab = table(c, inference=inference)
     return Report(title=f"Bruch Figure 2 — convergence ({cfg.dataset}, {cfg.library}, preset {cfg.preset})",
                   tables=[Table("fig2_convergence", tab, notes=True,
                                 caption=f"Validation NDCG@5 by ensemble size ({cfg.dataset})",
                                 legend=f"Δ = XE_NDCG − λMART, paired over {len(c['trials'])} trial(s), with its 95% "
-                                       f"CI; p: paired t-test." + (" Other models (--models): their mean over their "
+                                       f"CI; p: {TEST_NAMES[inference.test]}." + (" Other models (--models): their mean over their "
                                                                    "trials." if c["others"] else ""),
                                 ci_cols={"Δ": ("Δ 95% lo", "Δ 95% hi")}, formats={"p": "p"},
                                 rename={"Δ": "Δ [95% CI]"})],
-                  figures=[figure(c)], claims=claims(c), deviations=list(deviations), choices=list(choices),
+                  figures=[figure(c)], claims=claims(c, inference=inference), deviations=list(deviations), choices=list(choices),
                   missing=missing(c), lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.4f}")],
-                  alpha=ALPHA, claims_caption="Claims check (Bruch Figure 2)")
+                  inference=inference, claims_caption="Claims check (Bruch Figure 2)")

@@ -13,11 +13,12 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
-from experiments.bruch2021.report import ALPHA, NOISE_MARK, model_name
+from experiments.bruch2021.report import NOISE_MARK, model_name
 from experiments.bruch2021.remarks import remark_claims
-from ltrrepro.claims import UNDERPOWERED, Claim, correct, smallest_effect
+from ltrrepro.inference import (CORRECTION_NAMES, TEST_NAMES, UNDERPOWERED, Claim, Evidence, Expectation, Inference,
+                                correct, judge, smallest_effect)
+from ltrrepro.inference.tests import dz, dz_interval, one_sample_p, paired_test, summarize
 from ltrrepro.report import Figure, Report, Table, band, file_stem
-from ltrrepro.stats import CORRECTION_NAMES, TEST_NAMES, current, dz, dz_interval, one_sample_p, paired_test, summarize
 
 NOISES = ("documents", "labels")
 #: the paper's pair, and how its tables name the two models
@@ -71,7 +72,8 @@ def pairs_of(cfg, models) -> list[tuple[str, str, str]]:
     return out + [("xendcg", m, "_" + file_stem(m)) for m in others]
 
 
-def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart") -> pd.DataFrame:
+def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", *,
+            inference: Inference) -> pd.DataFrame:
     """Per noise type and level: both models' means and CIs, the paired difference ``a − b``
     and its tests (the chosen ``--test``), d_z with its CI, the p adjusted over the levels of a
     noise type by the chosen ``--correction`` (``p_adj``; columns named by the models' keys)."""
@@ -82,7 +84,7 @@ def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "
             if len(an.paired(h, metric, a, b, dropna=False)) == 0:
                 continue
             pr = an.paired(h, metric, a, b)          # the trials where both are defined (maybe none)
-            c = paired_test(pr.a.values, pr.b.values)
+            c = paired_test(pr.a.values, pr.b.values, test=inference.test)
             sa, sb = summarize(pr.a.values), summarize(pr.b.values)
             rows.append({"noise": noise, "level": float(level), "trials": c.n, b: sb.mean,
                          f"{b}_lo": sb.ci_low, f"{b}_hi": sb.ci_high, a: sa.mean,
@@ -93,11 +95,12 @@ def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "
                                       "diff", "diff_lo", "diff_hi", "sd", "dz", "dz_lo", "dz_hi", "p", "wins", "ties",
                                       "losses"])
     out = out.sort_values(["noise", "level"]).reset_index(drop=True)
-    out["p_adj"] = an.adjust_within(out, "noise") if len(out) else []
+    out["p_adj"] = an.adjust_within(out, "noise", inference.correction) if len(out) else []
     return out
 
 
-def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", names=None) -> list[Claim]:
+def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", names=None, *,
+           inference: Inference) -> list[Claim]:
     """'``b`` degrades faster than ``a``' per noise type: the per-trial least-squares slope
     of the difference (a − b) against the level, tested > 0 over trials (the chosen test of
     the slopes, two-sided p; one family of the noise types, corrected within it). The paper's
@@ -116,7 +119,7 @@ def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "l
                 slopes.append(np.polyfit(h.level.astype(float), (h.a - h.b).values, 1)[0])
         slopes = np.asarray(slopes)
         if slopes.size >= 2 and slopes.std(ddof=1) > 0:
-            p, missing = one_sample_p(slopes), None
+            p, missing = one_sample_p(slopes, inference.test), None
         else:                                    # trials with a value at every level: none, one, all alike
             p = float("nan")
             missing = an.no_test_reason(slopes.size, slopes.std(ddof=1) if slopes.size > 1 else None,
@@ -129,24 +132,23 @@ def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "l
                 "labels": f"{nb} degrades faster than {na} as labels are perturbed",
                 "clicks": f"{na} is more robust to click noise ({nb} degrades faster as non-relevant "
                           "documents are clicked more)"}[noise]
-        interest, source = smallest_effect(metric)         # over the whole level range: a slope per point
+        interest, source = smallest_effect(metric, inference)     # over the whole level range: a slope per point
         span = float(lv[-1]) - float(lv[0])
-        out.append(Claim.check(text, mean, p, slopes.size,
-                               f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from "
-                               f"level {lv[0]:g} to {lv[-1]:g}: {nb} {drop[b]:+.4f}, {na} {drop[a]:+.4f}"
-                               if slopes.size else "no trial with NDCG@5 defined at every level", alpha=ALPHA,
-                               noise=noise, missing=missing,
-                               sd=float(slopes.std(ddof=1)) if slopes.size > 1 else None, effect=interest / span,
-                               effect_source=f"{source} over levels {lv[0]:g}–{lv[-1]:g} (a slope of "
-                                             f"{interest / span:.2e} per level point)",
-                               family=f"{nb} degrades faster than {na}: one claim per noise type",
-                               more={"dz": dz(slopes), **dict(zip(("dz_low", "dz_high"), dz_interval(dz(slopes),
-                                                                                                   slopes.size)))},
-                               statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
-    return correct(out, ALPHA)
+        detail = (f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from level {lv[0]:g} "
+                  f"to {lv[-1]:g}: {nb} {drop[b]:+.4f}, {na} {drop[a]:+.4f}" if slopes.size else
+                  "no trial with NDCG@5 defined at every level")
+        sizes = {"dz": dz(slopes), **dict(zip(("dz_low", "dz_high"), dz_interval(dz(slopes), slopes.size)))}
+        evidence = Evidence(mean, p, slopes.size, detail, sd=float(slopes.std(ddof=1)) if slopes.size > 1 else
+                            float("nan"), missing=missing, effect_sizes=sizes)
+        expectation = Expectation(effect=interest / span, family=f"{nb} degrades faster than {na}: one claim per "
+                                  f"noise type", effect_source=f"{source} over levels {lv[0]:g}–{lv[-1]:g} (a slope "
+                                                               f"of {interest / span:.2e} per level point)")
+        out.append(judge(text, evidence, expectation, inference, noise=noise,
+                         statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
+    return correct(out, inference)
 
 
-def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]:
+def level_claims(res: pd.DataFrame, names, noise: str = "clicks", *, inference: Inference) -> list[Claim]:
     """Appendix E's claim: XE_NDCG MART beats λMART at *every* click-noise level, each
     difference significant. One claim per level (the chosen test over trials, its p adjusted
     over the levels as the table's ``p_adj``; the paper gives no per-level number, so powered
@@ -156,16 +158,17 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]
     (na, _), (nb, _) = names
     g = res[res.noise == noise] if len(res) else res
     out = []
+    interest, source = smallest_effect(NDCG5, inference)
     for _, r in g.iterrows():
         missing = an.no_test_reason(int(r.trials), r.sd, NDCG5) if not np.isfinite(r.p) else None
-        out.append(Claim.check(f"{na} beats {nb} at click level {r.level:g}", r["diff"], r.p, int(r.trials),
-                               f"Δ NDCG@5 {r['diff']:+.4f} (95% CI {r.diff_lo:+.4f}..{r.diff_hi:+.4f}), W/T/L "
-                               f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else
-                               "Δ NDCG@5: no defined pair", alpha=ALPHA, noise=noise, level=float(r.level), sd=r.sd,
-                               missing=missing, effect=smallest_effect(NDCG5)[0],
-                               effect_source=smallest_effect(NDCG5)[1], family=f"the {noise} levels",
-                               more={"dz": r.get("dz"), "dz_low": r.get("dz_lo"), "dz_high": r.get("dz_hi")}))
-    out = correct(out, ALPHA)
+        detail = (f"Δ NDCG@5 {r['diff']:+.4f} (95% CI {r.diff_lo:+.4f}..{r.diff_hi:+.4f}), W/T/L "
+                  f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else "Δ NDCG@5: no defined pair")
+        sizes = {"dz": r.get("dz"), "dz_low": r.get("dz_lo"), "dz_high": r.get("dz_hi")}
+        out.append(judge(f"{na} beats {nb} at click level {r.level:g}",
+                         Evidence(r["diff"], r.p, int(r.trials), detail, sd=r.sd, missing=missing, effect_sizes=sizes),
+                         Expectation(effect=interest, effect_source=source, family=f"the {noise} levels"), inference,
+                         noise=noise, level=float(r.level)))
+    out = correct(out, inference)
     if out:
         verdicts = [c.verdict for c in out]
         k = verdicts.count("supported")
@@ -176,28 +179,29 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks") -> list[Claim]
              else f"{UNDERPOWERED[:-1]}: {k} of {len(out)} levels significant, {short} underpowered)" if short
              else f"not supported ({k} of {len(out)} levels significant)")
         worst = max((c.p for c in out if c.tested), default=float("nan"))
-        out.append(Claim.check(f"{na} beats {nb} at every click level, each significant (appendix E)",
-                               float(k), worst, int(g.trials.min()),
-                               f"{k} of {len(out)} levels supported at α = {ALPHA:g}; value: the levels supported, "
-                               f"p: the largest per-level p", alpha=ALPHA, verdict_text=v, noise=noise))
+        detail = (f"{k} of {len(out)} levels supported at α = {inference.alpha:g}; value: the levels supported, "
+                  f"p: the largest per-level p")
+        out.append(judge(f"{na} beats {nb} at every click level, each significant (appendix E)",
+                         Evidence(float(k), worst, int(g.trials.min()), detail), Expectation(verdict_text=v),
+                         inference, noise=noise))
     return out
 
 
-def pair_table(res: pd.DataFrame, cfg, a: str, b: str, names, name: str) -> Table:
+def pair_table(res: pd.DataFrame, cfg, a: str, b: str, names, name: str, *, inference: Inference) -> Table:
     """The table of one comparison: means, Δ with its CI, d_z with its CI, p, the adjusted p,
     W/T/L, ``*`` where :data:`~experiments.bruch2021.report.NOISE_MARK` < α."""
     (na, sa), (nb, sb) = names
     d = f"Δ ({sa}−{sb})"
     table = res[["noise", "level", "trials", b, a, "diff", "diff_lo", "diff_hi", "dz", "dz_lo", "dz_hi", "p", "p_adj",
                  "wins", "ties", "losses"]].copy()
-    table["sig"] = np.where(table[NOISE_MARK] < ALPHA, "*", "")
+    table["sig"] = np.where(table[NOISE_MARK] < inference.alpha, "*", "")
     table = table.rename(columns={b: nb, a: na, "diff": d, "diff_lo": "Δ 95% lo", "diff_hi": "Δ 95% hi"})
     return Table(name, table, notes=True,
                  caption=f"Robustness to training noise ({cfg.dataset}, library {cfg.library})",
                  legend=f"Mean test NDCG@5 over trials. Δ = {na} − {nb} (paired by trial), 95% CI; d_z = mean/SD of "
-                        f"the per-trial Δ, 95% CI (noncentral t); p: {TEST_NAMES[current().test]}; p (adj.): "
-                        f"{CORRECTION_NAMES[current().correction]} over the levels of a noise type, the p of the "
-                        f"per-level claims; * p (adj.) < {ALPHA}. W/T/L = trials where {na} wins/ties/loses.",
+                        f"the per-trial Δ, 95% CI (noncentral t); p: {TEST_NAMES[inference.test]}; p (adj.): "
+                        f"{CORRECTION_NAMES[inference.correction]} over the levels of a noise type, the p of the "
+                        f"per-level claims; * p (adj.) < {inference.alpha}. W/T/L = trials where {na} wins/ties/loses.",
                  formats={"level": "g", "p": "p", "p_adj": "p", "dz": 2}, ci_cols={d: ("Δ 95% lo", "Δ 95% hi"),
                                                                                "dz": ("dz_lo", "dz_hi")},
                  marks={d: "sig"}, rename={d: f"{d} [95% CI]", "p_adj": "p (adj.)", "dz": "d_z [95% CI]"})
@@ -231,25 +235,26 @@ def pair_figures(res: pd.DataFrame, cfg, a: str, b: str, names, figure: str, suf
     return out
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), outputs: Outputs = FIGURE3) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), outputs: Outputs = FIGURE3, *,
+          inference: Inference) -> Report:
     """The report of a noise-level run (``robustness``: :data:`FIGURE3`; ``clicks``:
     :data:`FIGURE4`): one table and figure set per comparison (:func:`pairs_of`), one claims
     check for all, and ``summary.json`` (every comparison's rows)."""
     tables, figures, cl, lines, summary = [], [], [], [], {}
     for a, b, suffix in pairs_of(cfg, set(df.model) if len(df) else set()):
         names = (names_of(a, cfg), names_of(b, cfg))
-        res = analyse(df, a=a, b=b)
-        cl += claims(df, a=a, b=b, names=names)
+        res = analyse(df, a=a, b=b, inference=inference)
+        cl += claims(df, a=a, b=b, names=names, inference=inference)
         if "clicks" in set(res.noise):
-            cl += level_claims(res, names)
-        t = pair_table(res, cfg, a, b, names, outputs.table + suffix)
+            cl += level_claims(res, names, inference=inference)
+        t = pair_table(res, cfg, a, b, names, outputs.table + suffix, inference=inference)
         tables.append(t)
         figures += pair_figures(res, cfg, a, b, names, outputs.figure, suffix)
         lines += [t.frame.to_string(index=False, float_format=lambda v: f"{v:.4f}"), ""]
         summary[a + "-" + b] = res.to_dict(orient="records")
-    cl += remark_claims(df, cfg)                   # Figure 3a's 40% → 60% remark (Web30K profiles)
+    cl += remark_claims(df, cfg, inference=inference)                   # Figure 3a's 40% → 60% remark (Web30K profiles)
     return Report(title=f"{outputs.title} ({cfg.dataset}, {cfg.library}, preset {cfg.preset})", tables=tables,
                   figures=figures, claims=cl, deviations=list(deviations), choices=list(choices),
-                  missing=an.missing_notes(df, [NDCG5]), lines=lines, alpha=ALPHA,
+                  missing=an.missing_notes(df, [NDCG5]), lines=lines, inference=inference,
                   claims_caption=f"Claims check ({outputs.title})",
                   json_files={"summary.json": {"table": summary.get("xendcg-lambdamart", []), "comparisons": summary}})

@@ -13,10 +13,10 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
 from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS
-from experiments.bruch2021.report import ALPHA, TABLE1_MARK, model_name
-from ltrrepro.claims import Claim, correct, smallest_effect
+from experiments.bruch2021.report import TABLE1_MARK, model_name
+from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Claim, Evidence, Expectation, Inference, correct, judge, \
+    smallest_effect
 from ltrrepro.report import Report, Table
-from ltrrepro.stats import CORRECTION_NAMES, TEST_NAMES, current
 
 PAPER_MODELS = ("listnet", "lambdamart", "xendcg")
 BASELINES = ("lgb_rank_xendcg", "xgb_rank_ndcg")
@@ -32,11 +32,11 @@ OTHERS_FAMILY = "other ranking systems against the baseline on NDCG@5 and @10"
 XE_OTHERS_FAMILY = "XE_NDCG MART against other ranking systems on NDCG@5 and @10"
 
 
-def analyse(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
+def analyse(df: pd.DataFrame, cfg, *, inference: Inference) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The Table 1 rows (mean ± CI per metric, trees, paper numbers) and the paired tests of
     the paper's models (later minus earlier of the paper's order, then plug-in minus
     baseline); with the per-query arrays in ``df`` (:data:`ARRAYS`), per-query
-    wins/ties/losses beside each test."""
+    wins/ties/losses beside each test (``inference``: the report's test and correction)."""
     models = [m for m in (*PAPER_MODELS, *BASELINES, *sorted(set(df.model) - set(PAPER_MODELS) - set(BASELINES)))
               if m in set(df.model)]
     rows = []
@@ -64,7 +64,7 @@ def analyse(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
     for k in (NDCG5, NDCG10):
         # (earlier, later) of the paper's ordering, then (baseline, plug-in), then the other systems: later − earlier
         for x, y in [*combinations([m for m in PAPER_MODELS if m in set(df.model)], 2), *plug, *other]:
-            c = an.compare(df, k, y, x)
+            c = an.compare(df, k, y, x, test=inference.test)
             if c is not None:
                 comps.append({"metric": an.label(k), "a": y, "b": x,
                               "family": other.get((x, y), FAMILY if (x, y) not in plug else PLUGIN_FAMILY),
@@ -72,18 +72,18 @@ def analyse(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
                               **(an.query_wtl(df, k, y, x) if f"test:{k}" in df else {})})
     comp = pd.DataFrame(comps)
     if len(comp):
-        comp["p_adj"] = an.adjust_within(comp, "family")       # the claims' p: one rule (--correction)
+        comp["p_adj"] = an.adjust_within(comp, "family", inference.correction)       # the claims' p: one rule (--correction)
     return table, comp
 
 
-def claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None) -> list[Claim]:
+def claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None, *, inference: Inference) -> list[Claim]:
     """The paper's claims — XE_NDCG MART > ListNet, λMART > ListNet, XE_NDCG MART > λMART on
     NDCG@5 and @10, each significant — powered against Table 1's differences for the dataset
     (or the one the synthetic data is calibrated to), and, for each plug-in, plug-in >
     baseline, and XE_NDCG MART > each other ranking system of ``--models`` (CatBoost's losses;
     no paper number: powered against the effect of interest). p: adjusted within
     the claim's family (:data:`FAMILY`, :data:`PLUGIN_FAMILY`) as the tests table's ``p_adj``;
-    with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.claims.reproduction`)."""
+    with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.inference.reproduction`)."""
     out = []
     base = cfg.baseline
     ref = paper_reference(cfg.dataset)
@@ -103,17 +103,18 @@ def claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None) -> list[Clai
             detail = (f"no trial where both are defined{where}" if int(r.n) == 0 else
                       f"mean difference {r['diff']:+.4f} (95% CI {r.ci_low:+.4f}..{r.ci_high:+.4f}), "
                       f"W/T/L {r.wins}/{r.ties}/{r.losses}{where}")
-            interest, source = smallest_effect(k) if effect is None else (None, None)   # (a plug-in's claim)
+            interest, source = smallest_effect(k, inference) if effect is None else (None, None)   # (a plug-in's claim)
             more = {"dz": r.dz, "dz_low": r.dz_low, "dz_high": r.dz_high}
             if effect is not None and df is not None:
                 more.update(an.reproduction_of(df, (NDCG5, NDCG10)[i], a, b, paper[a][i] / 100, paper[b][i] / 100))
-            out.append(Claim.check(f"{model_name(a, cfg)} > {model_name(b, cfg)} on {k}", r["diff"], r.p, r.n,
-                                   detail, alpha=ALPHA, paper_effect=effect, sd=r.std_diff, missing=missing,
-                                   effect=interest, effect_source=source, family=r.family, more=more))
-    return correct(out, ALPHA)
+            out.append(judge(f"{model_name(a, cfg)} > {model_name(b, cfg)} on {k}",
+                             Evidence(r["diff"], r.p, r.n, detail, sd=r.std_diff, missing=missing, effect_sizes=more),
+                             Expectation(paper_effect=effect, effect=interest, effect_source=source, family=r.family),
+                             inference))
+    return correct(out, inference)
 
 
-def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg) -> list[Table]:
+def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg, *, inference: Inference) -> list[Table]:
     """Table 1 as the paper shows it (``*``: differs from λMART, see
     :data:`~experiments.bruch2021.report.TABLE1_MARK`), the timings, the paired tests."""
     trials = int(table.trials.max()) if len(table) else 0
@@ -123,14 +124,14 @@ def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg) -> list[Table]:
         for m in table.key:
             r = comp[(comp.metric == k) & (((comp.a == m) & (comp.b == "lambdamart"))
                                            | ((comp.b == m) & (comp.a == "lambdamart")))] if len(comp) else []
-            marks.append("*" if len(r) and float(r.iloc[0][TABLE1_MARK]) < ALPHA else "")
+            marks.append("*" if len(r) and float(r.iloc[0][TABLE1_MARK]) < inference.alpha else "")
         shown[f"sig@{k[5:]}"] = marks
     paper_note = " paper@5/@10: Bruch Table 1." if "paper@5" in table else ""
     out = [Table("table1", shown, notes=True,
                  caption=f"Ranking quality, Bruch Table 1 ({cfg.dataset}, library {cfg.library}, preset {cfg.preset})",
                  legend=f"Mean test NDCG over {trials} trial(s) (± = half-width of the 95% CI). * = differs from "
-                        f"λMART: {TEST_NAMES[current().test]} p, {CORRECTION_NAMES[current().correction]}-adjusted "
-                        f"within Table 1's family (the claims'), < {ALPHA}.{paper_note}",
+                        f"λMART: {TEST_NAMES[inference.test]} p, {CORRECTION_NAMES[inference.correction]}-adjusted "
+                        f"within Table 1's family (the claims'), < {inference.alpha}.{paper_note}",
                  pm_cols={k: f"{k}_ci" for k in METRICS}, marks={NDCG5: "sig@5", NDCG10: "sig@10"},
                  formats={"trees": 1}, rename={k: an.label(k) for k in METRICS}),
            Table("timings", table[["model", "trials", "train_s"]], caption="Mean training time per model (s)",
@@ -140,8 +141,8 @@ def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg) -> list[Table]:
     if len(comp):
         out.append(Table("table1_tests", comp, caption="Paired tests (a − b)",
                          legend=f"diff: mean of a − b with its 95% CI (t); d_z: mean / SD of the per-trial "
-                                f"differences, its 95% CI (noncentral t); p: {TEST_NAMES[current().test]}; p_adj: "
-                                f"{CORRECTION_NAMES[current().correction]} within the family (the claims' p); "
+                                f"differences, its 95% CI (noncentral t); p: {TEST_NAMES[inference.test]}; p_adj: "
+                                f"{CORRECTION_NAMES[inference.correction]} within the family (the claims' p); "
                                 "q_wins/q_ties/q_losses: test queries where a beats, ties, loses to b, pooled "
                                 "over trials (per-query NDCG).",
                          digits=4, formats={"t": 2, "p": "p", "p_adj": "p", "dz": 2},
@@ -149,14 +150,15 @@ def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg) -> list[Table]:
     return out
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=()) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
     """The report of a ``quality`` run: its frame (with :data:`ARRAYS` for the per-query
-    wins/ties/losses) and configuration."""
-    table, comp = analyse(df, cfg)
+    wins/ties/losses), configuration and statistics."""
+    table, comp = analyse(df, cfg, inference=inference)
     cols = ["model", "trials", *METRICS, "trees", "train_s"] + [c for c in ("paper@5", "paper@10") if c in table]
     printed = table[cols].rename(columns={k: an.label(k) for k in METRICS}).to_string(
         index=False, float_format=lambda v: f"{v:.4f}")
     return Report(title=f"Bruch Table 1 ({cfg.dataset}, {cfg.library}, preset {cfg.preset})",
-                  tables=tables(table, comp, cfg), claims=claims(comp, cfg, df), deviations=list(deviations),
-                  choices=list(choices), missing=an.missing_notes(df, METRICS), lines=[printed, ""], alpha=ALPHA,
+                  tables=tables(table, comp, cfg, inference=inference),
+                  claims=claims(comp, cfg, df, inference=inference), deviations=list(deviations),
+                  choices=list(choices), missing=an.missing_notes(df, METRICS), lines=[printed, ""], inference=inference,
                   claims_caption="Claims check (Bruch Table 1)")

@@ -15,7 +15,9 @@ from experiments.bruch2021 import crossdata as cd
 from experiments.bruch2021.protocol import NDCG5
 from experiments.errors import UsageError
 from experiments.report import main as report_main
-from ltrrepro.twosample import two_sample_p, trials_for_welch_power, welch_power
+from ltrrepro.inference import Inference
+from ltrrepro.inference.power import trials_for_welch_power, welch_power
+from ltrrepro.inference.tests import two_sample_p
 
 TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--rounds", "8", "--jobs", "1", "--quiet", "--levels", "0,100"]
 
@@ -73,11 +75,11 @@ def test_two_sample_tests_are_scipys():
     assert 0 < two_sample_p(x, y, "permutation") <= 1
 
 
-def _claims(web_slopes, yahoo_slopes):
+def _claims(web_slopes, yahoo_slopes, inference=Inference()):
     rng = np.random.default_rng(3)
     runs = [("w", _cfg("synthetic-web30k"), _frame(web_slopes, rng), _notes()),
             ("y", _cfg("synthetic-yahoo"), _frame(yahoo_slopes, rng), _notes())]
-    return {c.extra["noise"]: c for c in cd.build(runs).claims}
+    return {c.extra["noise"]: c for c in cd.build(runs, inference).claims}
 
 
 def test_more_pronounced_claims_follow_the_data():
@@ -101,12 +103,12 @@ def test_runs_that_are_not_one_per_dataset_are_refused():
     rng = np.random.default_rng(6)
     df = _frame([1e-4, 2e-4], rng)
     with pytest.raises(UsageError, match="second Web30K"):
-        cd.build([("a", _cfg("synthetic-web30k"), df, _notes()), ("b", _cfg("web30k"), df, _notes())])
+        cd.build([("a", _cfg("synthetic-web30k"), df, _notes()), ("b", _cfg("web30k"), df, _notes())], Inference())
     with pytest.raises(UsageError, match="one Bruch study"):
         cd.build([("a", _cfg("synthetic-web30k"), df, _notes()),
-                  ("b", _cfg("synthetic-yahoo", experiment="clicks"), df, _notes())])
+                  ("b", _cfg("synthetic-yahoo", experiment="clicks"), df, _notes())], Inference())
     with pytest.raises(UsageError, match="neither a Web30K nor a Yahoo"):
-        cd.build([("a", _cfg("mq2008"), df, _notes()), ("b", _cfg("synthetic-yahoo"), df, _notes())])
+        cd.build([("a", _cfg("mq2008"), df, _notes()), ("b", _cfg("synthetic-yahoo"), df, _notes())], Inference())
 
 
 def test_runs_are_compared_on_the_levels_both_have():
@@ -114,7 +116,7 @@ def test_runs_are_compared_on_the_levels_both_have():
     web = _frame(rng.normal(1e-4, 1e-5, 8), rng, levels=(0, 50, 100))
     yahoo = _frame(rng.normal(1e-4, 1e-5, 8), rng, levels=(0, 40, 60, 100), curve=5e-6)
     runs = [("w", _cfg("synthetic-web30k"), web, _notes()), ("y", _cfg("synthetic-yahoo"), yahoo, _notes())]
-    got = {c.extra["noise"]: c for c in cd.build(runs).claims}
+    got = {c.extra["noise"]: c for c in cd.build(runs, Inference()).claims}
     assert "over the levels both runs have: 0, 100" in got["documents"].detail
     want = np.mean(cd.trial_slopes(yahoo, "documents", levels=[0, 100])) - \
         np.mean(cd.trial_slopes(web, "documents", levels=[0, 100]))
@@ -126,26 +128,25 @@ def test_a_noise_type_one_run_lacks_is_said_not_dropped():
     runs = [("w", _cfg("synthetic-web30k"), _frame(rng.normal(1e-4, 1e-5, 6), rng), _notes()),
             ("y", _cfg("synthetic-yahoo", noise=("documents",)), _frame(rng.normal(1e-4, 1e-5, 6), rng,
                                                                         noise=("documents",)), _notes())]
-    rep = cd.build(runs)
+    rep = cd.build(runs, Inference())
     got = {c.extra["noise"]: c for c in rep.claims}
     assert got["labels"].verdict == "inconclusive (the Yahoo run has no labels noise)"
     assert got["documents"].tested and len(rep.figures) == 1
     # no noise type in common: no figure, and each claim says why
     runs[0] = ("w", _cfg("synthetic-web30k", noise=("labels",)), _frame([1e-4, 2e-4], rng, noise=("labels",)),
                _notes())
-    rep = cd.build(runs)
+    rep = cd.build(runs, Inference())
     assert rep.figures == [] and all(c.verdict.startswith("inconclusive (the ") for c in rep.claims)
 
 
 def test_a_rank_test_that_cannot_reach_alpha_has_no_power():
-    from ltrrepro.stats import Inference, using
-    from ltrrepro.twosample import min_two_sample_p, trials_for_two_sample_power
+    from ltrrepro.inference.power import trials_for_two_sample_power
+    from ltrrepro.inference.tests import min_two_sample_p
     assert min_two_sample_p(4, 4, "wilcoxon") == pytest.approx(2 / 70)
     rng = np.random.default_rng(9)
-    with using(Inference(test="wilcoxon")):
-        got = _claims(rng.normal(1e-4, 1e-6, 4), rng.normal(9e-4, 1e-6, 4))
+    got = _claims(rng.normal(1e-4, 1e-6, 4), rng.normal(9e-4, 1e-6, 4), Inference(test="wilcoxon"))
     assert all(c.power == 0.0 and c.verdict.startswith("inconclusive") for c in got.values())
-    assert trials_for_two_sample_power(1.0, 1e-3, 1e-3, "wilcoxon") == 5      # 2/C(10, 5) < 0.01 < 2/C(8, 4)
+    assert trials_for_two_sample_power(1.0, 1e-3, 1e-3, "wilcoxon", alpha=0.01) == 5   # 2/C(10, 5) < 0.01 < 2/C(8, 4)
 
 
 @pytest.mark.slow

@@ -13,7 +13,8 @@ from experiments.bruch2021.report import table1
 from experiments.errors import UsageError
 from experiments.tuning import TUNED, tuned_for, tuning_units
 from ltrrepro.runner import Unit, materialize
-from ltrrepro.stats import holm
+from ltrrepro.inference import Inference
+from ltrrepro.inference.tests import holm
 
 
 def _cfg(**kw):
@@ -95,7 +96,7 @@ def _frame(rng, trials=6):
 
 def test_table1_is_checked_at_the_papers_and_at_tuned_settings(rng):
     cfg = _cfg(trials=6)
-    rep = tn.build_quality(_frame(rng), cfg)
+    rep = tn.build_quality(_frame(rng), cfg, inference=Inference())
     fam = pd.Series([c.family for c in rep.claims])
     assert (fam == table1.FAMILY).sum() == 6 and (fam == tn.TUNED_FAMILY).sum() == 8
     texts = [c.text for c in rep.claims]
@@ -117,8 +118,9 @@ def test_table1_is_checked_at_the_papers_and_at_tuned_settings(rng):
 def test_the_paper_family_is_the_same_with_or_without_the_tuned_units(rng):
     df = _frame(rng)
     cfg = _cfg(trials=6)
-    alone = table1.build(df[df.get("hp").isna()].drop(columns=["hp", "tuned"]), _cfg(trials=6, tune=0))
-    both = tn.build_quality(df, cfg)
+    alone = table1.build(df[df.get("hp").isna()].drop(columns=["hp", "tuned"]), _cfg(trials=6, tune=0),
+                         inference=Inference())
+    both = tn.build_quality(df, cfg, inference=Inference())
     paper = [(c.text, c.p) for c in both.claims if c.family == table1.FAMILY]
     assert paper == [(c.text, c.p) for c in alone.claims]
 

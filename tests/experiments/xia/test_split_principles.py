@@ -12,6 +12,7 @@ import pytest
 from conftest import execute_notebook, tree_digest
 from experiments import split_principles as sp
 from experiments.xia import protocol as xp
+from ltrrepro.inference import Inference
 from experiments.xia import paper as xp_paper
 from experiments.xia import report as xr
 from ltrrepro.fit import NewtonLeafCallback, UnitHessian
@@ -195,18 +196,18 @@ def _claims_frame(ole_minus_se, loss_rel, folds=3, sd=0.001, seed=0):
 
 
 def _xia_claims(df):
-    _, _, diffs, losses = xr.tables(df, "web10k")
+    _, _, diffs, losses = xr.tables(df, "web10k", inference=Inference())
     return {"loss" if "loss" in c.text else "most": c
-            for c in xr.claims(df, diffs, losses, "web10k", int(df.fold.nunique()))}
+            for c in xr.claims(df, diffs, losses, "web10k", int(df.fold.nunique()), inference=Inference())}
 
 
 def test_xia_loss_claim_names_the_leaf_rule():
     """The leaf rule decides the loss claim (issue #30): its line names the rule in use."""
     df = _claims_frame(0.005, -0.005, folds=3)
-    _, _, diffs, losses = xr.tables(df, "web10k")
+    _, _, diffs, losses = xr.tables(df, "web10k", inference=Inference())
     for rule, words in (("diagonal", "Eq. 8 in every arm"), ("exact", "exact −L′/L″ in every arm"),
                         ("own", "Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE")):
-        loss = [c for c in xr.claims(df, diffs, losses, "web10k", 3, rule) if "loss" in c.text]
+        loss = [c for c in xr.claims(df, diffs, losses, "web10k", 3, rule, inference=Inference()) if "loss" in c.text]
         assert len(loss) == 1 and loss[0].detail.startswith(f"leaf rule {rule} ({words})")
 
 

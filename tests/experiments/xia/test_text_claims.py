@@ -7,6 +7,9 @@ import pytest
 
 from experiments.xia.protocol import METRICS
 from experiments.xia.text_claims import text_claims
+from ltrrepro.inference import Inference
+
+INF = Inference()
 
 
 def _xia(folds=6, high=0.5, low=0.1, noise=0.02, seed=0):
@@ -27,7 +30,7 @@ def _xia(folds=6, high=0.5, low=0.1, noise=0.02, seed=0):
 
 
 def test_xia_text_claims_hand_worked():
-    got = text_claims(_xia(), "synthetic-web30k")
+    got = text_claims(_xia(), "synthetic-web30k", inference=INF)
     find = lambda start: next(c for c in got if c.text.split(": ", 1)[1].startswith(start))  # noqa: E731
     less = find("NDCG@1 and ERR improve")
     assert less.value == pytest.approx(0.4, abs=0.02) and less.verdict == "supported"
@@ -42,7 +45,7 @@ def test_xia_text_claims_hand_worked():
 
 def test_xia_text_claims_against_the_paper_table():
     """On Yahoo the paper's LambdaMART table gives the 'improve less' contrast +0.075 points."""
-    c = text_claims(_xia(), "yahoo")[0]
+    c = text_claims(_xia(), "yahoo", inference=INF)[0]
     assert c.paper_effect == pytest.approx(0.075, abs=1e-9)
 
 
@@ -57,7 +60,7 @@ def test_xia_statistics_read_the_papers_own_tables_in_its_direction(dataset, sys
 
 
 def test_off_the_papers_data_the_claims_are_powered_against_the_papers_size():
-    less, robust = text_claims(_xia(), "synthetic-web30k")[:2]       # the frame's one system: LambdaMART
+    less, robust = text_claims(_xia(), "synthetic-web30k", inference=INF)[:2]       # the frame's one system: LambdaMART
     assert less.effect == pytest.approx((0.075 + 0.064) / 2, abs=2e-3)
     assert "Tables 2 and 3" in less.effect_source and 0 < robust.effect < 0.2
 

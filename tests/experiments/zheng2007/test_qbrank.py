@@ -146,7 +146,8 @@ def test_claims_are_the_papers_table1_family_and_figure1_once(rng):
     """Table 1: QBRank > GBT and > RankSVM at every K, one Holm family powered against the
     paper's differences; no GBT > RankSVM; each DCG-5 comparison once, labelled Figure 1's."""
     from experiments.zheng2007 import report as zr
-    from ltrrepro.stats import holm
+    from ltrrepro.inference import Inference
+    from ltrrepro.inference.tests import holm
     rows = []
     for t in range(6):
         for run, shift in {"gbt_L1": -1, "gbt_L2": 0, "gbt_L1L2": .1, "qbrank_P2": .2, "qbrank_P2L1": .3,
@@ -155,7 +156,7 @@ def test_claims_are_the_papers_table1_family_and_figure1_once(rng):
                          **{f"prec@{k}%": .7 + shift / 10 + rng.normal(0, .002) for k in zp.PERCENTS}})
     df = pd.DataFrame(rows)
     cfg = zp.ZhengConfig(experiment="qbrank", queries=100)
-    claims = zr.claims(df, cfg)
+    claims = zr.claims(df, cfg, inference=Inference())
     fam = [c for c in claims if c.text.startswith("Table 1:")]
     assert len(fam) == 20 and {c.family for c in fam} == {zr.TABLE1_FAMILY}
     for k in zp.PERCENTS:

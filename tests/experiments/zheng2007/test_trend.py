@@ -6,6 +6,7 @@ import pytest
 
 from experiments.zheng2007.protocol import DCG5
 from experiments.zheng2007.trend import trend_claims
+from ltrrepro.inference import Inference
 
 
 def _zheng(curves, pts=(10, 20, 30, 40, 50), trials=6):
@@ -14,7 +15,7 @@ def _zheng(curves, pts=(10, 20, 30, 40, 50), trials=6):
         for run, curve in curves.items():
             c = list(np.asarray(curve, float) + 0.01 * t)
             rows.append({"trial": t, "model": run, "curve_points": list(pts), "test_curve_dcg5": c, DCG5: c[-1]})
-    return {c.text.split("'s")[0]: c for c in trend_claims(pd.DataFrame(rows))}
+    return {c.text.split("'s")[0]: c for c in trend_claims(pd.DataFrame(rows), inference=Inference())}
 
 def test_zheng_convergence_trend():
     got = _zheng({"qbrank_P2": [10, 11.5, 12.0, 12.1, 12.15], "qbrank_P2L1": [10, 10.5, 11, 11.5, 12]})

@@ -156,7 +156,7 @@ def _solve(f, target: float, lo: float = 0.0, hi: float = 40.0) -> float:
     return float(optimize.brentq(lambda c: f(c) - target, lo, hi, xtol=1e-10, rtol=1e-12))
 
 
-def efficacy_bounds(t, alpha: float = 0.05, spending: str = "obf") -> np.ndarray:
+def efficacy_bounds(t, alpha: float, spending: str = "obf") -> np.ndarray:
     """Two-sided symmetric efficacy bounds c_k on the z scale at information fractions ``t``
     (t_K = 1 at the planned maximum), spending α/2 per side with a Lan–DeMets function
     (:data:`SPENDING`): c_k solves P_0(|Z_j| < c_j, j < k; |Z_k| ≥ c_k) = 2[α(t_k) − α(t_{k−1})].
@@ -177,7 +177,7 @@ def efficacy_bounds(t, alpha: float = 0.05, spending: str = "obf") -> np.ndarray
     return c
 
 
-def obrien_fleming_bounds(t, alpha: float = 0.05) -> np.ndarray:
+def obrien_fleming_bounds(t, alpha: float) -> np.ndarray:
     """Classic O'Brien–Fleming (1979) bounds c_k = C/√t_k, two-sided, C such that
     P_0(|Z_k| ≥ c_k for some k) = α (JT table 2.3: C = 2.040 for K = 5, α = .05).
 
@@ -339,7 +339,7 @@ class Design:
 
     max_trials: int
     looks: int
-    alpha: float = 0.01
+    alpha: float
     spending: str = "obf"
 
     def sizes(self) -> list[int]:
@@ -393,7 +393,7 @@ class Monitor:
     at the effect."""
 
     sizes: list
-    alpha: float = 0.01
+    alpha: float
     correction: str = "holm"
     spending: str = "obf"
     inference: bool = True                 # stage-wise p, CI and power at settling (off: decisions only)
