@@ -27,7 +27,7 @@ __all__ = ["tune_unit_fn", "tuned_trainer_args", "notes", "build_quality", "with
 
 TUNE_ON = ("first-split", "per-trial")
 TUNED_FAMILY = "Table 1 tuned: the paper's three pairs and XE_NDCG MART against tuned λMART on NDCG@5 and @10"
-#: the key of XE_NDCG MART at the paper's settings inside the tuned frame (the cross claim)
+#: XE_NDCG MART at the paper's settings beside the tuned frame (the cross claim)
 CROSS = "xendcg@paper"
 
 
@@ -123,13 +123,15 @@ def _untested(c: Claim) -> Claim:
     return c.replace(p=c.p_raw, p_raw=None, correction=None)
 
 
-def _relabel(c: Claim, cfg) -> Claim:
-    from experiments.bruch2021.report import model_name
+def _relabel(c: Claim) -> Claim:
+    """A claim of the tuned frame: both sides named tuned, in the tuned family (Table 1's pairs)
+    or its family's tuned twin (plug-ins, other ranking systems)."""
+    from experiments.bruch2021.report import table1
 
     head, _, metric = c.text.rpartition(" on ")
     a, _, b = head.partition(" > ")
-    a = model_name("xendcg", cfg) if a == CROSS else f"{a} (tuned)"
-    return c.replace(text=f"{a} > {b} (tuned) on {metric}", family=TUNED_FAMILY)
+    family = TUNED_FAMILY if c.family == table1.FAMILY else f"{c.family} (tuned)"
+    return c.replace(text=f"{a} (tuned) > {b} (tuned) on {metric}", family=family)
 
 
 def _cross(dp: pd.DataFrame, dt: pd.DataFrame, cfg, inference: Inference) -> list[Claim]:
@@ -163,8 +165,7 @@ def build_quality(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference
         return with_tuning(table1.build)(dp, cfg, deviations, choices, inference=inference)
     rep = table1.build(dp, cfg, deviations, choices, inference=inference)
     table_t, comp_t = table1.analyse(dt, cfg, inference=inference)
-    claims_t = [_relabel(_untested(c), cfg) for c in table1.claims(comp_t, cfg, dt, inference=inference)
-                if c.family == table1.FAMILY]
+    claims_t = [_relabel(_untested(c)) for c in table1.claims(comp_t, cfg, dt, inference=inference)]
     tuned_claims = correct([*claims_t, *_cross(dp, dt, cfg, inference)], inference)
     for t in table1.tables(table_t, comp_t, cfg, inference=inference):
         rep.tables.append(dataclasses.replace(

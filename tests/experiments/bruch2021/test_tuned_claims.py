@@ -151,3 +151,16 @@ def test_a_search_never_reads_the_test_part(tmp_path):
     dirty, _ = tn.tune_unit_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
     assert dirty["tuned"]["params"] == clean["tuned"]["params"]
     assert dirty["tuned"]["trials"] == clean["tuned"]["trials"] and dirty["tuned"]["value"] == clean["tuned"]["value"]
+
+
+def test_other_ranking_systems_are_claimed_against_tuned_too(rng):
+    """The cross-library row: with CatBoost YetiRank among the models, "XE_NDCG MART >
+    CatBoost YetiRank" is checked at both settings, the tuned one in its family's tuned twin."""
+    df = _frame(rng)
+    extra = df[df.model == "lambdamart"].assign(model="catboost_yetirank")
+    cfg = _cfg(trials=6, models=("listnet", "lambdamart", "xendcg", "catboost_yetirank"))
+    rep = tn.build_quality(pd.concat([df, extra], ignore_index=True), cfg, inference=Inference())
+    texts = {c.text: c.family for c in rep.claims}
+    assert texts["XE_NDCG MART > CatBoost YetiRank on NDCG@5"] == table1.XE_OTHERS_FAMILY
+    assert texts["XE_NDCG MART (tuned) > CatBoost YetiRank (tuned) on NDCG@5"] == f"{table1.XE_OTHERS_FAMILY} (tuned)"
+    assert list(rep.table("tuning").frame.model) == ["ListNet", "λMART", "XE_NDCG MART", "CatBoost YetiRank"]
