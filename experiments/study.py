@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from experiments import registry
+from experiments import registry, tuning
 from experiments.errors import UsageError
 from experiments.execution import Execution, check_outputs
 from experiments.results import StudyResult, load
@@ -122,16 +122,11 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
-    tune_extra = {}
-    if getattr(config, "tune", 0) and not execution.estimate:     # --tune: the searches first (experiments.tuning)
-        from experiments import tuning
-        ctx["tuned"] = tuning.phase(config, execution, store, units, ctx)
-        tune_extra = {"tuning": tuning.manifest_summary(ctx["tuned"])}
+    tune_extra = tuning.before_units(config, execution, store, units, ctx)      # --tune: the searches first
     if getattr(config, "looks", None):            # --trials auto: waves and looks (experiments.sequential_run)
         from experiments import sequential_run
         return sequential_run.run(exp, config, execution, store, units, ctx, header)
     if execution.estimate:
-        from experiments import tuning
         with store.lock():               # --tune: calibrated at fixed settings, the searches counted beside
             lines = estimate(tuning.untuned(units), exp.unit_fn, ctx, store, execution, exp.size_of)
         lines += tuning.estimate_lines(config, units, store)

@@ -21,7 +21,7 @@ from pathlib import Path
 from ltrrepro.runner import Unit, run_units
 from ltrrepro.store import safe_key
 
-__all__ = ["TUNED", "tuning_units", "phase", "tuned_for", "untuned", "estimate_lines", "storage_path", "data_setting",
+__all__ = ["TUNED", "tuning_units", "phase", "before_units", "tuned_for", "untuned", "estimate_lines", "storage_path", "data_setting",
            "manifest_summary"]
 
 #: the setting a unit trained with tuned hyperparameters carries (beside its data setting)
@@ -76,6 +76,15 @@ def phase(cfg, execution, store, units, ctx: dict) -> dict:
         raise UsageError(f"tuning {summary.failed[0]} failed: {first.get('error', '?')} (the units need its "
                          f"configuration; tracebacks in {store.failures_dir})")
     return {f"{u.model}@{u.trial}": store.record(u.key)["tuned"] for u in todo}
+
+
+def before_units(cfg, execution, store, units, ctx: dict) -> dict:
+    """With ``--tune`` (not ``--estimate``): :func:`phase`, its values in ``ctx["tuned"]``, and
+    what the manifest records of them (``{"tuning": ...}``); ``{}`` otherwise."""
+    if not getattr(cfg, "tune", 0) or execution.estimate:
+        return {}
+    ctx["tuned"] = phase(cfg, execution, store, units, ctx)
+    return {"tuning": manifest_summary(ctx["tuned"])}
 
 
 def tuned_for(unit: Unit, ctx: dict, tune_on: str) -> dict | None:
