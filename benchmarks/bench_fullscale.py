@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltrrepro import make_synthetic, trial_split  # noqa: E402
 from ltrrepro.runner import unit_seed  # noqa: E402
-from ltrrepro.device import DEVICES, DeviceError, check_device  # noqa: E402
+from ltrrepro.device import DEVICES, DeviceError  # noqa: E402
+from ltrrepro.fit.backends import check_device, custom_objective_libraries  # noqa: E402
 from ltrrepro.fit import BACKENDS, SYSTEMS, preset  # noqa: E402
 
 
@@ -45,7 +46,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cores", type=int, default=16)
     ap.add_argument("--models", default="lambdamart,xendcg,listnet")
-    ap.add_argument("--library", choices=("lightgbm", "xgboost"), default="lightgbm")
+    ap.add_argument("--library", choices=custom_objective_libraries(), default=custom_objective_libraries()[0])
     ap.add_argument("--device", choices=DEVICES, default="cpu", help="also train on this device (cuda)")
     args = ap.parse_args()
     if args.device != "cpu":

@@ -28,6 +28,7 @@ from experiments.values import parse_levels, parse_names, positive_int, seed_int
 from experiments.sequential_run import TrialsAction, add_flags as sequential_flags, apply_design, trials_arg
 from experiments.errors import USER_ERRORS, UsageError
 from ltrrepro.device import DEVICES
+from ltrrepro.fit.backends import BACKENDS
 from ltrrepro.fit.boosting import PRESETS
 
 __all__ = ["UsageError", "USER_ERRORS", "cli", "entry_point", "parse_command", "make_parser", "ArgumentParser",
@@ -112,9 +113,10 @@ def _flag_specs() -> dict:
                                            "synthetic data); auto: a group-sequential run that stops when every "
                                            "claim crossed a bound (--max-trials, --looks; docs/sequential.md)"}),
         # models and boosting
-        "library": (("--library",), {"choices": ("lightgbm", "xgboost", "catboost"), "default": "lightgbm",
-                                     "help": "the GBDT library of the models that run in several (catboost: its "
-                                             "own losses only; a custom objective is refused)"}),
+        "library": (("--library",), {"choices": tuple(BACKENDS), "default": next(iter(BACKENDS)),
+                                     "help": "the GBDT library of the models that run in several ("
+                                             + ", ".join(n for n, b in BACKENDS.items() if not b.custom_objectives)
+                                             + ": its own losses only; a custom objective is refused)"}),
         "preset": (("--preset",), {"default": None, "choices": sorted(PRESETS),
                                    "help": "hyperparameters (default: the paper's for real data, 'fast' for "
                                            "synthetic data)"}),

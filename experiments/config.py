@@ -18,17 +18,14 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
-from ltrrepro.datasets import REGISTRY
+from ltrrepro.datasets import REGISTRY, SYNTHETIC, is_synthetic
 from ltrrepro.fit.plugins import PluginError
+from ltrrepro.fit.xia import arm_of
 
 __all__ = ["RunConfig", "DATASETS", "is_synthetic", "load_manifest_config"]
 
 #: the datasets known by name: the registered real ones and the synthetic profiles
-DATASETS = (*REGISTRY, "synthetic-web30k", "synthetic-yahoo")
-
-
-def is_synthetic(name: str) -> bool:
-    return name.startswith("synthetic")
+DATASETS = (*REGISTRY, *SYNTHETIC)
 
 
 def _tuple(v):
@@ -38,7 +35,8 @@ def _tuple(v):
 @dataclass(frozen=True)
 class RunConfig:
     """What every experiment's numbers depend on. ``queries``: the synthetic dataset's size
-    (None on real data). ``paper_trials``: the paper's number of trials (for the deviations)."""
+    (None on real data). The study's facts (the paper's trials and datasets, for the
+    deviations) are its :class:`~experiments.registry.Experiment`'s (:attr:`study`)."""
 
     experiment: str = ""
     dataset: str = "synthetic-web30k"
@@ -50,8 +48,6 @@ class RunConfig:
     #: (:mod:`experiments.sequential_run`); None: the fixed design (left out of the hash then)
     looks: int | None = None
 
-    paper_trials = 100
-    paper_datasets = ("web30k", "yahoo")
     #: fields added after runs of this configuration were stored: left out of :meth:`to_dict`
     #: (the manifest and the stored hash) while at their default, so that those runs keep
     #: their hash and resume instead of recomputing every unit
@@ -85,6 +81,24 @@ class RunConfig:
             raise UsageError(f"--queries {self.queries}: a 60/20/20 split needs at least 10 queries")
         if not self.synthetic and self.queries is not None:
             raise UsageError("--queries sizes a synthetic dataset; a real one has its own queries")
+
+    @property
+    def study(self):
+        """The registered study of :attr:`experiment` (:class:`~experiments.registry.Experiment`),
+        None for a name no study has (a configuration built by hand, e.g. a benchmark's)."""
+        from experiments import registry
+
+        return registry.experiments().get(self.experiment)
+
+    @property
+    def paper_trials(self) -> int:
+        """The paper's number of trials for this study (:attr:`Experiment.paper_trials`)."""
+        return self.study.paper_trials if self.study is not None else 100
+
+    @property
+    def paper_datasets(self) -> tuple:
+        """The datasets the paper reports for this study (:attr:`Experiment.paper_datasets`)."""
+        return self.study.paper_datasets if self.study is not None else ()
 
     @property
     def synthetic(self) -> bool:
@@ -166,8 +180,7 @@ class RunConfig:
         for key, spec in self.plugins:
             if plugin_key(spec) != key:
                 raise UsageError(f"plug-in {spec!r} has the unit name {plugin_key(spec)!r}, not {key!r}")
-            used = [m for m in self.models if m == key or (m.rpartition("-")[0] == key and
-                                                           m.rpartition("-")[2] in suffixes)]
+            used = [m for m in self.models if m == key or (arm_of(m, suffixes) or (None,))[0] == key]
             if not used:
                 raise UsageError(f"plug-in {spec!r} is listed in plugins but no model uses it: name it in --models")
             if plugin_label(spec) in labels:
@@ -186,7 +199,7 @@ class RunConfig:
         """The ``models`` that are plug-in objectives (``<key>`` or an arm ``<key>-<suffix>``):
         code the harness does not know, run in a process of their own."""
         keys = {k for k, _ in getattr(self, "plugins", ())}
-        return tuple(sorted({m for m in models if m in keys or m.rpartition("-")[0] in keys}))
+        return tuple(sorted({m for m in models if m in keys or (arm_of(m) or (None,))[0] in keys}))
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "configuration"):

@@ -16,20 +16,28 @@ import argparse
 import sys
 from pathlib import Path
 
+from experiments import registry
 from experiments.cli import ArgumentParser, cli
 from experiments.errors import UsageError
 
-__all__ = ["TREC_STUDIES", "check_save_runs", "save_runs", "export"]
+__all__ = ["ranking_studies", "check_save_runs", "save_runs", "export"]
 
-#: the studies whose units store their test scores (Bruch's ranking studies)
-TREC_STUDIES = ("quality", "convergence", "robustness", "clicks")
+
+def ranking_studies() -> list[str]:
+    """The studies whose units store their test scores (``Experiment.keeps_rankings``)."""
+    return [name for name, exp in registry.experiments().items() if exp.keeps_rankings]
+
+
+def _keeps_rankings(name) -> bool:
+    exp = registry.experiments().get(name)
+    return exp is not None and exp.keeps_rankings
 
 
 def check_save_runs(experiment: str) -> None:
     """``--save-runs`` is refused (one line, before any work) for a study whose units store no test rankings."""
-    if experiment not in TREC_STUDIES:
+    if not _keeps_rankings(experiment):
         raise UsageError(f"--save-runs: the {experiment} study's units keep no test rankings; TREC runs are written "
-                         f"by {', '.join(TREC_STUDIES)}")
+                         f"by {', '.join(ranking_studies())}")
 
 
 def save_runs(store, dest=None, raw: bool = False, quiet: bool = False) -> dict:
@@ -53,9 +61,9 @@ def export(run_dir, dest=None, raw: bool = False, quiet: bool = False) -> dict:
 
     store = ResultStore.open(run_dir)
     name = store.read_manifest().get("experiment")
-    if name not in TREC_STUDIES:
+    if not _keeps_rankings(name):
         raise UsageError(f"{run_dir}: a {name} run; its units keep no test rankings (TREC runs come from "
-                         f"{', '.join(TREC_STUDIES)})")
+                         f"{', '.join(ranking_studies())})")
     return save_runs(store, dest, raw=raw, quiet=quiet)
 
 

@@ -6,7 +6,14 @@ whose module is a two-line stub named after the study), ``python -m experiments.
 the Python API (:func:`experiments.run`) and a manifest (its ``experiment`` field) all find
 the study here, and everything a run needs of it comes from the record: the configuration
 class, the flags it honours, the units, the unit function, the report and the cost model of
-``--estimate``.
+``--estimate``, and every fact about the study that the harness acts on (the paper's trials,
+whether its units keep rankings, its cross-dataset report, its own protocol facts) — no module
+branches on a study's name.
+
+A paper package has one shape (docs/layout.md): ``paper.py`` (its numbers), ``protocol.py``
+(configuration and unit function), ``notes.py`` (the three columns of protocol notes),
+``claims.py`` (every claim the paper makes), ``report.py`` (pure builders) and ``studies.py``
+(its records); :data:`TEMPLATE` names them.
 """
 from __future__ import annotations
 
@@ -16,14 +23,29 @@ from typing import Any, Callable
 
 from experiments.errors import UsageError
 
-__all__ = ["Experiment", "register", "get", "experiments", "PAPERS"]
+__all__ = ["Experiment", "Across", "register", "get", "experiments", "PAPERS", "TEMPLATE"]
 
 #: the paper packages, each declaring its studies in ``experiments/<paper>/studies.py``
 PAPERS = ("bruch2021", "zheng2007", "xia")
+#: the modules of a paper package (a module over ~300 lines splits into helpers named
+#: ``<module>_<part>.py``, e.g. ``report_table1.py``)
+TEMPLATE = ("paper", "protocol", "notes", "claims", "report", "studies")
 
 
 def _always(cfg) -> bool:
     return True
+
+
+@dataclass(frozen=True)
+class Across:
+    """A study's report across datasets (``python -m experiments.report A B``): ``build``
+    ``[(directory, config, frame, notes)] -> Report`` of one run per dataset profile;
+    ``profiles`` the profiles it compares, one run each; ``profile_of(dataset)`` a run's
+    profile (None: a dataset the report does not take)."""
+
+    build: Callable
+    profiles: frozenset
+    profile_of: Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
@@ -36,12 +58,22 @@ class Experiment:
     ``flags``: the shared flags it honours (:mod:`experiments.cli`, besides the execution flags
     every study takes), ``defaults`` their defaults by dest, ``own_flags(parser)`` adds its
     own; ``from_args(args)`` builds the configuration of a parsed command line;
-    ``units(cfg)``: its units; ``unit_fn(unit, ctx) -> (record, arrays)``: one unit's work;
-    ``report(store, inference)``: its tables, figures and claims under the report's statistics
-    (:class:`ltrrepro.inference.Inference`), written; ``size_of(unit, ctx)``: a unit's
-    training size, which ``--estimate`` scales its calibration by; ``reads_data(cfg)``: the
-    run prepares the pooled dataset (else the units read their own, e.g. Xia's folds);
-    ``before(cfg)``: checks before any work (files the units will read)."""
+    ``units(cfg)``: its units; ``unit_fn(unit, ctx) -> (record, arrays)``: one unit's work
+    (the record a :class:`ltrrepro.runner.UnitRecord`); ``build(frame, config, deviations,
+    choices, as_paper=..., inference=...) -> Report``: its report, a pure function of the run's
+    ``frame(store)`` (default :func:`experiments.analysis.frame`), stored configuration and the
+    report's statistics (:class:`ltrrepro.inference.Inference`) — :meth:`report` reads the store
+    and writes it; ``size_of(unit, ctx)``: a unit's training size, which
+    ``--estimate`` scales its calibration by; ``reads_data(cfg)``: the run prepares the pooled
+    dataset (else the units read their own, e.g. Xia's folds); ``before(cfg)``: checks before
+    any work (files the units will read).
+
+    The study's facts: ``paper_trials`` the paper's number of trials and ``paper_datasets`` the
+    datasets it reports (the deviations say when a run has fewer trials or other data);
+    ``keeps_rankings`` its units store the test rankings (``--save-runs``,
+    ``python -m experiments.export``); ``across`` its report across datasets (:class:`Across`),
+    if any; ``spec`` the paper's own facts about the study (a frozen value of its package, read
+    by its configuration: e.g. Bruch's noise types and level range per study)."""
 
     name: str
     paper: str
@@ -51,13 +83,30 @@ class Experiment:
     from_args: Callable[[Any], Any]
     units: Callable[[Any], list]
     unit_fn: Callable
-    report: Callable
+    build: Callable
+    frame: Callable | None = None
     flags: tuple = ()
     defaults: dict = field(default_factory=dict)
     own_flags: Callable | None = None
     size_of: Callable | None = None
     reads_data: Callable[[Any], bool] = _always
     before: Callable[[Any], None] | None = None
+    paper_trials: int = 100
+    paper_datasets: tuple = ("web30k", "yahoo")
+    keeps_rankings: bool = False
+    across: Across | None = None
+    spec: Any = None
+
+    def report(self, store, inference):
+        """The report of the run in ``store`` under ``inference`` (the report's test,
+        correction, effects and α), written: :attr:`build` of its :attr:`frame`, its stored
+        configuration and the protocol notes its manifest recorded."""
+        from experiments import analysis as an
+
+        cfg, deviations, choices = an.stored_config(store, self.config_cls)
+        df = self.frame(store) if self.frame is not None else an.frame(store)
+        rep = self.build(df, cfg, deviations, choices, as_paper=an.stored_as_paper(store, cfg), inference=inference)
+        return rep.write(store.root)
 
 
 _REGISTRY: dict[str, Experiment] = {}

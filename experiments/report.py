@@ -56,8 +56,8 @@ def main(argv=None) -> int:
     execution = Execution(test=args.test, correction=args.correction, effect=args.effect)  # bad values: one line first
     cross = across.applies(args.dirs)
     if args.out and not cross:
-        raise UsageError("--out names where a cross-dataset report goes: give one run per dataset of quality or "
-                         "robustness (e.g. a synthetic-web30k and a synthetic-yahoo run)")
+        raise UsageError(f"--out names where a cross-dataset report goes: give one run per dataset of "
+                         f"{' or '.join(across.studies())} (e.g. a synthetic-web30k and a synthetic-yahoo run)")
     for d in args.dirs:
         rebuild(d, quiet=args.quiet, test=args.test, correction=args.correction, effect=args.effect)
     if cross:

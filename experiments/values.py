@@ -73,6 +73,7 @@ def parse_models(text: str, known, flag: str = "--models", suffixes=()) -> tuple
     (('lambdamart-se', 'm.F-rwse'), (('m.F', 'm:F'),))
     """
     from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
+    from ltrrepro.fit.xia import arm, arm_of
 
     names = [n for n in split_models(text or "") if n]
     if not names:
@@ -83,16 +84,14 @@ def parse_models(text: str, known, flag: str = "--models", suffixes=()) -> tuple
         if n in known:
             models.append(n)
             continue
-        spec, suffix = n, None
-        if suffixes:
-            spec, _, suffix = n.rpartition("-")
+        spec, suffix = (arm_of(n, suffixes) or (n, "")) if suffixes else (n, None)
         if not is_plugin_spec(spec) or (suffixes and suffix not in suffixes):
             raise UsageError(f"{flag}: unknown model {n!r}; known: {', '.join(known)}, and plug-in objectives {form}")
         key = plugin_key(spec)
         if plugins.get(key, spec) != spec:
             raise UsageError(f"{flag}: {plugins[key]!r} and {spec!r} are one plug-in ({key}); write it one way")
         plugins[key] = spec
-        models.append(key if suffix is None else f"{key}-{suffix}")
+        models.append(key if suffix is None else arm(key, suffix))
     if len(set(models)) != len(models):
         raise UsageError(f"{flag} repeats a model: {text!r}")
     return tuple(models), tuple(plugins.items())

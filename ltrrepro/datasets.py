@@ -36,7 +36,8 @@ from .svmlight import SVMLightFormatError, read_svmlight, scan_svmlight, source_
 from .svmlight.reader import check_inferred_width
 from .synthetic import PROFILES, make_synthetic
 
-__all__ = ["DatasetSpec", "REGISTRY", "DatasetNotFoundError", "load_dataset", "load_fold", "user_files",
+__all__ = ["DatasetSpec", "REGISTRY", "SYNTHETIC", "synthetic_profile", "is_synthetic", "base_dataset", "has_folds",
+           "DatasetNotFoundError", "load_dataset", "load_fold", "user_files",
            "resolve_data_dir", "locate_fold", "DATA_DIR_ENV"]
 
 DATA_DIR_ENV = "LTRREPRO_DATA_DIR"
@@ -86,6 +87,40 @@ REGISTRY: dict[str, DatasetSpec] = {
                           "https://www.microsoft.com/en-us/research/project/letor-learning-rank-information-retrieval/",
                           ("MQ2008", "mq2008"), _FOLD_FILES, 5, 46, None),
 }
+
+
+#: the synthetic datasets by name -> the profile each draws (:data:`ltrrepro.synthetic.PROFILES`,
+#: calibrated to the real dataset of the same name)
+SYNTHETIC: dict[str, str] = {f"synthetic-{p}": p for p in PROFILES}
+
+
+def synthetic_profile(name: str) -> str | None:
+    """The synthetic profile a dataset name draws (``synthetic`` alone: ``web30k``), None for
+    any other data: the one answer to "is this dataset synthetic".
+
+    >>> synthetic_profile("synthetic-yahoo"), synthetic_profile("synthetic"), synthetic_profile("yahoo")
+    ('yahoo', 'web30k', None)
+    """
+    if not name.startswith("synthetic"):
+        return None
+    return name.split("-", 1)[1] if "-" in name else "web30k"
+
+
+def is_synthetic(name: str) -> bool:
+    """The dataset is drawn, not read (:func:`synthetic_profile`)."""
+    return synthetic_profile(name) is not None
+
+
+def base_dataset(name: str) -> str:
+    """The real dataset a name stands for: a synthetic profile's (``synthetic-yahoo`` ->
+    ``yahoo``), else the name itself."""
+    return synthetic_profile(name) or name
+
+
+def has_folds(name: str) -> bool:
+    """The dataset comes in official folds (MSLR, LETOR: five), so a study can train and test
+    on them instead of random splits."""
+    return name in REGISTRY and REGISTRY[name].n_folds > 1
 
 
 def resolve_data_dir(data_dir=None) -> Path | None:
@@ -320,8 +355,8 @@ def load_dataset(name: str, data_dir=None, missing: str = "zero", cache_dir=None
     feature count is the largest index over the files unless ``n_features`` is given;
     LightGBM's layout with ``.query`` sidecars is read too).
     """
-    if name.startswith("synthetic"):
-        profile = name.split("-", 1)[1] if "-" in name else "web30k"
+    profile = synthetic_profile(name)
+    if profile is not None:
         if profile not in PROFILES:
             raise ValueError(f"unknown synthetic profile {profile!r}; known: {', '.join(PROFILES)}")
         return make_synthetic(profile, n_queries=n_queries, seed=seed)
@@ -335,6 +370,5 @@ def load_dataset(name: str, data_dir=None, missing: str = "zero", cache_dir=None
         label = "svmlight" if name == "svmlight" else Path(name).name
         return _pooled(label, None, missing, cache_dir, paths=paths, n_features=n_features)
     if name not in REGISTRY:
-        raise ValueError(f"unknown dataset {name!r}; known: {', '.join(REGISTRY)}, svmlight, "
-                         f"synthetic-web30k, synthetic-yahoo")
+        raise ValueError(f"unknown dataset {name!r}; known: {', '.join(REGISTRY)}, svmlight, {', '.join(SYNTHETIC)}")
     return _pooled(name, data_dir, missing, cache_dir)

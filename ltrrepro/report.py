@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -402,7 +402,7 @@ class Figure:
     figure: object
 
 
-@dataclass
+@dataclass(frozen=True)
 class Report:
     """A run's report: its ``tables``, ``figures`` and ``claims`` (:class:`~ltrrepro.inference.claim.Claim`),
     the ``deviations`` from the paper and the ``choices`` where it is silent (from the stored
@@ -413,7 +413,9 @@ class Report:
     :meth:`write`, a note per stale file taken away. Every table with ``notes`` ends its
     legend with :attr:`notes`. ``claims_extra`` goes into ``claims.json`` beside the claims
     (Jensen's sanity checks, Zheng's sizes); ``json_files`` {file name: object} are written
-    under the run directory (``summary.json``)."""
+    under the run directory (``summary.json``). Frozen: everything is given when it is built;
+    :meth:`write` returns the written report (with :attr:`files`, :attr:`stale` and the notes
+    on them)."""
 
     title: str
     tables: list = field(default_factory=list)
@@ -428,9 +430,9 @@ class Report:
     claims_caption: str = "Claims check"
     claims_extra: dict = field(default_factory=dict)
     json_files: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)           # set by write(): the paths written
-    stale: list = field(default_factory=list)           # set by write(): the stale files taken away
-    write_notes: list = field(default_factory=list)     # set by write(): what it says about them
+    files: list = field(default_factory=list)           # the written report's (write()): the paths written
+    stale: list = field(default_factory=list)           # the written report's: the stale files taken away
+    write_notes: list = field(default_factory=list)     # the written report's: what it says about them
 
     @property
     def notes(self) -> str:
@@ -458,8 +460,8 @@ class Report:
         under ``root/tables`` and ``root/figures`` that this report did not write: removed where
         the previous ``report.json`` lists them (an earlier report wrote them: the tables of a
         noise type or plug-in the run no longer has), moved to ``root/stale/`` otherwise (their
-        origin is unknown: a directory from before the record). Sets :attr:`files`,
-        :attr:`stale` and the notes the text ends with. :func:`ltrrepro.study.load` returns
+        origin is unknown: a directory from before the record). Returns the report with
+        :attr:`files`, :attr:`stale` and the notes the text ends with. :func:`ltrrepro.study.load` returns
         exactly the files of ``report.json``."""
         root = Path(root)
         files: list[Path] = []
@@ -471,14 +473,14 @@ class Report:
                               extra=self.claims_extra, choices=self.choices, as_paper=self.as_paper)
         files += [write_json(root / name, obj) for name, obj in self.json_files.items()]
         rec = _record_report(root, files)
-        self.files, self.stale, self.write_notes = files, rec["removed"] + rec["set_aside"], []
+        notes = []
         if rec["removed"]:
-            self.write_notes.append(f"removed {len(rec['removed'])} file(s) of an earlier report that this one did "
-                                    f"not write: {', '.join(rec['removed'])}")
+            notes.append(f"removed {len(rec['removed'])} file(s) of an earlier report that this one did "
+                         f"not write: {', '.join(rec['removed'])}")
         if rec["set_aside"]:
-            self.write_notes.append(f"moved {len(rec['set_aside'])} file(s) that no report of {root} recorded to "
-                                    f"{root / STALE_DIR}: {', '.join(rec['set_aside'])}")
-        return self
+            notes.append(f"moved {len(rec['set_aside'])} file(s) that no report of {root} recorded to "
+                         f"{root / STALE_DIR}: {', '.join(rec['set_aside'])}")
+        return replace(self, files=files, stale=rec["removed"] + rec["set_aside"], write_notes=notes)
 
     # transitional: ``info["text"]`` / ``info.get("text")`` of the report dicts this object replaces
     _KEYS = ("text", "files", "claims", "stale")

@@ -40,7 +40,7 @@ import numpy as np
 from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_npy_dir
 from .store import ResultStore
 
-__all__ = ["Unit", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary", "default_jobs_threads",
+__all__ = ["Unit", "UnitRecord", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary", "default_jobs_threads",
            "UnitProcessDied", "ClusterError",
            "STREAM_SPLIT", "STREAM_TRANSFORM", "STREAM_MODEL"]
 
@@ -93,6 +93,52 @@ def unit_seed(seed: int, trial: int, stream: int, *labels: str) -> np.random.See
     stream of :func:`ltrrepro.splits.trial_split`.
     """
     return np.random.SeedSequence(seed, spawn_key=(int(trial), int(stream), *(_h(x) for x in labels)))
+
+
+# --------------------------------------------------------------------------- what a unit returns
+@dataclass(frozen=True)
+class UnitRecord:
+    """What one unit's work gives back, the same shape for every study's unit function
+    (``fn(unit, ctx) -> (UnitRecord, arrays)``), stored as its record (:meth:`to_dict`; the
+    runner adds the unit, its seeds, status and timing).
+
+    ``means``: metric (canonical name) -> its mean over the test queries (or the unit's own
+    measures, e.g. a simulated gap); ``log``: one line for the progress output; ``family`` and
+    ``variant``: the identity of the system that was trained (:class:`ltrrepro.fit.System`), as
+    fields, never a name to split; ``library``: the GBDT library it ran in; ``fit``: the fit's
+    scalars (``best_iteration``, ``n_trees``, ``train_loss``); ``timings``: seconds
+    (``train_s``, ...); ``info``: what the fit and the data design report (sizes, realized
+    parameters); ``fields``: the study's own fields, stored beside these under their names
+    (curves, transforms, per-example values) — what its report's frame reads."""
+
+    means: dict
+    log: str = ""
+    family: str | None = None
+    variant: str | None = None
+    library: str | None = None
+    fit: dict | None = None
+    timings: dict | None = None
+    info: dict | None = None
+    fields: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, system, means: dict, **kw) -> "UnitRecord":
+        """The record of a unit that trained ``system`` (its ``family`` and ``variant`` taken as fields)."""
+        return cls(means=means, family=system.family, variant=system.variant, **kw)
+
+    def to_dict(self) -> dict:
+        """The stored record: ``means``, ``log``, ``system`` ({family, variant}) and the other
+        fields that are set, then the study's own fields."""
+        clash = set(self.fields) & {"means", "log", "system", "library", "fit", "timings", "info"}
+        if clash:
+            raise ValueError(f"a study's own record fields may not reuse the common names: {sorted(clash)}")
+        out = {"means": dict(self.means), "log": self.log}
+        if self.family is not None:
+            out["system"] = {"family": self.family, "variant": self.variant}
+        for name in ("library", "fit", "timings", "info"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return {**out, **self.fields}
 
 
 # --------------------------------------------------------------------------- data by path
@@ -295,6 +341,8 @@ def _execute(fn: Callable, unit: Unit, ctx: dict):
             record, arrays = _run_isolated(fn, unit, ctx)
         else:
             record, arrays = fn(unit, ctx)
+        if isinstance(record, UnitRecord):
+            record = record.to_dict()
         return "ok", unit, record, arrays, time.perf_counter() - t0, os.getpid()
     except (Exception, SystemExit) as err:  # noqa: BLE001 - every failure is recorded, the run goes on
         tb = getattr(err, "child_traceback", None) or traceback.format_exc()
@@ -371,7 +419,7 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
               quiet: bool = False, log=None, scheduler_timeout: float = 30) -> RunSummary:
     """Run every unit not already in ``store`` (all of them with ``force``).
 
-    ``fn(unit, ctx) -> (record: dict, arrays: dict)`` must be importable by the workers
+    ``fn(unit, ctx) -> (record: UnitRecord | dict, arrays: dict)`` must be importable by the workers
     (a module-level function). ``ctx`` is passed to every call with ``threads`` added;
     keep it small (paths and settings, not arrays). ``scheduler`` is a dask.distributed
     address or ``Client`` for ``backend="dask"``.

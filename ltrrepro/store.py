@@ -56,14 +56,18 @@ def safe_key(key: str) -> str:
 
 
 def library_versions() -> dict:
+    """The versions a manifest records: Python, the numeric stack, ltrrepro, and every GBDT
+    library of :data:`ltrrepro.fit.backends.BACKENDS` (None where one is not installed)."""
+    from .fit.backends import library_versions as gbdt_versions
+
     out = {"python": sys.version.split()[0]}
-    for mod in ("numpy", "scipy", "pandas", "lightgbm", "xgboost", "numba", "joblib", "ltrrepro"):
+    for mod in ("numpy", "scipy", "pandas", "numba", "joblib", "ltrrepro"):
         try:
             m = __import__(mod)
             out[mod] = getattr(m, "__version__", "?")
         except Exception:           # an optional library that is absent
             out[mod] = None
-    return out
+    return {**out, **gbdt_versions()}
 
 
 def git_commit(path: Path | None = None) -> str | None:

@@ -2,12 +2,16 @@
 (:func:`ltrrepro.report.protocol_notes`): what the run takes from the paper where a reader
 could doubt it, what it chose where the paper is silent, and where it deviates. Pure
 functions of a :class:`~experiments.bruch2021.protocol.BruchConfig` (its ``as_paper``,
-``choices`` and ``deviations`` call them); docs/protocols/bruch2021.md gives the sources."""
+``choices`` and ``deviations`` call them), and of Figure 1's
+:class:`~experiments.bruch2021.protocol_jensen_gap.JensenConfig` (``jensen_*``);
+docs/protocols/bruch2021.md gives the sources."""
 from __future__ import annotations
 
+from ltrrepro.datasets import base_dataset
+from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.boosting import PRESETS
 
-__all__ = ["as_paper", "choices", "deviations"]
+__all__ = ["as_paper", "choices", "deviations", "jensen_as_paper", "jensen_choices", "jensen_deviations"]
 
 PAPER_IMPRESSIONS = 10                  # appendix E: 10 impressions per training list
 XE_MODELS = {"xendcg", "listnet", "lgb_rank_xendcg"}
@@ -29,7 +33,7 @@ def as_paper(cfg, paper_preset: str | None) -> list[str]:
         out.append("λMART with σ = 1 and no lambda normalization (§5.2: 'σ is 1, and lambdamart_norm is set to "
                    "false')")
     if cfg.preset == paper_preset and cfg.early_stopping and cfg.rounds is None:
-        out.append(f"the paper's hyperparameters for {cfg.dataset.replace('synthetic-', '')} ('{cfg.preset}'): model "
+        out.append(f"the paper's hyperparameters for {base_dataset(cfg.dataset)} ('{cfg.preset}'): model "
                    "selection on validation NDCG@5, early stopping after 50 rounds, at most 500 trees")
     if set(cfg.noise) & {"documents", "labels"}:
         out.append("noise in the training lists only; the test set untouched")
@@ -50,10 +54,11 @@ def choices(cfg) -> list[str]:
     if models & LAMBDA_MODELS:
         out.append("λMART's lambdas as the library computes them: LightGBM lambdarank truncated at rank 30 (its "
                    "default), XGBoost rank:ndcg with its default top-k pair construction")
-    if any(m.startswith("catboost_") for m in models) or (cfg.library == "catboost" and models & LAMBDA_MODELS):
-        from ltrrepro.fit.backends.catboost import CHOICE
-        out.append(CHOICE)
-    if cfg.experiment == "convergence" and not cfg.early_stopping:
+    libraries = (SYSTEMS[m].resolve_library(cfg.library) if m in SYSTEMS else cfg.library for m in cfg.models)
+    for lib in dict.fromkeys(libraries):                # (a plug-in runs in --library: never imported here)
+        if BACKENDS[lib].choice:                    # how the library selects and stops, where the paper is silent
+            out.append(BACKENDS[lib].choice)
+    if cfg.spec.full_curves and not cfg.early_stopping:
         out.append("every round trained (no early stopping) to draw Figure 2's whole validation curve; the paper "
                    "shows one representative trial and does not say how it stopped")
     out.append("tied scores ranked in input order (as LightGBM and XGBoost)")
@@ -88,7 +93,7 @@ def deviations(cfg, base: list[str], paper_preset: str | None) -> list[str]:
                                              f"paper's '{paper_preset}' {PRESETS.get(paper_preset)}")
     if cfg.rounds is not None:
         out.append(f"at most {cfg.rounds} trees")
-    if not cfg.early_stopping and cfg.experiment != "convergence":
+    if not cfg.early_stopping and not cfg.spec.full_curves:
         out.append("no early stopping: every round trained (the paper stops after 50 rounds without a gain)")
     if set(cfg.models) & XE_MODELS:
         out.append("ε = 0 in XE_NDCG's ρ = e^f / (Σ e^f + ε), where Eq. 14 takes a negligible ε > 0 (as LightGBM's "
@@ -100,4 +105,27 @@ def deviations(cfg, base: list[str], paper_preset: str | None) -> list[str]:
                    "model")
     if "clicks" in cfg.noise and cfg.impressions != PAPER_IMPRESSIONS:
         out.append(f"{cfg.impressions} impressions per list, not the paper's {PAPER_IMPRESSIONS}")
+    return out
+
+
+def jensen_as_paper(cfg) -> list[str]:
+    """Figure 1's settings taken from its caption."""
+    return ["scores drawn from U[0, 1], labels 0–4"
+            + (" with smaller probabilities for larger labels" if cfg.decreasing else "")
+            + ", γ ~ U[0, 1]^m per draw defining φ (Figure 1's caption)"]
+
+
+def jensen_choices(cfg) -> list[str]:
+    """Where Figure 1's caption is silent: the label probabilities, the numbers of examples and draws."""
+    return [f"label probabilities {list(cfg.probs)} (the paper gives none, only that they decrease)"
+            if cfg.decreasing else "label probabilities: the paper gives none, only that they decrease",
+            f"{cfg.trials} examples of {cfg.draws} draws of γ each (the paper does not say how many)"]
+
+
+def jensen_deviations(cfg) -> list[str]:
+    """Figure 1's deviations: another list length, label probabilities that do not decrease."""
+    out = [] if cfg.docs == 100 else [f"{cfg.docs} documents per example, not the paper's m = 100"]
+    if not cfg.decreasing:
+        out.append(f"label probabilities {list(cfg.probs)}: they do not decrease with the label, as Figure 1's "
+                   "caption has them")
     return out

@@ -1,9 +1,9 @@
-"""What Bruch (2021) reports (docs/protocols/bruch2021.md §5): Table 1's numbers, and which of
-its columns a run is compared with. The protocol's settings (presets, trials) are in
-:mod:`.protocol`."""
+"""What Bruch (2021) reports (docs/protocols/bruch2021.md §5): Table 1's numbers. Which of its
+columns a run is compared with (:func:`~.protocol.paper_reference`) and the protocol's settings
+(presets) are in :mod:`.protocol`; the paper's trials per study are its records' (:mod:`.studies`)."""
 from __future__ import annotations
 
-__all__ = ["PAPER_TABLE1", "paper_reference"]
+__all__ = ["PAPER_TABLE1"]
 
 #: Bruch 2021 Table 1, ×100, mean over 100 trials: dataset -> model -> (NDCG@5, NDCG@10)
 PAPER_TABLE1 = {
@@ -11,13 +11,3 @@ PAPER_TABLE1 = {
     "yahoo": {"listnet": (71.76, 76.52), "lambdamart": (73.00, 77.49), "xendcg": (73.37, 77.84)},
 }
 
-
-def paper_reference(dataset: str) -> str | None:
-    """The Table 1 column a run is compared and powered against: Web30K or Yahoo, also for the
-    synthetic data calibrated to it; none for other data.
-
-    >>> paper_reference("synthetic-yahoo"), paper_reference("web30k"), paper_reference("mq2008")
-    ('yahoo', 'web30k', None)
-    """
-    key = dataset.replace("synthetic-", "")
-    return key if key in PAPER_TABLE1 else None

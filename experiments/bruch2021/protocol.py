@@ -24,23 +24,35 @@ import numpy as np
 from experiments.analysis import canonical
 from experiments.errors import UsageError
 from experiments.bruch2021 import notes, tuned
-from experiments.bruch2021.checks import check_settings
+from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.config import RunConfig
-from ltrrepro.fit import SYSTEMS, system_for
-from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
+from ltrrepro.datasets import base_dataset
+from ltrrepro.device import DEVICES
+from ltrrepro.fit import BACKENDS, SYSTEMS, system_for
+from ltrrepro.fit.backends import check_device, custom_objective_libraries
 from ltrrepro.fit.ranking import RankingOptions, RankingTrainer
 from ltrrepro.metrics import evaluate
 from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
 from ltrrepro.fit.boosting import PRESETS, preset
-from ltrrepro.runner import DataRef
+from ltrrepro.runner import DataRef, UnitRecord
 from ltrrepro.splits import trial_split
 from ltrrepro.trec import test_arrays
 
 PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "bruch-yahoo",
                 "istella": "bruch-web30k", "mq2007": "bruch-web30k", "mq2008": "bruch-web30k"}
-PAPER_TRIALS = {"quality": 100, "robustness": 100, "clicks": 20, "convergence": 1}
 TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
 NDCG5, NDCG10 = TEST_METRICS[2], TEST_METRICS[3]
+
+
+def paper_reference(dataset: str) -> str | None:
+    """The Table 1 column a run is compared and powered against: Web30K or Yahoo, also for the
+    synthetic data calibrated to it; none for other data.
+
+    >>> paper_reference("synthetic-yahoo"), paper_reference("web30k"), paper_reference("mq2008")
+    ('yahoo', 'web30k', None)
+    """
+    key = base_dataset(dataset)
+    return key if key in PAPER_TABLE1 else None
 
 
 def model_label(model: str, cfg) -> str:
@@ -60,12 +72,25 @@ def ranking_systems() -> list[str]:
 
 
 @dataclass(frozen=True)
+class BruchStudy:
+    """What a Bruch study takes (its :class:`~experiments.registry.Experiment`'s ``spec``):
+    ``noises`` the ``--noise`` types (each at most once; none: a noise-free study), ``levels``
+    what ``--levels`` are (``"percent"``: documents added or labels perturbed, >= 0, labels
+    <= 100; ``"probability"``: click probabilities in [0, 1]), ``full_curves`` every round
+    trained to draw the whole validation curve (Figure 2: no early stopping)."""
+
+    noises: tuple = ()
+    levels: str = ""
+    full_curves: bool = False
+
+
+@dataclass(frozen=True)
 class BruchConfig(RunConfig):
     """Bruch's settings. ``preset``: hyperparameters (default: the paper's for the dataset,
     ``fast`` on synthetic data); ``rounds``: the boosting length if not the preset's;
     ``early_stopping=False``: every round trained (full curves, Figure 2)."""
 
-    library: str = "lightgbm"
+    library: str = next(iter(BACKENDS))
     preset: str = ""
     rounds: int | None = None
     early_stopping: bool = True
@@ -90,8 +115,8 @@ class BruchConfig(RunConfig):
         if not self.preset:
             object.__setattr__(self, "preset", self.default_preset())
         super().__post_init__()
-        if self.library not in ("lightgbm", "xgboost", "catboost"):
-            raise UsageError(f"library must be lightgbm, xgboost or catboost, got {self.library!r}")
+        if self.library not in BACKENDS:
+            raise UsageError(f"library must be one of {', '.join(BACKENDS)}, got {self.library!r}")
         if self.preset not in PRESETS:
             raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
         self.check_plugins()                        # imported and checked: a broken one is one line now
@@ -103,15 +128,17 @@ class BruchConfig(RunConfig):
         if self.plugins and self.baseline not in self.models:
             raise UsageError(f"--baseline {self.baseline}: plug-ins are compared with it, so it must be one of "
                              f"--models ({', '.join(self.models)})")
+        lib = BACKENDS[self.library]
         for m in self.models:
             try:
                 self.system(m).resolve_library(self.library)
             except ValueError as err:
-                raise UsageError(f"--library catboost: {m} is a custom objective and CatBoost takes none from Python; "
-                                 f"run it with --library lightgbm or xgboost (CatBoost's own losses: catboost_yetirank, "
-                                 f"catboost_lambdamart, ...)" if self.library == "catboost" else str(err)) from None
-        if self.device not in ("cpu", "cuda"):
-            raise UsageError(f"--device: cpu or cuda, got {self.device!r}")
+                raise UsageError(f"--library {self.library}: {m} is a custom objective and {lib.label} takes none from "
+                                 f"Python; run it with --library {' or '.join(custom_objective_libraries())} "
+                                 f"({lib.label}'s own losses: {', '.join(list(lib.baselines)[:2])}, ...)"
+                                 if not lib.custom_objectives else str(err)) from None
+        if self.device not in DEVICES:
+            raise UsageError(f"--device: {' or '.join(DEVICES)}, got {self.device!r}")
         if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
             raise UsageError("click model cascade or pbm, --eta > 0, --impressions >= 1")
         check_settings(self)
@@ -130,8 +157,6 @@ class BruchConfig(RunConfig):
     def check_device(self) -> None:
         """The library of every model is installed (CatBoost is optional) and can use the device
         (a GPU probe); before any work."""
-        from ltrrepro.device import check_device
-        from ltrrepro.fit import BACKENDS
         for m in self.models:
             if why := BACKENDS[lib := self.system(m).resolve_library(self.library)].missing():
                 raise UsageError(f"--models {m}: {why}")
@@ -141,8 +166,10 @@ class BruchConfig(RunConfig):
         return "fast" if self.synthetic else PAPER_PRESET.get(self.dataset, "bruch-web30k")
 
     @property
-    def paper_trials(self) -> int:
-        return PAPER_TRIALS.get(self.experiment, 100)
+    def spec(self) -> BruchStudy:
+        """The study's :class:`BruchStudy` (a configuration of no registered study: noise-free)."""
+        exp = self.study
+        return exp.spec if exp is not None and isinstance(exp.spec, BruchStudy) else BruchStudy()
 
     @property
     def boosting(self):
@@ -150,14 +177,13 @@ class BruchConfig(RunConfig):
         return b if self.early_stopping else b.replace(early_stopping=None)
 
     def as_paper(self) -> list[str]:
-        return [*notes.as_paper(self, PAPER_PRESET.get(self.dataset.replace("synthetic-", ""))),
-                *tuned.notes(self)["as_paper"]]
+        return [*notes.as_paper(self, PAPER_PRESET.get(base_dataset(self.dataset))), *tuned.notes(self)["as_paper"]]
 
     def choices(self) -> list[str]:
         return [*notes.choices(self), *tuned.notes(self)["choices"]]
 
     def deviations(self) -> list[str]:
-        return [*notes.deviations(self, super().deviations(), PAPER_PRESET.get(self.dataset.replace("synthetic-", ""))),
+        return [*notes.deviations(self, super().deviations(), PAPER_PRESET.get(base_dataset(self.dataset))),
                 *tuned.notes(self)["deviations"]]
 
 
@@ -237,42 +263,53 @@ def unit_fn(unit, ctx):
     test = ds.subset(split.test)
     scores = fitted.scores(test.X)
     res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
-    record = {"means": {m: r.mean for m, r in res.items()}, "n_dropped": max(r.n_dropped for r in res.values()),
-              "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
-              "valid_curve": fitted.valid_curve, "timings": {"train_s": fitted.train_s}, "sizes": fitted.info,
-              "system": {"family": system.family, "variant": system.variant},
-              "library": system.resolve_library(cfg.library), "params": fitted.params, "transform": {**info, **vinfo},
-              "log": f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}"}
-    if tuned_rec is not None:
-        record["tuned"] = tuned_rec
+    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
+                           log=f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}",
+                           library=system.resolve_library(cfg.library),
+                           fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+                           timings={"train_s": fitted.train_s},
+                           fields={"n_dropped": max(r.n_dropped for r in res.values()),
+                                   "valid_curve": fitted.valid_curve, "sizes": fitted.info, "params": fitted.params,
+                                   "transform": {**info, **vinfo},
+                                   **({"tuned": tuned_rec} if tuned_rec is not None else {})})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     arrays.update(test_arrays(scores, test))                # the TREC run (ltrrepro.trec)
     return record, arrays
 
 
-def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_queries: int,
-                     default_models=(), real_trials: int | None = None, **fields) -> BruchConfig:
-    """The :class:`BruchConfig` of a command line (defaults settled here, checked by the config)."""
-    from experiments.values import parse_names
-
-    synthetic = args.dataset.startswith("synthetic")
-    trials = args.trials or (synthetic_trials if synthetic else real_trials or PAPER_TRIALS.get(experiment, 100))
-    given = getattr(args, "models", None)
-    if given is not None and not split_models(given):
-        raise UsageError(f"--models is empty ({given!r}): name at least one model")
-    names = split_models(given or "") or list(default_models)
-    plugins = tuple((plugin_key(n), n) for n in names if is_plugin_spec(n))
-    builtin = [n for n in names if not is_plugin_spec(n)]
-    if builtin:
-        parse_names(",".join(builtin), ranking_systems(), "--models")
-    models = tuple(plugin_key(n) if is_plugin_spec(n) else n for n in names)
-    if len(set(models)) != len(models):
-        raise UsageError(f"--models repeats a model: {getattr(args, 'models', '')!r}")
-    return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
-                       queries=(args.queries or synthetic_queries) if synthetic else args.queries,
-                       trials=trials, seed=args.seed, library=getattr(args, "library", "lightgbm"),
-                       preset=args.preset or "", rounds=args.rounds, models=models, plugins=plugins,
-                       baseline=plugin_key(b) if is_plugin_spec(b := getattr(args, "baseline", "lambdamart")) else b,
-                       device=getattr(args, "device", "cpu"), tune=getattr(args, "tune", None) or 0,
-                       tune_on=getattr(args, "tune_on", None) or "first-split", **fields)
+def check_settings(cfg) -> None:
+    """Noise types and levels as the study's :class:`BruchStudy` allows them (a stored manifest
+    gets the same checks as the command line): robustness takes documents and/or labels at
+    finite levels >= 0 (labels <= 100), clicks click probabilities in [0, 1]; the label-noise
+    distribution ``noise_probs`` and the click probabilities ``click_probs`` (a manifest may set
+    them) are probabilities, the first summing to 1."""
+    probs = {"noise_probs": tuple(cfg.noise_probs), "click_probs": tuple(cfg.click_probs)}
+    for name, p in probs.items():
+        if len(p) < 2 or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1 for v in p):
+            raise UsageError(f"{name} must be two or more probabilities in [0, 1] (one per grade), got {list(p)}")
+    if abs(sum(probs["noise_probs"]) - 1.0) > 1e-9:
+        raise UsageError(f"noise_probs (label noise: the probability of each grade) must sum to 1, got "
+                         f"{sum(probs['noise_probs']):g}")
+    spec, allowed = cfg.spec, cfg.spec.noises
+    if not allowed:
+        return
+    rule = f"--noise takes {' and/or '.join(allowed)}, each once"
+    bad = [n for n in cfg.noise if n not in allowed]
+    if bad or not cfg.noise:
+        raise UsageError(f"{rule}; got {','.join(map(str, cfg.noise))!r}")
+    if len(set(cfg.noise)) != len(cfg.noise):
+        raise UsageError(f"--noise repeats a type: {','.join(cfg.noise)!r} ({rule[8:]})")
+    if not (levels := cfg.levels):
+        raise UsageError("--levels is empty")
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) for v in levels):
+        raise UsageError(f"--levels must be finite numbers, got {list(levels)}")
+    if len(set(levels)) != len(levels):
+        raise UsageError(f"--levels repeats a value: {list(levels)}")
+    if spec.levels == "probability" and any(not 0 <= c <= 1 for c in levels):
+        raise UsageError("--levels are click probabilities in [0, 1]")
+    if spec.levels == "percent":
+        if any(lv < 0 for lv in levels):
+            raise UsageError("--levels are percentages >= 0")
+        if any(lv > 100 for lv in levels) and "labels" in cfg.noise:
+            raise UsageError("label-noise levels are percentages in [0, 100]")

@@ -1,35 +1,52 @@
 """Bruch (2021)'s five studies as :class:`~experiments.registry.Experiment` records: their
-flags, configurations, units and reports (the unit itself is :func:`.protocol.unit_fn`, Figure
-1's :func:`.jensen_gap.unit_fn`; the reports are the pure functions of :mod:`.report`, given
-the run's frame and stored configuration)."""
+flags, configurations (:func:`config_from_args`), units, facts and reports (the unit itself is
+:func:`.protocol.unit_fn`, Figure 1's :func:`.protocol_jensen_gap.unit_fn`; the reports are the
+pure builders of :mod:`.report` and its parts, given the run's frame and stored configuration)."""
 from __future__ import annotations
 
+from functools import partial
+
 from experiments import analysis as an
-from experiments.bruch2021 import jensen_gap, tuned
-from experiments.bruch2021.protocol import BruchConfig, config_from_args, train_size, unit_fn
-from experiments.bruch2021.report import figure1, figure2, noise, table1
-from experiments.values import parse_levels, positive_int
+from experiments.bruch2021 import protocol_jensen_gap as jensen_gap
+from experiments.bruch2021 import tuned
+from experiments.bruch2021 import report_figure1 as figure1
+from experiments.bruch2021 import report_figure2 as figure2
+from experiments.bruch2021 import report_across, report_noise, report_table1
+from experiments.bruch2021.protocol import (BruchConfig, BruchStudy, paper_reference, ranking_systems, train_size,
+                                            unit_fn)
+from experiments.values import parse_levels, parse_models, positive_int
 from experiments.errors import UsageError
-from experiments.registry import Experiment, register
+from experiments.registry import Across, Experiment, get, register
+from ltrrepro.datasets import is_synthetic
+from ltrrepro.fit.plugins import is_plugin_spec, plugin_key
 from ltrrepro.runner import Unit
 
 PAPER = "bruch2021"
 #: the shared flags of the studies that train ranking models
 RANKING_FLAGS = ("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "tune", "tune-on")
-PAPER_MODELS, BASELINES = table1.PAPER_MODELS, table1.BASELINES
+PAPER_MODELS, BASELINES = report_table1.PAPER_MODELS, report_table1.BASELINES
 NOISE_MODELS = figure2.MODELS                         # λMART and XE_NDCG MART
+#: the datasets the cross-dataset reports of Table 1 and Figure 3 compare: one Web30K and one Yahoo run
+#: (synthetic profiles count)
+ACROSS_PROFILES = frozenset({"web30k", "yahoo"})
 
 
-def _report(build, config_cls=BruchConfig, *extra, **frame_args):
-    """A study's ``report(store, inference)``: ``build(frame, config, deviations, choices, *extra,
-    inference=inference)`` of the stored run, written under the store."""
-    def report(store, inference):
-        cfg, deviations, choices = an.stored_config(store, config_cls)
-        rep = build(an.frame(store, **frame_args), cfg, deviations, choices, *extra, inference=inference)
-        rep.as_paper = an.stored_as_paper(store, cfg)
-        return rep.write(store.root)
-    report.__doc__ = f"The report of the run in ``store`` ({build.__module__}.build), written."
-    return report
+def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_queries: int,
+                     default_models=(), real_trials: int | None = None, **fields) -> BruchConfig:
+    """The :class:`BruchConfig` of a command line (defaults settled here, checked by the
+    config): ``--models`` read by :func:`experiments.values.parse_models`, as every study's."""
+    synthetic = is_synthetic(args.dataset)
+    trials = args.trials or (synthetic_trials if synthetic else real_trials or get(experiment).paper_trials)
+    given = getattr(args, "models", None)
+    models, plugins = parse_models(",".join(default_models) if given is None else given, ranking_systems())
+    baseline = getattr(args, "baseline", "lambdamart")
+    return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
+                       queries=(args.queries or synthetic_queries) if synthetic else args.queries,
+                       trials=trials, seed=args.seed, library=args.library,
+                       preset=args.preset or "", rounds=args.rounds, models=models, plugins=plugins,
+                       baseline=plugin_key(baseline) if is_plugin_spec(baseline) else baseline,
+                       device=getattr(args, "device", "cpu"), tune=getattr(args, "tune", None) or 0,
+                       tune_on=getattr(args, "tune_on", None) or "first-split", **fields)
 
 
 def _units(cfg: BruchConfig, settings, models=None) -> list[Unit]:
@@ -58,7 +75,9 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
     from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
                                          default_models=(*PAPER_MODELS, *BASELINES)),
     units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
-    unit_fn=unit_fn, report=_report(tuned.build_quality, arrays=table1.ARRAYS, fields=("tuned",)), size_of=train_size))
+    unit_fn=unit_fn, build=tuned.build_quality, frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)),
+    size_of=train_size, paper_trials=100, keeps_rankings=True,
+    across=Across(report_across.build_table1, ACROSS_PROFILES, paper_reference), spec=BruchStudy()))
 
 
 # ------------------------------------------------------------------------ Figure 2: convergence
@@ -80,8 +99,9 @@ right panel and the table.""",
     from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
                                          real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
     units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
-    unit_fn=unit_fn, report=_report(tuned.with_tuning(figure2.build), fields=(*figure2.FIELDS, "tuned")),
-    size_of=train_size))
+    unit_fn=unit_fn, build=tuned.with_tuning(figure2.build), frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")),
+    size_of=train_size,
+    paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True)))
 
 
 # ------------------------------------------------------------------------ Figure 3: robustness
@@ -124,8 +144,11 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
     defaults={"levels": "0,20,40,60,80,100"},
     own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
                                          help="documents, labels or both (default both)"),
-    from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn, report=_report(tuned.with_tuning(noise.build), BruchConfig, noise.FIGURE3, fields=("tuned",)),
-    size_of=train_size))
+    from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn,
+    build=tuned.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE3)),
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, paper_trials=100,
+    keeps_rankings=True, across=Across(report_across.build_figure3, ACROSS_PROFILES, paper_reference),
+    spec=BruchStudy(noises=("documents", "labels"), levels="percent")))
 
 
 # ------------------------------------------------------------------------ Figure 4: clicks
@@ -166,8 +189,9 @@ robust to click noise (the per-trial slope of the NDCG@5 difference against C is
     defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
     units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]), cfg,
                                         keep_paper=False),
-    unit_fn=unit_fn, report=_report(tuned.with_tuning(noise.build), BruchConfig, noise.FIGURE4, fields=("tuned",)),
-    size_of=train_size))
+    unit_fn=unit_fn, build=tuned.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE4)),
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size,
+    paper_trials=20, keeps_rankings=True, spec=BruchStudy(noises=("clicks",), levels="probability")))
 
 
 # ------------------------------------------------------------------------ Figure 1: Jensen gap
@@ -201,5 +225,5 @@ One cloud per example; the gap at γ = 0 is marked. Each example is one unit (it
 seeded generator), so the figure can be rebuilt from stored results.""",
     config_cls=jensen_gap.JensenConfig, own_flags=_jensen_flags, from_args=_jensen_config,
     units=lambda cfg: [Unit("jensen_gap", "simulated", i, "list", seed=cfg.seed) for i in range(cfg.trials)],
-    unit_fn=jensen_gap.unit_fn, reads_data=lambda cfg: False,
-    report=_report(figure1.build, jensen_gap.JensenConfig, fields=figure1.FIELDS, arrays=figure1.ARRAYS)))
+    unit_fn=jensen_gap.unit_fn, reads_data=lambda cfg: False, build=figure1.build,
+    frame=partial(an.frame, fields=figure1.FIELDS, arrays=figure1.ARRAYS)))

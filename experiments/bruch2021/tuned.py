@@ -126,11 +126,11 @@ def _untested(c: Claim) -> Claim:
 def _relabel(c: Claim) -> Claim:
     """A claim of the tuned frame: both sides named tuned, in the tuned family (Table 1's pairs)
     or its family's tuned twin (plug-ins, other ranking systems)."""
-    from experiments.bruch2021.report import table1
+    from experiments.bruch2021.claims import TABLE1_FAMILY
 
     head, _, metric = c.text.rpartition(" on ")
     a, _, b = head.partition(" > ")
-    family = TUNED_FAMILY if c.family == table1.FAMILY else f"{c.family} (tuned)"
+    family = TUNED_FAMILY if c.family == TABLE1_FAMILY else f"{c.family} (tuned)"
     return c.replace(text=f"{a} (tuned) > {b} (tuned) on {metric}", family=family)
 
 
@@ -155,43 +155,44 @@ def _cross(dp: pd.DataFrame, dt: pd.DataFrame, cfg, inference: Inference) -> lis
     return out
 
 
-def build_quality(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference):
+def build_quality(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference):
     """Table 1's report; with ``--tune``, the tuned Table 1, its tests and the tuned family of
     claims beside the paper-settings ones, and the tuned values."""
-    from experiments.bruch2021.report import table1
+    from experiments.bruch2021 import report_table1 as table1
+    from experiments.bruch2021.claims import table1_claims
 
     dp, dt = _split(df)
     if dt.empty:
-        return with_tuning(table1.build)(dp, cfg, deviations, choices, inference=inference)
-    rep = table1.build(dp, cfg, deviations, choices, inference=inference)
+        return with_tuning(table1.build)(dp, cfg, deviations, choices, as_paper, inference=inference)
+    rep = table1.build(dp, cfg, deviations, choices, as_paper, inference=inference)
     table_t, comp_t = table1.analyse(dt, cfg, inference=inference)
-    claims_t = [_relabel(_untested(c)) for c in table1.claims(comp_t, cfg, dt, inference=inference)]
+    claims_t = [_relabel(_untested(c)) for c in table1_claims(comp_t, cfg, dt, inference=inference)]
     tuned_claims = correct([*claims_t, *_cross(dp, dt, cfg, inference)], inference)
-    for t in table1.tables(table_t, comp_t, cfg, inference=inference):
-        rep.tables.append(dataclasses.replace(
-            t, name=t.name.replace("table1", "table1_tuned") if t.name.startswith("table1") else f"{t.name}_tuned",
-            caption=f"{t.caption} — every system tuned (--tune {cfg.tune})"))
-    if (tt := tuned_table(dt, cfg)) is not None:
-        rep.tables.append(tt)
-    rep.claims = [*rep.claims, *tuned_claims]
+    tables = [dataclasses.replace(t, name=t.name.replace("table1", "table1_tuned") if t.name.startswith("table1")
+                                  else f"{t.name}_tuned", caption=f"{t.caption} — every system tuned (--tune {cfg.tune})")
+              for t in table1.tables(table_t, comp_t, cfg, inference=inference)]
     shown = table_t[["model", "trials", "ndcg@5[gain=exp2,norel=drop]", "ndcg@10[gain=exp2,norel=drop]", "trees"]]
-    rep.lines += ["Tuned (every system, the same budget):",
-                  shown.rename(columns={"ndcg@5[gain=exp2,norel=drop]": "NDCG@5",
-                                        "ndcg@10[gain=exp2,norel=drop]": "NDCG@10"}).to_string(
-                      index=False, float_format=lambda v: f"{v:.4f}"), ""]
-    if tt is not None:
-        rep.lines += [tt.caption + ":", tt.frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""]
-    return rep
+    lines = ["Tuned (every system, the same budget):",
+             shown.rename(columns={"ndcg@5[gain=exp2,norel=drop]": "NDCG@5", "ndcg@10[gain=exp2,norel=drop]": "NDCG@10"})
+             .to_string(index=False, float_format=lambda v: f"{v:.4f}"), ""]
+    rep = dataclasses.replace(rep, tables=[*rep.tables, *tables], claims=[*rep.claims, *tuned_claims],
+                              lines=[*rep.lines, *lines])
+    return _with_table(rep, tuned_table(dt, cfg))
+
+
+def _with_table(rep, tt):
+    """``rep`` with the tuned values' table (and its printed lines) added; as it is without one."""
+    if tt is None:
+        return rep
+    return dataclasses.replace(rep, tables=[*rep.tables, tt], lines=[
+        *rep.lines, tt.caption + ":", tt.frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""])
 
 
 def with_tuning(build):
     """A study's ``build(frame, cfg, ...)`` with the tuned values' table added (``--tune``)."""
     def wrapped(df, cfg, *args, **kwargs):
         rep = build(df.drop(columns=["hp"], errors="ignore"), cfg, *args, **kwargs)
-        if getattr(cfg, "tune", 0) and (tt := tuned_table(df, cfg)) is not None:
-            rep.tables.append(tt)
-            rep.lines += [tt.caption + ":", tt.frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""]
-        return rep
+        return _with_table(rep, tuned_table(df, cfg)) if getattr(cfg, "tune", 0) else rep
     wrapped.__doc__ = build.__doc__
     return wrapped
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PAPER_TABLE_NAMES", "PAPER_TEXT_COUNTS", "PAPER_LOSS_RANGE", "PAPER_TIME_RATIO", "paper_table",
-           "paper_differences", "paper_counts"]
+           "paper_differences", "paper_counts", "paper_means", "PAPER_ROUNDS"]
 
 # Xia et al. Tables 2 (Yahoo) and 3 (MSLR-WEB10K): (SE, OLE) ×100 for NDCG@1, @3, @10, ERR
 _T = {
@@ -73,6 +73,18 @@ def paper_counts(system: str) -> tuple[int, int]:
 PAPER_TEXT_COUNTS = {"mcrank": 68, "lambdamart": 56}
 #: the paper's final-loss claim: OLE's objective loss 0.32%–1% lower than SE's (Figure 2 text)
 PAPER_LOSS_RANGE = (0.32, 1.0)
+#: the rounds of the paper's runs per system (§5: 1,000 for LambdaMART, 2,500 for McRank)
+PAPER_ROUNDS = {"mcrank": 2500, "lambdamart": 1000}
 #: the text's time overheads, OLE's time / SE's: ≈30% more for pairwise losses (LambdaMART), none for
 #: pointwise ones (McRank)
 PAPER_TIME_RATIO = {"lambdamart": 1.3, "mcrank": 1.0}
+
+
+def paper_means(system: str, key: str | None) -> tuple[float | None, float | None]:
+    """The paper's mean SE and OLE (points ×100) over the cells of table ``key`` (both when
+    None) for ``system``: the two means ΔRI compares (Breuer et al. 2020)."""
+    cells = [c for k in ((key,) if key else tuple(PAPER_TABLE_NAMES)) for (sy, *_), v in paper_table(k)[1].items()
+             if sy == system for c in v]
+    if not cells:
+        return None, None
+    return float(np.mean([c[0] for c in cells])), float(np.mean([c[1] for c in cells]))

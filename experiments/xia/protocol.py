@@ -30,22 +30,22 @@ import numpy as np
 from experiments.analysis import canonical
 from experiments.errors import UsageError
 from experiments.config import RunConfig
-from ltrrepro.datasets import load_fold
-from ltrrepro.fit import Boosting, system_for
-from ltrrepro.fit.xia import GROWTH, LEAF_RULES, SPLIT_RULES, GBDTOptions
+from experiments.xia import notes
+from experiments.xia.paper import PAPER_ROUNDS
+from ltrrepro.datasets import REGISTRY, has_folds, load_fold
+from ltrrepro.fit import SYSTEMS, Boosting, system_for
+from ltrrepro.fit.xia import GROWTH, LEAF_RULES, SPLIT_RULES, GBDTOptions, arm
 from ltrrepro.fit.xia import PRINCIPLES as ARM_PRINCIPLES
 from ltrrepro.metrics import evaluate
-from ltrrepro.runner import DataRef, Unit
+from ltrrepro.runner import DataRef, Unit, UnitRecord
 from ltrrepro.splits import trial_split
 
 EXPERIMENT = "split_principles"
 PRINCIPLES = {"mcrank": ("se", "ole"), "lambdamart": ("se", "ole", "rwse")}
-MODELS = tuple(f"{s}-{p}" for s, ps in PRINCIPLES.items() for p in ps)
+MODELS = tuple(arm(s, p) for s, ps in PRINCIPLES.items() for p in ps)
 LEAVES = (10, 20)
 RATES = (0.06, 0.10, 0.12)
 METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@10", "err"))
-FOLD_LAYOUTS = ("web10k", "web30k", "mq2007", "mq2008")
-PAPER_ROUNDS = {"mcrank": 2500, "lambdamart": 1000}
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,6 @@ class XiaConfig(RunConfig):
     split_rule: str = GBDTOptions.split_rule     # leaf-limit (the paper's) or positive-gain
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
 
-    paper_trials = 1
-    paper_datasets = ("web10k", "yahoo")
     added_fields = ("plugins", "split_rule")
 
     def __post_init__(self):
@@ -84,12 +82,14 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--leaf-rule must be one of {', '.join(LEAF_RULES)}, got {self.leaf_rule!r}")
         if self.split_rule not in SPLIT_RULES:
             raise UsageError(f"--split-rule must be one of {', '.join(SPLIT_RULES)}, got {self.split_rule!r}")
-        if self.fold_layout and self.trials > 5:
-            raise UsageError(f"{self.dataset} has five folds; --trials must be <= 5")
+        if self.fold_layout and self.trials > REGISTRY[self.dataset].n_folds:
+            raise UsageError(f"{self.dataset} has {REGISTRY[self.dataset].n_folds} folds; --trials must be <= "
+                             f"{REGISTRY[self.dataset].n_folds}")
 
     @property
     def fold_layout(self) -> bool:
-        return self.dataset in FOLD_LAYOUTS
+        """The dataset comes in official folds (MSLR, LETOR): trial t trains and tests on fold t + 1."""
+        return has_folds(self.dataset)
 
     def system(self, model: str):
         """The system of a unit's ``model``: McRank or LambdaMART under a principle, or a
@@ -98,76 +98,16 @@ class XiaConfig(RunConfig):
 
     def rounds_of(self, model: str) -> int:
         """The boosting length of a model: its family's (a plug-in arm: LambdaMART's)."""
-        return dict(self.rounds)[model.split("-")[0] if model in MODELS else "lambdamart"]
-
-    def deviations(self) -> list[str]:
-        out = super().deviations()
-        r = dict(self.rounds)
-        if r != PAPER_ROUNDS:
-            out.append(f"{r['lambdamart']} LambdaMART / {r['mcrank']} McRank rounds (paper: 1,000 / 2,500)")
-        if not self.fold_layout:
-            out.append(f"{self.trials} random 60/20/20 query splits (train → test; paper: Yahoo Set 1's released "
-                       "split plus two more made from it, MSLR-WEB10K's five official folds)")
-        out.append(f"histogram splits ({self.max_bin} bins) instead of every distinct value")
-        if self.growth != "width-first":
-            out.append(f"{self.growth} tree growth (LightGBM's leaf-wise order), not the paper's width-first")
-        for key, spec in self.plugins:
-            out.append(f"extension: plug-in {spec} as an arm under "
-                       f"{', '.join(m.rpartition('-')[2].upper() for m in self.models if m.startswith(key + '-'))} "
-                       f"({self.rounds_of(key + '-se')} rounds, LambdaMART's); not a system of the paper")
-        if self.leaf_rule == "exact":
-            out.append("exact leaves in every arm (−L′/L″ of the whole objective, the pairs inside a leaf removed "
-                       "from L″), not Eq. 8's per-document (diagonal) leaf of the paper's SE baseline")
-        if self.split_rule != "leaf-limit":
-            out.append("positive-gain splits: an exact-OLE node splits only with gain > 0, so OLE trees can stop short "
-                       "of the leaf limit (the paper grows to the leaf limit and uses OLE only to choose the split)")
-        return out
+        return dict(self.rounds)[SYSTEMS[model].family if model in MODELS else "lambdamart"]
 
     def as_paper(self) -> list[str]:
-        """Settings taken from Xia et al. (§3–§5)."""
-        out = []
-        if self.growth == "width-first":
-            out.append("trees grown width-first (breadth-first, level by level) to a fixed number of leaves, not "
-                       "LightGBM's best-first order")
-        if self.split_rule == "leaf-limit":
-            out.append("OLE only chooses each split; every tree grows to the leaf limit, whatever the sign of an "
-                       "exact-OLE gain")
-        if self.leaf_rule in ("diagonal", "own"):
-            out.append("SE and RWSE arms: leaf values by Eq. 8 (−ΣL′/ΣL″ over the leaf's documents) after the tree "
-                       "is grown")
-        if set(self.leaves) <= {10, 20} and set(self.rates) <= {0.06, 0.10, 0.12}:
-            out.append(f"{list(self.leaves)} leaves × learning rates {list(self.rates)} (of the paper's six "
-                       "configurations per system)")
-        out.append("McRank: K-class softmax boosting, one tree per class per round, documents ranked by Σ_k k·p_k; "
-                   "LambdaMART on NDCG lambdas")
-        out.append("metrics NDCG@1, @3, @10 and ERR on the test part, ERR over the whole ranked list (§5)")
-        return out
+        return notes.as_paper(self)
 
     def choices(self) -> list[str]:
-        lam = any(m.startswith("lambdamart") for m in self.models)
-        mc = any(m.startswith("mcrank") for m in self.models)
-        rule = {"diagonal": " in every arm (Eq. 8, −ΣL′/ΣL″ over the leaf's documents: the standard LambdaMART leaf "
-                            "and the paper's SE baseline; the paper does not say which rule its OLE arm used: "
-                            "--leaf-rule exact or own for the others)",
-                "exact": " in every arm (the paper does not say which rule its OLE arm used)",
-                "own": " (each principle's own estimate: Eq. 8 for SE and RWSE, Eq. 11's exact −L′/L″ for OLE; the "
-                       "paper does not say which rule its OLE arm used)"}[self.leaf_rule]
-        out = [f"leaf rule {self.leaf_rule}{rule}"
-               + ("; McRank's loss is derivative additive, so both rules give the same McRank leaves" if mc else ""),
-               f"{self.growth} growth: nodes split in breadth-first order (left to right within a level), so a "
-               f"leaf limit inside a level leaves its rightmost nodes unsplit" if self.growth == "width-first" else
-               f"{self.growth} growth: the leaf of largest gain splits next",
-               f"min {self.min_data_in_leaf} documents and Σ L″ ≥ 1e-3 per leaf, the same feasible set for every arm "
-               "(the paper gives none)",
-               "ties between candidate splits go to the lower feature and threshold"]
-        if lam:
-            out.append("LambdaMART's lambdas as LightGBM's lambdarank: σ = 1, truncation level 30, no normalization")
-        if mc:
-            out.append("McRank's leaf is the plain Newton step −ΣL′/ΣL″, without Friedman's (K − 1)/K factor of "
-                       "multi-class gradient boosting (the paper gives Eq. 8 only)")
-        out.append("metric conventions (the paper gives none): NDCG gain 2^y − 1 with log2(rank + 1) discounts, "
-                   "queries without a relevant document dropped; ERR with g_max = 4; tied scores in input order")
-        return out
+        return notes.choices(self)
+
+    def deviations(self) -> list[str]:
+        return notes.deviations(self, super().deviations())
 
     def boosting(self, unit) -> Boosting:
         return Boosting(learning_rate=float(unit.settings["lr"]), num_leaves=int(unit.settings["leaves"]),
@@ -210,13 +150,14 @@ def unit_fn(unit, ctx):
         for m, r in final.items():
             curves[m].append(float(np.nanmean(r.per_query)))
     means = {m: float(np.nanmean(r.per_query)) for m, r in final.items()}
-    rec = {"means": means, "fit": {"train_loss": fitted.train_loss, "n_trees": fitted.n_rounds},
-           "system": {"family": system.family, "variant": system.variant},
-           "curve_points": points, "curves": curves,
-           "timings": {"train_s": fitted.train_s, "boost_s": fitted.info["boost_s"], "tree_s": fitted.info["tree_s"]},
-           "leaves_per_tree": fitted.info.get("leaves_per_tree"),
-           "info": {**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
-           "log": " ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
-                  + (f" loss={fitted.train_loss:.6g}" if fitted.train_loss is not None else "")   # a plug-in may
-                  + f" {fitted.train_s:.1f}s"}                                                     # have no loss
+    rec = UnitRecord.of(system, means,
+                        log=" ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
+                            + (f" loss={fitted.train_loss:.6g}" if fitted.train_loss is not None else "")  # a plug-in
+                            + f" {fitted.train_s:.1f}s",                                                   # may have no loss
+                        fit={"train_loss": fitted.train_loss, "n_trees": fitted.n_rounds},
+                        timings={"train_s": fitted.train_s, "boost_s": fitted.info["boost_s"],
+                                 "tree_s": fitted.info["tree_s"]},
+                        info={**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
+                        fields={"curve_points": points, "curves": curves,
+                                "leaves_per_tree": fitted.info.get("leaves_per_tree")})
     return rec, {}

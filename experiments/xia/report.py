@@ -1,7 +1,11 @@
 """Xia et al. Tables 2/3 and Figure 2 from a run's records: SE/OLE (and RWSE) test metrics side
-by side with the paper's, OLE − SE per comparison, final training losses, wall times, the
-OLE − SE curves against rounds, and the claims check. Pure functions of (frame, configuration)
-composed by :func:`build`; :func:`report` reads the store and writes the report.
+by side with the paper's, OLE − SE per comparison, final training losses, the OLE − SE curves
+against rounds, the claims check (:mod:`.claims`), and the tables of the implementation rather
+than of the paper's claims — wall times with OLE's overhead beside the paper's ratio (a timing
+of this implementation, never a claim: it depends on the machine and ``--jobs``), and the leaves
+per tree of every arm (exact OLE can stop short of the leaf limit under ``--split-rule
+positive-gain``). Pure functions of (frame, configuration) composed by :func:`build`; the
+registry's one report function reads the store (:func:`frame`) and writes the report.
 """
 from __future__ import annotations
 
@@ -9,22 +13,13 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
-                                   paper_differences, paper_table)
-from experiments.xia.protocol import METRICS, PRINCIPLES, XiaConfig
-from experiments.xia.figure import figure
-from experiments.xia.text_claims import text_claims
-from experiments.xia.tables import LEAVES_LEGEND, leaves_table, paper_means, time_legend, time_table
-from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, judge, reproduction, smallest_effect
-from ltrrepro.inference.tests import dz_fields as _dz, paired_test
-from ltrrepro.report import Report, Table
+from experiments.xia.claims import claims, systems, text_claims
+from experiments.xia.paper import PAPER_TABLE_NAMES, PAPER_TIME_RATIO, paper_table
+from experiments.xia.protocol import METRICS
+from ltrrepro.inference import TEST_NAMES, Inference
+from ltrrepro.report import Figure, Report, Table
 
-#: the paper's systems and their principles; a plug-in arm's family joins them (:func:`systems`)
-SYSTEMS = PRINCIPLES
 METRIC_LABELS = {m: an.label(m) for m in METRICS}
-#: what each leaf rule puts in the leaves (the loss claim's line names the rule in use)
-RULE_WORDS = {"diagonal": " (Eq. 8 in every arm)", "exact": " (exact −L′/L″ in every arm)",
-              "own": " (Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE)"}
 #: the record fields the report reads beside the means (Figure 2's curves, leaves per tree)
 FIELDS = ("curve_points", "curves", "leaves_per_tree")
 
@@ -42,15 +37,6 @@ def frame(store) -> pd.DataFrame:
     return df
 
 
-def systems(df) -> dict:
-    """System -> the principles it ran under, in table order: the paper's systems (McRank,
-    LambdaMART) first, then each plug-in family of the run; a system the run has not is left out."""
-    present = set(df.system) if len(df) else set()
-    order = [*(s for s in SYSTEMS if s in present), *sorted(present - set(SYSTEMS))]
-    return {fam: tuple(p for p in ("se", "ole", "rwse") if p in set(df[df.system == fam].principle))
-            for fam in order}
-
-
 def _pair(df, system, leaves, lr, metric, a="ole", b="se"):
     g = df[(df.system == system) & (df.leaves == leaves) & (df.lr == lr)]
     pa = g[g.principle == a].set_index("fold")[metric]
@@ -64,22 +50,6 @@ def _grid(df):
     if df.empty:
         return [], []
     return sorted(int(v) for v in df.leaves.unique()), sorted(float(v) for v in df.lr.unique())
-
-
-def _fold_means(df, system, columns, relative=False, principle="ole"):
-    """Per fold, the mean over configurations (and ``columns``) of OLE's (``principle``'s) and
-    SE's values — one independent pair per fold for the claims' t-tests. ``relative``: OLE/SE − 1
-    against 0."""
-    g = df[df.system == system]
-    ole = g[g.principle == principle].set_index(["fold", "leaves", "lr"])[columns]
-    se = g[g.principle == "se"].set_index(["fold", "leaves", "lr"])[columns]
-    idx = ole.index.intersection(se.index)
-    ole, se = ole.loc[idx], se.loc[idx]
-    if relative:
-        ole, se = ole / se - 1.0, se * 0.0
-    a = ole.mean(axis=1).groupby(level="fold").mean()
-    b = se.mean(axis=1).groupby(level="fold").mean()
-    return a.values, b.values
 
 
 def tables(df, dataset, *, inference: Inference):
@@ -137,115 +107,101 @@ def _paper_layout(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _loss_verdict(value: float, p: float, alpha: float) -> str | None:
-    """A significant loss reduction is ``supported`` only within the paper's 0.32%–1%
-    magnitude; outside it the verdict says which way the magnitude differs (significance at ``alpha``)."""
-    lo, hi = PAPER_LOSS_RANGE
-    if not (np.isfinite(p) and p < alpha and value < 0):
-        return None                      # the generic verdict (direction, power) stands
-    if lo <= -value <= hi:
-        return "supported"
-    return (f"lower, by more than the paper's {lo:g}–{hi:g}%" if -value > hi
-            else f"lower, by less than the paper's {lo:g}–{hi:g}%")
+def time_table(df) -> tuple[pd.DataFrame, str]:
+    """Mean seconds per system and principle, OLE / SE and the paper's ratio beside it; the
+    seconds of the boosting rounds (``boost_s``) where every record has them, else of the whole
+    training (``train_s``)."""
+    tcol = "boost_s" if "boost_s" in df and df.boost_s.notna().all() else "train_s"
+    times = (df.groupby(["system", "principle"])[tcol].mean().unstack() if len(df) else pd.DataFrame())
+    rows = []
+    for system in times.index:
+        r = {"system": system, **{f"{p.upper()} s": float(times.loc[system, p]) for p in times.columns
+                                  if np.isfinite(times.loc[system, p])}}
+        if "SE s" in r and "OLE s" in r:
+            r["OLE / SE"] = r["OLE s"] / r["SE s"]
+            if system in PAPER_TIME_RATIO:              # the paper's systems only (not a plug-in arm)
+                r["paper OLE / SE"] = PAPER_TIME_RATIO[system]
+        rows.append(r)
+    return pd.DataFrame(rows), tcol
 
 
-def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, inference: Inference) -> list[Claim]:
-    """The paper's claims per system: OLE beats SE in most comparisons (count, and a paired
-    t-test over folds of the mean over configurations and metrics, powered against the
-    paper's mean OLE − SE); OLE's final loss is 0.32%–1% lower (magnitude checked; the line
-    names the run's ``leaf_rule``, which decides it). OLE's time overhead is a timing of this
-    implementation, not a claim: the wall-time table (:func:`.tables.time_table`)."""
-    cl = []
-    for system, principles in systems(df).items():
-        if system not in SYSTEMS:                   # a plug-in arm: no paper number
-            cl += _extension_claims(df, system, principles, folds, inference=inference)
+def time_legend(tcol: str) -> str:
+    """What the wall-time table measures, and why its ratio is no claim."""
+    what = ("Seconds in the boosting rounds (objective and trees; binning and the final loss excluded), every arm "
+            "in the same learner. " if tcol == "boost_s" else "Seconds per training run. ")
+    return (what + "OLE / SE: the ratio of those means — a timing of this implementation (ltrrepro.gbdt's "
+            "kernels on this machine, with the run's --jobs sharing its cores), not of the method, so it is reported, "
+            "not checked as a claim. Paper OLE / SE: Xia et al.'s own implementation, ≈1.3× for LambdaMART (pairwise: "
+            "OLE's pair histograms) and ≈1× for McRank (pointwise: OLE = RWSE).")
+
+
+LEAVES_LEGEND = ("Leaves per tree over every tree of the arm's runs (all folds and learning rates): mean, "
+                 "minimum, and trees below the leaf limit of all trees. Exact-OLE gains can be negative (the pairs "
+                 "crossing the children); under the paper's rule (--split-rule leaf-limit, the default) such a split "
+                 "is still taken, so trees stop short only where no feasible split is left (min documents per "
+                 "leaf); under --split-rule positive-gain a node without a positive gain stays a leaf and the search moves on, "
+                 "so a tree can keep the leaf limit with another shape, or stop short when no node is left.")
+
+
+def leaves_table(df) -> pd.DataFrame:
+    """Per system, principle and leaf limit: mean and minimum leaves per tree and trees below
+    the limit, from each unit's ``leaves_per_tree`` record (a run made before it was recorded:
+    an empty table)."""
+    if not len(df) or "leaves_per_tree" not in df:
+        return pd.DataFrame()
+    rows = []
+    order = {p: i for i, p in enumerate(("se", "ole", "rwse"))}
+    groups = sorted(df.groupby(["system", "principle", "leaves"]),
+                    key=lambda kv: (list(dict.fromkeys(df.system)).index(kv[0][0]), kv[0][2],
+                                    order.get(kv[0][1], len(order)), kv[0][1]))
+    for (system, principle, limit), g in groups:
+        recs = [r for r in g.leaves_per_tree if isinstance(r, dict) and r.get("trees")]
+        if not recs:
             continue
-        d = diffs[(diffs.system == system)] if len(diffs) else diffs
-        if len(d):
-            n = len(d)
-            delta = d["OLE − SE (×100)"]
-            better, worse, pos = int((delta >= 0.1).sum()), int((delta <= -0.1).sum()), int((delta > 0).sum())
-            a_f, b_f = _fold_means(df, system, list(METRICS))
-            per_fold = 100 * (a_f - b_f)
-            per_fold = per_fold[np.isfinite(per_fold)]               # folds where the metrics are defined
-            c = an.finite_test(a_f, b_f, test=inference.test) if len(per_fold) > 1 else None
-            missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
-                       if not (c and np.isfinite(c.p)) else None)
-            k, m = paper_counts(system)
-            paper = paper_differences(system, key)
-            p_se, p_ole = paper_means(system, key)
-            ok = np.isfinite(a_f) & np.isfinite(b_f)
-            more = {**_dz(c), **reproduction(100 * (a_f[ok] - b_f[ok]), 100 * b_f[ok], p_ole, p_se, float(paper.mean()))}
-            detail = (f"OLE > SE in {pos}/{n} comparisons, by ≥ 0.1 point in {better}/{n}, SE better by ≥ 0.1 in "
-                      f"{worse}/{n}; mean OLE − SE {delta.mean():+.3f} points (paper {paper.mean():+.3f} over "
-                      f"{'its ' + PAPER_TABLE_NAMES[key] if key else 'both its tables'}); p: {TEST_NAMES[inference.test]} over "
-                      f"the folds of the mean over configurations and metrics")
-            evidence = Evidence(float(delta.mean()), c.p if c else np.nan, folds, detail, missing=missing,
-                                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan, effect_sizes=more)
-            expectation = Expectation(paper_effect=float(paper.mean()), verdict_text=(
-                "not supported (OLE ahead by ≥ 0.1 point in too few comparisons)"
-                if better <= n / 2 and delta.mean() > 0 else None))
-            cl.append(judge(f"{system}: OLE beats SE in most comparisons (paper text: {PAPER_TEXT_COUNTS[system]} of "
-                            f"72; its Tables 2–3: {k} of {m} by ≥ 0.1 point)", evidence, expectation, inference))
-        lo = losses[losses.system == system] if len(losses) else losses
-        if len(lo) and "OLE vs SE (%)" in lo:
-            rel = lo["OLE vs SE (%)"].values
-            a_f, _ = _fold_means(df, system, ["loss"], relative=True)
-            per_fold = 100 * a_f[np.isfinite(a_f)]            # (no ratio to a loss of 0)
-            c = paired_test(per_fold, np.zeros_like(per_fold), test=inference.test) if len(per_fold) > 1 else None
-            value = float(per_fold.mean()) if len(per_fold) else float("nan")
-            p = c.p if c else np.nan
-            missing = None if np.isfinite(p) else (
-                an.no_test_reason(len(per_fold), c.std_diff if c else None, on="fold") if len(per_fold)
-                else "no fold with a finite loss ratio (a final loss of 0: no pair to order)")
-            detail = ((f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}; " if leaf_rule else "")
-                      + f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} "
-                        f"configuration(s); mean over folds {value:+.2f}% (negative: OLE lower); supported only "
-                        f"within the paper's magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)")
-            evidence = Evidence(value, p, folds, detail, missing=missing,
-                                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan,
-                                effect_sizes={**_dz(c), **reproduction(per_fold, None, None, None, -PAPER_LOSS_RANGE[0])})
-            expectation = Expectation(sign=-1, paper_effect=-PAPER_LOSS_RANGE[0],
-                                      verdict_text=_loss_verdict(value, p, inference.alpha))
-            cl.append(judge(f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
-                            f"{PAPER_LOSS_RANGE[1]:g}% (paper)", evidence, expectation, inference))
-    return cl
+        trees = sum(r["trees"] for r in recs)
+        rows.append({"system": system, "principle": principle.upper(), "leaves": int(limit),
+                     "mean leaves": sum(r["mean"] * r["trees"] for r in recs) / trees,
+                     "min leaves": min(r["min"] for r in recs), "trees short": int(sum(r["short"] for r in recs)),
+                     "trees": int(trees)})
+    return pd.DataFrame(rows)
 
 
+def figure(df, system, cfg, rates) -> Figure | None:
+    """Figure 2 for ``system``: OLE − SE (×100) of each metric against the rounds, one panel per
+    learning rate, the mean over the (fold, leaf count) pairs both finished; None without a pair."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
-def _extension_claims(df, system, principles, folds, *, inference: Inference) -> list[Claim]:
-    """A plug-in's arms against its SE arm: each other principle beats SE on the test metrics
-    (the chosen test over folds of the mean over configurations and metrics, as the paper's
-    claim; no paper number: powered against the NDCG effect of interest, ×100)."""
-    out = []
-    for principle in principles:
-        if principle == "se" or "se" not in principles:
-            continue
-        a_f, b_f = _fold_means(df, system, list(METRICS), principle=principle)
-        if len(a_f) and np.array_equal(a_f, b_f):
-            detail = (f"the {principle.upper()} and SE arms grew the same trees (equal test metrics in every fold: "
-                      f"for this loss the two split principles coincide, e.g. a constant second derivative)")
-            out.append(judge(f"{system}: {principle.upper()} beats SE (extension: a plug-in loss; no paper number)",
-                             Evidence(0.0, np.nan, folds, detail, missing="identical arms"), Expectation(), inference))
-            continue
-        per_fold = 100 * (a_f - b_f)
-        per_fold = per_fold[np.isfinite(per_fold)]
-        c = an.finite_test(a_f, b_f, test=inference.test) if len(per_fold) > 1 else None
-        missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
-                   if not (c and np.isfinite(c.p)) else None)
-        value = float(per_fold.mean()) if len(per_fold) else float("nan")
-        interest, source = smallest_effect("ndcg@10[gain=exp2,norel=drop]", inference)
-        detail = (f"mean {principle.upper()} − SE {value:+.3f} points over the folds (mean over configurations and "
-                  f"metrics); p: {TEST_NAMES[inference.test]} over the folds")
-        evidence = Evidence(value, c.p if c else np.nan, folds, detail, missing=missing, effect_sizes=_dz(c),
-                            sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan)
-        out.append(judge(f"{system}: {principle.upper()} beats SE (extension: a plug-in loss; no paper number)",
-                         evidence, Expectation(effect=100 * interest,
-                                               effect_source=f"{source} (×100: {100 * interest:g} points)"), inference))
-    return out
+    fig, axes = plt.subplots(1, len(rates), figsize=(3.7 * len(rates), 3.4), sharey=True, squeeze=False)
+    axes = axes[0]
+    have = False
+    rows = df[(df.system == system) & df.principle.isin(("se", "ole"))] if len(df) else df
+    for ax, lr in zip(axes, rates):
+        by = {}
+        for _, r in rows[rows.lr == lr].iterrows() if len(rows) else ():
+            by.setdefault((r.fold, r.leaves), {})[r.principle] = r
+        pairs = [v for v in by.values() if len(v) == 2]
+        for m in METRICS if pairs else ():
+            pts = np.asarray(pairs[0]["ole"].curve_points)
+            d = np.mean([100 * (np.asarray(v["ole"].curves[m]) - np.asarray(v["se"].curves[m])) for v in pairs], 0)
+            ax.plot(pts, d, label=METRIC_LABELS[m])
+            have = True
+        ax.axhline(0, color="k", lw=0.6)
+        ax.set_title(f"{system}, learning rate {lr:g}", fontsize=9)
+        ax.set_xlabel("iterations")
+    axes[0].set_ylabel("OLE − SE (absolute %)")
+    if have:
+        axes[0].legend(fontsize=7)
+    fig.suptitle(f"Figure 2 ({cfg.dataset}): OLE − SE on the test folds, mean over folds and leaf counts",
+                 fontsize=9)
+    if not have:
+        plt.close(fig)
+        return None
+    return Figure(f"fig2_{system}", fig)
 
 
-def build(df, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
+def build(df, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a Xia run: its :func:`frame` and configuration (the trees' growth and leaf
     rule named in the legend are the configuration's)."""
     key, table, diffs, losses = tables(df, cfg.dataset, inference=inference)
@@ -278,18 +234,11 @@ def build(df, cfg, deviations=(), choices=(), *, inference: Inference) -> Report
               f"fold(s); trees {cfg.growth}, leaf rule {cfg.leaf_rule}",
         tables=out, figures=figures, claims=(claims(df, diffs, losses, key, folds, cfg.leaf_rule, inference=inference)
                                               + text_claims(df, cfg.dataset, inference=inference)),
-        deviations=list(deviations), choices=list(choices), missing=an.missing_notes(df, METRICS),
+        deviations=list(deviations), choices=list(choices), as_paper=list(as_paper),
+        missing=an.missing_notes(df, METRICS),
         lines=[table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
                "Final training loss:", losses.to_string(index=False, float_format=lambda v: f"{v:.5g}"), "",
                "Wall time:", times.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",
                *(["Leaves per tree:", leaves.to_string(index=False, float_format=lambda v: f"{v:.2f}"), ""]
                  if len(leaves) else [])],
         inference=inference, claims_caption="Claims check (Xia et al.)")
-
-
-def report(store, inference: Inference) -> Report:
-    """The report of the run in ``store`` (:func:`build`) under the report's statistics, written."""
-    cfg, deviations, choices = an.stored_config(store, XiaConfig)
-    rep = build(frame(store), cfg, deviations, choices, inference=inference)
-    rep.as_paper = an.stored_as_paper(store, cfg)
-    return rep.write(store.root)

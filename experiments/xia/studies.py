@@ -1,15 +1,15 @@
 """Xia, Zhai and Wang's study of split principles as an :class:`~experiments.registry.Experiment`
 record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn`, the
-report :func:`.report.report`)."""
+report :func:`.report.build` of :func:`.report.frame`)."""
 from __future__ import annotations
 
 from experiments.values import parse_levels, parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
-from experiments.xia.protocol import (EXPERIMENT, FOLD_LAYOUTS, MODELS, PAPER_ROUNDS, XiaConfig,
-                                      build_units, unit_fn)
-from experiments.xia.report import report
-from ltrrepro.datasets import locate_fold
+from experiments.xia import report
+from experiments.xia.paper import PAPER_ROUNDS
+from experiments.xia.protocol import EXPERIMENT, MODELS, XiaConfig, build_units, unit_fn
+from ltrrepro.datasets import REGISTRY, has_folds, is_synthetic, locate_fold
 from ltrrepro.fit.xia import GROWTH, LEAF_RULES, PRINCIPLES, SPLIT_RULES
 
 DOC = """Xia, Zhai, Wang: the SE and OLE split principles for McRank and LambdaMART — Tables 2 and 3,
@@ -33,11 +33,11 @@ A loss of your own is an arm too: ``--models lambdamart-se,mylosses:Focal(gamma=
 
 
 def build(a) -> XiaConfig:
-    synthetic = a.dataset.startswith("synthetic")
+    synthetic = is_synthetic(a.dataset)
     rounds = {"mcrank": 60, "lambdamart": 60} if synthetic else dict(PAPER_ROUNDS)
     if a.rounds is not None:
         rounds = {k: a.rounds for k in rounds}
-    trials = a.trials or (3 if synthetic or a.dataset not in FOLD_LAYOUTS else 5)
+    trials = a.trials or (REGISTRY[a.dataset].n_folds if has_folds(a.dataset) else 3)   # every official fold
     leaves = parse_levels(a.leaves, int, "--leaves")
     rates = parse_levels(a.rates, float, "--rates")
     if any(lv < 2 for lv in leaves) or any(not 0 < r <= 1 for r in rates):
@@ -75,4 +75,5 @@ register(Experiment(
     name=EXPERIMENT, paper="xia", title="Xia et al.: SE vs OLE split principles for McRank and LambdaMART",
     doc=DOC, config_cls=XiaConfig, flags=("dataset", "data-dir", "queries", "trials", "rounds", "models", "every"),
     defaults={"models": ",".join(MODELS)}, own_flags=own_flags, from_args=build, units=build_units,
-    unit_fn=unit_fn, report=report, reads_data=lambda cfg: not cfg.fold_layout, before=check_folds))
+    unit_fn=unit_fn, build=report.build, frame=report.frame, reads_data=lambda cfg: not cfg.fold_layout,
+    before=check_folds, paper_trials=1, paper_datasets=("web10k", "yahoo")))

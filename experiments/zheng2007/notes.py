@@ -7,27 +7,20 @@ from __future__ import annotations
 
 import inspect
 
-from experiments.zheng2007.design import VALID_SHARE
+from experiments.zheng2007.paper import PAPER_ETA, PAPER_LEAVES, PAPER_W
 from ltrrepro.fit import BACKENDS, Boosting
 from ltrrepro.objectives.pairwise import qbrank_step
 
-__all__ = ["as_paper", "choices", "deviations", "PAPER_ETA", "PAPER_LEAVES"]
+__all__ = ["as_paper", "choices", "deviations", "tree_learner"]
 
-PAPER_ETA, PAPER_LEAVES = 0.05, 20      # Zheng et al. §4: "We set η to be 0.05 … 20 leaf nodes"
-PAPER_W = 0.5                            # §4: w = 0.5
 #: the upper end of the line search's bracket (:func:`~ltrrepro.objectives.pairwise.qbrank_step`)
 MAX_STEP = inspect.signature(qbrank_step).parameters["max_step"].default
 
 
 def tree_learner(library: str, leaves: int) -> str:
     """The regression trees of the library, in words, from the settings the runs pass it
-    (:class:`~ltrrepro.fit.Boosting`'s bins and leaf size; the backends' parameters)."""
-    b = Boosting()
-    if library == "xgboost":
-        return (f"XGBoost's histogram trees ({b.max_bin} bins) grown loss-guided (largest gain first) up to {leaves} "
-                "leaves, with no minimum leaf size and no L2 penalty")
-    return (f"LightGBM's histogram trees ({b.max_bin} bins) grown leaf-wise (largest gain first) up to {leaves} "
-            f"leaves, at least {b.min_data_in_leaf} documents per leaf")
+    (:class:`~ltrrepro.fit.Boosting`'s bins and leaf size; the backend says how it grows them)."""
+    return BACKENDS[library].tree_learner(leaves, Boosting())
 
 
 def _trees(cfg) -> bool:
@@ -52,13 +45,14 @@ def as_paper(cfg) -> list[str]:
     return out
 
 
-def choices(cfg) -> list[str]:
-    """Where Zheng et al. are silent, what this run does."""
+def choices(cfg, valid_share: float) -> list[str]:
+    """Where Zheng et al. are silent, what this run does (``valid_share``: the share of L2's
+    queries the protocol holds out for validation)."""
     out = []
     if _trees(cfg):
         if cfg.shared_params == "tuned":
             out.append(f"the paper tunes by cross validation: we tune once per trial on the validation part of L2 "
-                       f"({int(VALID_SHARE * 100)}% of its queries), by GBT(L2)'s DCG-5 over {list(cfg.grid)}")
+                       f"({int(valid_share * 100)}% of its queries), by GBT(L2)'s DCG-5 over {list(cfg.grid)}")
         out.append(f"the paper gives no number of boosting iterations: we run {cfg.rounds} for every tree run (the "
                    "harness's choice; GBT and QBRank keep all of them)")
         out.append(f"the regression trees: {tree_learner(cfg.library, cfg.leaves)} (a tree may stop short of the count "
@@ -68,7 +62,7 @@ def choices(cfg) -> list[str]:
         out.append(f"the line search: a bounded scalar minimization of R(h + s·g) over s ∈ [0, {MAX_STEP:g}], s = 0 when "
                    "no step decreases R (the paper gives no bracket)")
     out += [f"the L2 / L3 split at random per trial in the paper's 1300:1400 query ratio, "
-            f"{int(VALID_SHARE * 100)}% of L2's queries held out for validation (tuning)",
+            f"{int(valid_share * 100)}% of L2's queries held out for validation (tuning)",
             "DCG-5 gain 2^g − 1 (the paper gives none)",
             "precision at K%: equal margins keep pair order"]
     return out

@@ -38,14 +38,16 @@ import numpy as np
 from experiments.errors import UsageError
 from experiments.config import RunConfig
 from experiments.zheng2007 import notes
-from experiments.zheng2007.notes import PAPER_ETA, PAPER_LEAVES
-from experiments.zheng2007.design import single_grade, training_data, zheng_split
+from experiments.zheng2007.paper import PAPER_ETA, PAPER_L2_L3, PAPER_LEAVES
 from ltrrepro.data import RankingDataset
 from ltrrepro.fit import Boosting, system_for
+from ltrrepro.fit.backends import custom_objective_libraries
 from ltrrepro.fit.zheng import SELECT_METRIC as DCG5
 from ltrrepro.fit.zheng import GBTOptions, QBRankOptions, RankSVMOptions, dcg5, n_pairs
 from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
-from ltrrepro.runner import DataRef, Unit
+from ltrrepro.fit.plugins import plugin_label
+from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, UnitRecord, unit_seed
+from ltrrepro.splits import random_query_split
 
 EXPERIMENT = "qbrank"
 #: run name -> (system, training data)
@@ -59,6 +61,37 @@ PERCENTS = tuple(range(10, 101, 10))
 SHARED_PARAMS = ("paper", "tuned")
 
 
+L2_SHARE = PAPER_L2_L3[0] / sum(PAPER_L2_L3)      # the paper's L2 : L3 query ratio
+VALID_SHARE = 0.2               # of L2's queries, for tuning
+
+
+def single_grade(ds: RankingDataset) -> np.ndarray:
+    """Query mask: every document of the query has the same grade (L1)."""
+    return np.maximum.reduceat(ds.y, ds.offsets[:-1]) == np.minimum.reduceat(ds.y, ds.offsets[:-1])
+
+
+def zheng_split(ds: RankingDataset, seed: int, trial: int) -> dict[str, np.ndarray]:
+    """Query numbers of L1 (fixed), L2 train / L2 validation / L3 (random per trial)."""
+    l1 = np.flatnonzero(single_grade(ds))
+    rest = np.flatnonzero(~single_grade(ds))
+    rng = np.random.default_rng(unit_seed(seed, trial, STREAM_SPLIT))
+    sp = random_query_split(rest.size, rng, ((1 - VALID_SHARE) * L2_SHARE, VALID_SHARE * L2_SHARE, 1 - L2_SHARE))
+    return {"L1": l1, "L2": rest[sp.train], "V": rest[sp.valid], "L3": rest[sp.test]}
+
+
+def training_data(sub: dict, train: str):
+    """``(dataset, labeled mask or None)`` of a run's training data."""
+    if train in ("L1", "L1L2", "P2L1") and "L1" not in sub:
+        raise ValueError("the dataset has no single-grade query (L1 is empty)")
+    if train == "L1":
+        return sub["L1"], None
+    if train in ("L2", "P2"):
+        return sub["L2"], None
+    both = RankingDataset.concat([sub["L1"], sub["L2"]], name="L1+L2")
+    labeled = np.r_[np.ones(sub["L1"].n_docs, bool), np.zeros(sub["L2"].n_docs, bool)] if train == "P2L1" else None
+    return both, labeled
+
+
 @dataclass(frozen=True)
 class ZhengConfig(RunConfig):
     """Zheng's settings: ``rounds`` boosting iterations (the harness's choice: the paper gives
@@ -69,7 +102,7 @@ class ZhengConfig(RunConfig):
     (``"gbt-tuned"`` / ``"paper"``): read as ``"tuned"`` / ``"paper"`` (:meth:`from_dict`)."""
 
     dataset: str = "synthetic-yahoo"
-    library: str = "lightgbm"
+    library: str = custom_objective_libraries()[0]
     models: tuple = SYSTEM_NAMES
     rounds: int = 300
     every: int = 10
@@ -83,14 +116,12 @@ class ZhengConfig(RunConfig):
     tied_pairs: str = "non-contradicting"
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): runs <key>_L2
 
-    paper_trials = 1
-    paper_datasets = ("yahoo",)
     added_fields = ("plugins",)
 
     def __post_init__(self):
         super().__post_init__()
-        if self.library not in ("lightgbm", "xgboost"):
-            raise UsageError(f"library must be lightgbm or xgboost, got {self.library!r}")
+        if self.library not in custom_objective_libraries():     # GBT's and QBRank's objectives are ltrrepro's
+            raise UsageError(f"library must be {' or '.join(custom_objective_libraries())}, got {self.library!r}")
         bad = [m for m in self.models if m not in (*SYSTEM_NAMES, *dict(self.plugins))]
         if bad or not self.models:
             raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(SYSTEM_NAMES)} and plug-in "
@@ -143,7 +174,7 @@ class ZhengConfig(RunConfig):
         return notes.as_paper(self)
 
     def choices(self) -> list[str]:
-        return notes.choices(self)
+        return notes.choices(self, VALID_SHARE)
 
     def deviations(self) -> list[str]:
         return notes.deviations(self, super().deviations())
@@ -191,6 +222,21 @@ def train_size(unit, ctx) -> float:
     docs = {k: int(ds.query_sizes[v].sum()) for k, v in parts.items()}
     train = unit.settings["train"]
     return float({"L1": docs["L1"], "L2": docs["L2"], "P2": docs["L2"]}.get(train, docs["L1"] + docs["L2"]))
+
+
+def run_label(run: str, cfg) -> str:
+    """A run's name in tables: the paper's (``GBT(L2)``), or a plug-in's ``Name(k=v)(L2)`` (its
+    system and training data from the configuration's runs, never from the run's name)."""
+    if run in LABELS:
+        return LABELS[run]
+    specs = dict(cfg.plugins)
+    key, train = cfg.run_table().get(run, (None, None))
+    return f"{plugin_label(specs[key])}({train})" if key in specs else run
+
+
+def plugin_runs(cfg) -> list[str]:
+    """The runs of the configuration's plug-in objectives (``<key>_L2``), in its order."""
+    return [r for r, (system, _) in cfg.run_table().items() if system in dict(cfg.plugins)]
 
 
 _TUNED: dict = {}
@@ -244,10 +290,11 @@ def unit_fn(unit, ctx):
     pred = fitted.scores(test.X)
     dcg = dcg5(pred, test)
     prec = pairwise_precision_at(pred, test.y, test.offsets, PERCENTS, ties=cfg.tied_pairs)
-    record = {"means": {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
-              "fit": {"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
-              "curve_points": points, "test_curve_dcg5": curve, "timings": {"train_s": fitted.train_s},
-              "info": {"sizes": sizes, **fitted.info, **({"shared_params": shared} if shared else {})}, "system": {"family": system.family, "variant": system.variant},
-              "library": system.resolve_library(cfg.library),
-              "log": f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}"}
+    record = UnitRecord.of(system, {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
+                           log=f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}",
+                           library=system.resolve_library(cfg.library),
+                           fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+                           timings={"train_s": fitted.train_s},
+                           info={"sizes": sizes, **fitted.info, **({"shared_params": shared} if shared else {})},
+                           fields={"curve_points": points, "test_curve_dcg5": curve})
     return record, {}

@@ -1,8 +1,7 @@
 """Zheng et al. (2007) Table 1 and Figure 1 from a run's records: precision at K% on P3 side by
-side with the paper's, DCG-5 per run, DCG-5 against iterations, and the claims check (Table
-1: QBRank > GBT and QBRank > RankSVM at every K, one family, Holm within it; Figure 1's
-ordering on DCG-5: QBRank(P2 ∪ L1) > QBRank(P2) > the GBT runs, adding L1 helps GBT). Pure functions of (frame, configuration) composed by :func:`build`;
-:func:`report` reads the store and writes the report.
+side with the paper's, DCG-5 per run, DCG-5 against iterations, and the claims check
+(:mod:`.claims`). Pure functions of (frame, configuration) composed by :func:`build`; the
+registry's one report function reads the store (:func:`frame`) and writes the report.
 """
 from __future__ import annotations
 
@@ -10,12 +9,10 @@ import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.zheng2007.trend import trend_claims
-from experiments.zheng2007.paper import EFFECT_REASONS, PAPER_L1_SHARE, PAPER_RANKSVM_DCG5, PAPER_TABLE1
-from experiments.zheng2007.protocol import (DCG5, LABELS, PAPER_ETA, PAPER_LEAVES, PERCENTS, RUNS, ZhengConfig,
-                                            run_name)
-from ltrrepro.fit.plugins import plugin_label
-from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Claim, Expectation, Inference, correct, judge_comparison
+from experiments.zheng2007.claims import TABLE1_PAIRS, claims, table1_p, trend_claims
+from experiments.zheng2007.paper import PAPER_ETA, PAPER_L1_SHARE, PAPER_LEAVES, PAPER_RANKSVM_DCG5, PAPER_TABLE1
+from experiments.zheng2007.protocol import DCG5, LABELS, PERCENTS, RUNS, plugin_runs, run_label, run_name
+from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table, band
 
 MODELS = tuple(RUNS)
@@ -30,41 +27,6 @@ def frame(store) -> pd.DataFrame:
     if len(df):
         df["model"] = [run_name(m, t) for m, t in zip(df.model, df.train)]
     return df
-
-
-def run_label(run: str, cfg) -> str:
-    """A run's name in tables: the paper's (``GBT(L2)``), or a plug-in's ``Name(k=v)(L2)``."""
-    if run in LABELS:
-        return LABELS[run]
-    specs = dict(cfg.plugins)
-    key, _, train = run.rpartition("_")
-    return f"{plugin_label(specs[key])}({train})" if key in specs else run
-
-
-def plugin_runs(cfg) -> list[str]:
-    """The runs of the configuration's plug-in objectives (``<key>_L2``), in its order."""
-    return [r for r, (system, _) in cfg.run_table().items() if system in dict(cfg.plugins)]
-
-
-#: Table 1's claim family: QBRank(P2) beats each baseline at every K (corrected within the family)
-TABLE1_PAIRS = (("gbt_L2", "GBT"), ("ranksvm_P2", "RankSVM"))
-TABLE1_FAMILY = f"Table 1: QBRank > GBT and QBRank > RankSVM at every K ({2 * len(PERCENTS)} tests)"
-FIGURE1_FAMILY = "Figure 1's ordering on DCG-5 (5 comparisons)"
-PLUGIN_FAMILY = "plug-ins against GBT(L2) on DCG-5"
-
-
-def table1_p(df: pd.DataFrame, *, inference: Inference) -> dict:
-    """``(K, baseline) -> (p, adjusted p, comparison)`` of QBRank(P2) against GBT(L2) and
-    RankSVM(P2) at every K of Table 1: the chosen test, adjusted over the family of all these
-    tests by the chosen correction (the claims' p: :data:`TABLE1_FAMILY`)."""
-    keys, ps, cs = [], [], []
-    for k in PERCENTS:
-        for base, _ in TABLE1_PAIRS:
-            c = an.compare(df, f"prec@{k}%", "qbrank_P2", base, test=inference.test)
-            keys.append((k, base))
-            ps.append(c.p if c else float("nan"))
-            cs.append(c)
-    return dict(zip(keys, zip(ps, an.adjust(ps, inference.correction), cs)))
 
 
 def precision_table(df: pd.DataFrame, cfg, *, inference: Inference) -> pd.DataFrame:
@@ -177,53 +139,7 @@ def figure(df: pd.DataFrame, cfg, trials: int) -> Figure:
     return Figure("fig1_dcg_iterations", fig)
 
 
-def claims(df: pd.DataFrame, cfg, *, inference: Inference) -> list[Claim]:
-    """The paper's claims as it states them. Table 1: "QBrank outperforms both GBT and
-    RankSVM" — QBRank(P2) > GBT(L2) and QBRank(P2) > RankSVM(P2) at every K, one family of
-    20 tests (:data:`TABLE1_FAMILY`) corrected within it (``--correction``; the verdict uses
-    the adjusted p, the table's ``p_adj``), each powered against the paper's difference at
-    that K, with ER, ΔRI and the size verdict against it. Figure 1's ordering on DCG-5, each
-    comparison once (:data:`FIGURE1_FAMILY`; no number in the paper: powered against the
-    effect of interest, 1% DCG by default): QBRank(P2 ∪ L1) > QBRank(P2) (adding L1 helps
-    QBRank) > each GBT run, and GBT(L1 ∪ L2) > GBT(L2) (adding L1 helps GBT). A plug-in's run
-    against GBT(L2), trained on the same judgments (an extension)."""
-    out = []
-
-    def claim(text, metric, a, b, paper_effect=None, family=None, paper_means=None):
-        pr = an.paired(df, metric, a, b)
-        return judge_comparison(text, an.compare(df, metric, a, b, test=inference.test),
-                                (run_label(a, cfg), run_label(b, cfg)), metric, inference,
-                                Expectation(paper_effect=paper_effect, family=family), paper_means=paper_means,
-                                diffs=(pr.a - pr.b).values.astype(float), base=pr.b.values.astype(float),
-                                reasons=EFFECT_REASONS)
-
-    for k in PERCENTS:
-        paper = dict(zip(("qbrank_P2", "gbt_L2", "ranksvm_P2"), PAPER_TABLE1[k]))
-        for base, short in TABLE1_PAIRS:
-            c = claim(f"Table 1: QBRank(P2) > {short} on precision at {k}%", f"prec@{k}%", "qbrank_P2", base,
-                      paper["qbrank_P2"] - paper[base], TABLE1_FAMILY, (paper["qbrank_P2"], paper[base]))
-            if c is not None:
-                out.append(c)
-
-    def fig1(text, a, b):
-        c = claim(f"Figure 1: {text}", DCG5, a, b, family=FIGURE1_FAMILY)
-        if c is not None:
-            out.append(c)
-
-    fig1("adding L1 helps QBRank — QBRank(P2∪L1) > QBRank(P2) (DCG-5)", "qbrank_P2L1", "qbrank_P2")
-    for base in ("gbt_L1L2", "gbt_L2", "gbt_L1"):
-        fig1(f"QBRank(P2) > {LABELS[base]} (DCG-5)", "qbrank_P2", base)
-    fig1("adding L1 helps GBT — GBT(L1∪L2) > GBT(L2) (DCG-5)", "gbt_L1L2", "gbt_L2")
-    for run in plugin_runs(cfg):
-        c = claim(f"{run_label(run, cfg)} beats GBT(L2) trained on the same judgments (DCG-5; extension, no paper "
-                  f"number; the plug-in untuned at the trial's shared η and leaves, its trees picked on "
-                  f"validation NDCG@5)", DCG5, run, "gbt_L2", family=PLUGIN_FAMILY)
-        if c is not None:
-            out.append(c)
-    return correct(out, inference)
-
-
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a Zheng run: its :func:`frame` and configuration; the deviations and
     choices stored with it, to which :func:`run_deviations` adds."""
     trials = int(df.groupby("model").size().max()) if len(df) else 0
@@ -251,15 +167,10 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Infere
                              f"RankSVM DCG-5 in the paper: {PAPER_RANKSVM_DCG5:g} (different data and gains).")],
         figures=[figure(df, cfg, trials)], claims=claims(df, cfg, inference=inference) + trend_claims(df, inference=inference),
         deviations=[*deviations, *run_deviations(trials, sizes, realized)], choices=list(choices),
+        as_paper=list(as_paper),
         missing=an.missing_notes(df, [f"prec@{k}%" for k in PERCENTS] + [DCG5]),
         lines=[table.to_string(index=False, float_format=fmt), "", dcg.to_string(index=False, float_format=fmt),
                params_text(realized), f"sizes: {sizes}"],
         inference=inference, claims_caption="Claims check (Zheng et al.)", claims_extra={"sizes": sizes})
 
 
-def report(store, inference: Inference) -> Report:
-    """The report of the run in ``store`` (:func:`build`) under the report's statistics, written."""
-    cfg, deviations, choices = an.stored_config(store, ZhengConfig)
-    rep = build(frame(store), cfg, deviations, choices, inference=inference)
-    rep.as_paper = an.stored_as_paper(store, cfg)
-    return rep.write(store.root)

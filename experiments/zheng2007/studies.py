@@ -1,15 +1,15 @@
 """Zheng et al. (2007)'s study of QBRank as an :class:`~experiments.registry.Experiment`
-record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn`, the
-report :func:`.report.report`)."""
+record: its flags, configuration, units and facts (the unit is :func:`.protocol.unit_fn`, the
+report :func:`.report.build` of :func:`.report.frame`)."""
 from __future__ import annotations
 
-from experiments.values import positive_int
-from experiments.values import parse_models
+from experiments.values import parse_models, positive_int
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
 from experiments.zheng2007.protocol import (EXPERIMENT, SHARED_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
                                             train_size, unit_fn)
-from experiments.zheng2007.report import report
+from experiments.zheng2007 import report
+from ltrrepro.datasets import is_synthetic
 from ltrrepro.metrics import TIED_PAIRS
 
 DOC = """Zheng et al. (2007): QBRank against GBT and RankSVM — Table 1 and Figure 1 (docs/protocols/zheng2007.md).
@@ -39,7 +39,7 @@ def _grid(text: str) -> tuple:
 
 
 def build(a) -> ZhengConfig:
-    synthetic = a.dataset.startswith("synthetic")
+    synthetic = is_synthetic(a.dataset)
     models, plugins = parse_models(a.models, SYSTEM_NAMES)
     return ZhengConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
                        queries=(a.queries or 1500) if synthetic else a.queries,
@@ -79,4 +79,5 @@ register(Experiment(
     name=EXPERIMENT, paper="zheng2007", title="Zheng et al.: QBRank against GBT and RankSVM", doc=DOC,
     config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every"),
     defaults={"models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
-    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, report=report, size_of=train_size))
+    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, build=report.build, frame=report.frame,
+    size_of=train_size, paper_trials=1, paper_datasets=("yahoo",)))

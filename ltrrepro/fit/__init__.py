@@ -32,8 +32,8 @@ def system_for(name: str, plugins=()) -> System:
     specs = dict(plugins)
     if name in specs:
         return plugin_system(specs[name])
-    key, _, principle = name.rpartition("-")
-    if key in specs and principle in xia.PRINCIPLES:
+    key, principle = xia.arm_of(name) or (None, None)
+    if key in specs:
         return plugin_system(specs[key], principle)
     raise KeyError(f"no system named {name!r}: registered ones are {', '.join(SYSTEMS)}; plug-ins are "
                    f"package.module:Name, under a split principle <plug-in>-<{'|'.join(xia.PRINCIPLES)}>")

@@ -35,7 +35,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..data import RankingDataset
-from .backends import BACKENDS
+from .backends import BACKENDS, custom_objective_libraries
 from .boosting import Boosting
 
 __all__ = ["Boosting", "Fitted", "System", "Trainer", "SYSTEMS", "register", "int_seed", "Labels", "NoOptions"]
@@ -146,7 +146,7 @@ class System:
     name: str
     label: str
     trainer_cls: type
-    libraries: tuple = ("lightgbm", "xgboost")
+    libraries: tuple = field(default_factory=custom_objective_libraries)
     options: object = NoOptions()
     paper: str = ""                   # where it comes from (author-year)
     family: str = ""

@@ -40,7 +40,7 @@ from typing import Callable
 from ..objectives.base import Objective, check_grad_hess
 from .base import System
 from .ranking import RankingOptions, RankingTrainer
-from .xia import PRINCIPLES, needs_pairs, principle_system
+from .xia import PRINCIPLES, arm, needs_pairs, principle_system
 
 __all__ = ["PluginError", "is_plugin_spec", "parse_spec", "plugin_key", "plugin_label", "load_plugin", "plugin_system",
            "resolve_factory", "split_models"]
@@ -188,7 +188,7 @@ def plugin_system(spec: str, principle: str | None = None) -> System:
         raise PluginError(f"plug-in {spec!r}: the OLE principle needs the pair structure of the objective's Hessian "
                           f"(a grad_hess_pairs method, as ltrrepro's pairwise and listwise objectives have) and "
                           f"{type(objective(None)).__name__} has none; run it under se or rwse")
-    return principle_system(f"{base.name}-{principle}", f"{base.label} ({principle.upper()})", objective, principle,
+    return principle_system(arm(base.name, principle), f"{base.label} ({principle.upper()})", objective, principle,
                             family=base.family, paper=base.paper)
 
 

@@ -31,6 +31,7 @@ from ..data import RankingDataset
 from ..device import DEVICES
 from ..metrics import evaluate
 from ..objectives import LambdaMART, ListNet, RankNet, XENDCG
+from .backends import BACKENDS, custom_objective_libraries
 from .base import Fitted, Labels, System, Trainer, int_seed, register
 from .space import LIBRARY_SPACES, OBJECTIVE_PREFIX
 
@@ -152,32 +153,25 @@ class RankingTrainer(Trainer):
                       info=dict(self.sizes), ranges_add=self.backend.ranges_add)
 
 
-def _ranking(name, label, paper, family, variant, libraries=("lightgbm", "xgboost"), **options):
-    return register(System(name, label, RankingTrainer, libraries=libraries, options=RankingOptions(**options),
-                           paper=paper, family=family, variant=variant))
+def _ranking(name, label, paper, family, variant, libraries=None, **options):
+    return register(System(name, label, RankingTrainer, libraries=libraries or custom_objective_libraries(),
+                           options=RankingOptions(**options), paper=paper, family=family, variant=variant))
 
+
+#: the libraries with a built-in LambdaMART (their ``lambdarank`` objective), where λMART runs as the library's own
+_LAMBDARANK = {name: b.objectives["lambdarank"] for name, b in BACKENDS.items() if "lambdarank" in b.objectives}
 
 _ranking("xendcg", "XE_NDCG MART", "Bruch 2021", "xendcg", "custom", objective=XENDCG,
          objective_kwargs=(("order", 2),))
 _ranking("listnet", "ListNet", "Cao et al. 2007; Bruch 2021", "listnet", "custom", objective=ListNet,
          objective_kwargs=(("order", 2),))
-_ranking("lambdamart", "λMART", "Burges 2010; LightGBM lambdarank / XGBoost rank:ndcg / CatBoost LambdaMart",
-         "lambdamart", "builtin", libraries=("lightgbm", "xgboost", "catboost"),
-         builtin=(("lightgbm", "lambdarank"), ("xgboost", "rank:ndcg"), ("catboost", "LambdaMart")))
+_ranking("lambdamart", "λMART", "Burges 2010; " + " / ".join(f"{BACKENDS[k].label} {v}" for k, v in _LAMBDARANK.items()),
+         "lambdamart", "builtin", libraries=tuple(_LAMBDARANK), builtin=tuple(_LAMBDARANK.items()))
 _ranking("lambdamart_custom", "λMART (ltrrepro lambdas)", "Burges 2010", "lambdamart", "custom", objective=LambdaMART,
          objective_kwargs=(("sigma", 1.0), ("norm", False)))
 _ranking("ranknet", "RankNet", "Burges et al. 2005", "ranknet", "custom", objective=RankNet)
-_ranking("lgb_rank_xendcg", "LightGBM rank_xendcg", "LightGBM", "xendcg", "lightgbm", libraries=("lightgbm",),
-         builtin=(("lightgbm", "rank_xendcg"),))
-_ranking("xgb_rank_ndcg", "XGBoost rank:ndcg", "XGBoost", "lambdamart", "xgboost", libraries=("xgboost",),
-         builtin=(("xgboost", "rank:ndcg"),))
 
-# CatBoost's own ranking losses (library baselines pinned to CatBoost; see ltrrepro.fit.backends.catboost)
-_ranking("catboost_yetirank", "CatBoost YetiRank", "Gulin et al. 2011; CatBoost", "yetirank", "catboost",
-         libraries=("catboost",), builtin=(("catboost", "YetiRank"),))
-_ranking("catboost_lambdamart", "CatBoost LambdaMart", "Burges 2010; CatBoost", "lambdamart", "catboost",
-         libraries=("catboost",), builtin=(("catboost", "LambdaMart"),))
-_ranking("catboost_querysoftmax", "CatBoost QuerySoftMax", "CatBoost (ListNet-like softmax)", "querysoftmax",
-         "catboost", libraries=("catboost",), builtin=(("catboost", "QuerySoftMax"),))
-_ranking("catboost_pairlogit", "CatBoost PairLogit", "Burges et al. 2005; CatBoost", "pairlogit", "catboost",
-         libraries=("catboost",), builtin=(("catboost", "PairLogit"),))
+# each library's own ranking losses: library baselines pinned to it (its backend declares them), variant the library
+for _lib, _b in BACKENDS.items():
+    for _name, (_label, _source, _family, _objective) in _b.baselines.items():
+        _ranking(_name, _label, _source, _family, _lib, libraries=(_lib,), builtin=((_lib, _objective),))

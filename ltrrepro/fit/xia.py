@@ -57,7 +57,7 @@ from .base import Fitted, System, Trainer, int_seed, register
 from .callbacks import UnitHessian
 
 __all__ = ["GBDTTrainer", "GBDTOptions", "LibraryMcRankTrainer", "LibraryMcRankOptions", "LightGBMMcRankTrainer",
-           "principle_system", "needs_pairs", "N_CLASSES", "GROWTH", "LEAF_RULES", "SPLIT_RULES", "PRINCIPLES",
+           "principle_system", "arm", "arm_of", "needs_pairs", "N_CLASSES", "GROWTH", "LEAF_RULES", "SPLIT_RULES", "PRINCIPLES",
            "leaf_hessian"]
 
 N_CLASSES = 5
@@ -66,6 +66,23 @@ LEAF_RULES = ("diagonal", "exact", "own")
 SPLIT_RULES = ("leaf-limit", "positive-gain")
 PRINCIPLES = ("se", "ole", "rwse")
 MIN_SUM_HESSIAN = 1e-3
+
+
+def arm(system: str, principle: str) -> str:
+    """The unit name of ``system`` grown under ``principle`` (``lambdamart-ole``, a plug-in's
+    ``<key>-se``): the one place an arm's name is made, :func:`arm_of` the one place it is read
+    (a unit's key stores it; everything else reads the system's ``family`` and ``variant``)."""
+    return f"{system}-{principle}"
+
+
+def arm_of(name: str, principles=PRINCIPLES) -> tuple[str, str] | None:
+    """``(system, principle)`` of an arm's unit name, None when ``name`` names no arm.
+
+    >>> arm_of("lambdamart-rwse"), arm_of("m.Focal@gamma=2-ole"), arm_of("gbt")
+    (('lambdamart', 'rwse'), ('m.Focal@gamma=2', 'ole'), None)
+    """
+    system, sep, principle = name.rpartition("-")
+    return (system, principle) if sep and system and principle in principles else None
 
 
 def needs_pairs(principle: str, leaf_rule: str = "diagonal") -> bool:
@@ -236,11 +253,11 @@ def _lambdamart(b):
 
 
 for _p in ("se", "ole"):
-    register(principle_system(f"mcrank-{_p}", f"McRank ({_p.upper()})", _mcrank, _p, family="mcrank",
+    register(principle_system(arm("mcrank", _p), f"McRank ({_p.upper()})", _mcrank, _p, family="mcrank",
                               paper="Li et al. 2007; Xia et al."))
-    register(System(f"mcrank-{_p}-lgb", f"McRank ({_p.upper()}, LightGBM)", LibraryMcRankTrainer,
+    register(System(arm("mcrank", _p) + "-lgb", f"McRank ({_p.upper()}, LightGBM)", LibraryMcRankTrainer,
                     libraries=("lightgbm",), options=LibraryMcRankOptions(principle=_p),
                     paper="Li et al. 2007; Xia et al.", family="mcrank", variant=_p))
 for _p in PRINCIPLES:
-    register(principle_system(f"lambdamart-{_p}", f"LambdaMART ({_p.upper()})", _lambdamart, _p, family="lambdamart",
+    register(principle_system(arm("lambdamart", _p), f"LambdaMART ({_p.upper()})", _lambdamart, _p, family="lambdamart",
                               paper="Burges 2010; Xia et al."))

@@ -58,7 +58,7 @@ def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
 def test_the_python_api_raises_user_errors_and_reads_runs_back(tmp_path):
 
     import experiments
-    from experiments.bruch2021.jensen_gap import JensenConfig
+    from experiments.bruch2021.protocol_jensen_gap import JensenConfig
     from experiments.errors import UsageError
     from experiments.execution import Execution
     with pytest.raises(UsageError, match="at least 10 queries"):

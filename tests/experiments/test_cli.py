@@ -63,7 +63,7 @@ def _one_error_line(capsys):
     (qbrank.main, ["--models", "gbt_L9"], "--models"),
     (sp.main, ["--models", "mcrank-se,foo"], "--models"),
     (sp.main, ["--leaves", "1"], "--leaves must be >= 2"),
-    (sp.main, ["--dataset", "web10k", "--trials", "6"], "five folds"),
+    (sp.main, ["--dataset", "web10k", "--trials", "6"], "has 5 folds"),
     (jensen_gap.main, ["--probs", "0.5,0.6"], "sum to 1"),
     (jensen_gap.main, ["--lists", "0"], "--lists"),
     (report.main, ["/nonexistent/run"], "no manifest"),
@@ -407,7 +407,7 @@ def test_config_reruns_a_stored_run_exactly(tmp_path, capsys):
                                        (quality.main, ["--library", "xgboost", "--models", "lambdamart"])])
 def test_device_cuda_without_a_gpu_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, main, argv):
     from ltrrepro import device
-    monkeypatch.setattr(device, "_probe", lambda library: False)
+    monkeypatch.setattr(device, "_probe", lambda program: False)
     assert main(argv + ["--device", "cuda", "--out", str(tmp_path / "o")]) == 2
     assert "--device cuda:" in _one_error_line(capsys)
     assert not (tmp_path / "o" / "units").exists()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from experiments import registry
-from experiments.bruch2021.jensen_gap import JensenConfig
+from experiments.bruch2021.protocol_jensen_gap import JensenConfig
 from experiments.bruch2021.protocol import BruchConfig
 from experiments.errors import UsageError
 from experiments.study import prepare_data

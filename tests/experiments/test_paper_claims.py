@@ -10,7 +10,7 @@ import pytest
 
 from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import TEST_METRICS, BruchConfig
-from experiments.bruch2021.report import noise, table1
+from experiments.bruch2021 import claims as bruch_claims, claims_noise, report_table1 as table1
 from ltrrepro.inference import UNDERPOWERED, Claim, Evidence, Expectation, Inference, judge, judge_comparison
 from ltrrepro.inference.power import paired_power, trials_for_power
 from ltrrepro.inference.tests import holm
@@ -58,7 +58,7 @@ def _bruch_frame(xe_minus_lm, lm_minus_ln, trials, sd, seed=0):
 def _quality_claims(df, dataset="synthetic-web30k"):
     cfg = BruchConfig.from_stored({"experiment": "quality", "dataset": dataset})
     _, comp = table1.analyse(df, cfg, inference=INF)
-    return {c.text: c for c in table1.claims(comp, cfg, inference=INF)}
+    return {c.text: c for c in bruch_claims.table1_claims(comp, cfg, inference=INF)}
 
 
 def test_bruch_table1_claims_cover_every_pair_with_the_papers_effects():
@@ -102,13 +102,13 @@ def _clicks_table(diffs, p, trials=20):
     ((0.01, -0.01, 0.01), (0.001, 0.001, 0.005), "contradicted"),
 ])
 def test_figure4_claim_needs_every_click_level_significant(diffs, p, overall):
-    cl = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")), inference=INF)
+    cl = claims_noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")), inference=INF)
     assert len(cl) == 4 and [c.extra["level"] for c in cl[:3]] == [0.05, 0.1, 0.15]
     assert cl[-1].verdict == overall and "every click level" in cl[-1].text
     # each level's p is Holm-adjusted over the levels (the table's p_adj), its own kept as p_raw
     assert [c.p_raw for c in cl[:3]] == list(p) and cl[-1].p == pytest.approx(max(holm(p)))
     assert all(c.family == "the clicks levels" for c in cl[:3])
-    raw = noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")),
+    raw = claims_noise.level_claims(_clicks_table(diffs, p), (("XE_NDCG", "XE"), ("λMART", "λ")),
                              inference=Inference(correction="none"))
     assert raw[-1].p == max(p) and raw[0].p_raw is None
 
@@ -248,14 +248,14 @@ def test_table1_marks_and_claims_share_one_corrected_p(correction):
     cfg = BruchConfig.from_stored({"experiment": "quality", "dataset": "synthetic-web30k"})
     inf = Inference(correction=correction)
     table, comp = table1.analyse(df, cfg, inference=inf)
-    cl = {c.text: c for c in table1.claims(comp, cfg, df, inference=inf)}
+    cl = {c.text: c for c in bruch_claims.table1_claims(comp, cfg, df, inference=inf)}
     shown = table1.tables(table, comp, cfg, inference=inf)[0].frame
-    fam = comp[comp.family == table1.FAMILY]
+    fam = comp[comp.family == bruch_claims.TABLE1_FAMILY]
     assert np.allclose(fam.p_adj, adjust(fam.p.values, correction))
     for metric, col in (("NDCG@5", "sig@5"), ("NDCG@10", "sig@10")):
         c = cl[f"XE_NDCG MART > λMART on {metric}"]
         row = fam[(fam.metric == metric) & (fam.a == "xendcg") & (fam.b == "lambdamart")].iloc[0]
-        assert c.p == pytest.approx(row.p_adj) and c.family == table1.FAMILY
+        assert c.p == pytest.approx(row.p_adj) and c.family == bruch_claims.TABLE1_FAMILY
         star = shown[shown.model == "XE_NDCG MART"][col].iloc[0] == "*"
         significant = {"holm": False, "bh": True, "none": True}[correction]   # Holm lifts NDCG@5's 0.006 over α
         if metric == "NDCG@5":
@@ -266,7 +266,7 @@ def test_table1_marks_and_claims_share_one_corrected_p(correction):
 
 
 def test_figure4_claim_is_inconclusive_when_a_level_was_underpowered():
-    cl = noise.level_claims(_clicks_table((0.01, 0.001, 0.01), (0.001, 0.5, 0.002), trials=3),
+    cl = claims_noise.level_claims(_clicks_table((0.01, 0.001, 0.01), (0.001, 0.5, 0.002), trials=3),
                             (("XE_NDCG", "XE"), ("λMART", "λ")), inference=INF)
     assert cl[1].verdict == UNDERPOWERED
     assert cl[-1].verdict == "inconclusive (underpowered: 2 of 3 levels significant, 1 underpowered)"

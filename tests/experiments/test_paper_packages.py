@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 # ----------------------------------------------------------------------------- every paper the same shape
-PAPERS = {"bruch2021": ["experiments.bruch2021.report.table1", "experiments.bruch2021.report.figure1",
-                        "experiments.bruch2021.report.figure2", "experiments.bruch2021.report.noise"],
+PAPERS = {"bruch2021": ["experiments.bruch2021.report_table1", "experiments.bruch2021.report_figure1",
+                        "experiments.bruch2021.report_figure2", "experiments.bruch2021.report_noise"],
           "zheng2007": ["experiments.zheng2007.report"], "xia": ["experiments.xia.report"]}
 STUDIES = ["quality", "convergence", "robustness", "clicks", "jensen_gap", "qbrank", "split_principles"]
 
@@ -69,7 +69,7 @@ def test_no_experiments_file_over_300_lines_and_no_library_import_of_experiments
 def test_a_report_is_a_function_of_frame_and_config():
     """Bruch Table 1 from a hand-made frame and a stored-style configuration, no store."""
     from experiments.bruch2021.protocol import TEST_METRICS, BruchConfig
-    from experiments.bruch2021.report import table1
+    from experiments.bruch2021 import report_table1 as table1
 
     rows = [{"trial": t, "model": m, **{k: 0.4 + 0.01 * i + 0.002 * t * i for k in TEST_METRICS},
              "best_iteration": 10, "train_s": 1.0} for t in range(4) for i, m in enumerate(("listnet", "lambdamart",
@@ -85,8 +85,8 @@ def test_xia_time_overhead_is_a_table_not_a_claim():
     """OLE's time overhead is a timing of this implementation: the wall-time table gives it beside
     the paper's ratio (≈1.3x LambdaMART, ≈1.0x McRank; none for a plug-in arm) and no claim
     checks it, so the claims do not depend on the machine or --jobs."""
-    from experiments.xia import report as xr
-    from experiments.xia.tables import time_legend, time_table
+    from experiments.xia import claims as xc
+    from experiments.xia.report import time_legend, time_table
 
     df = pd.DataFrame([{"system": s, "principle": p, "boost_s": t} for s, p, t in
                        [("lambdamart", "se", 1.0), ("lambdamart", "ole", 1.5), ("mcrank", "se", 1.0),
@@ -98,4 +98,4 @@ def test_xia_time_overhead_is_a_table_not_a_claim():
     assert t.loc["lambdamart", "paper OLE / SE"] == 1.3 and t.loc["mcrank", "paper OLE / SE"] == 1.0
     assert pd.isna(t.loc["plugin_losses.Squared@scale=0.5", "paper OLE / SE"])
     assert "not of the method" in time_legend(tcol) and "1.3" in time_legend(tcol)
-    assert xr.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 3, inference=Inference()) == []
+    assert xc.claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 3, inference=Inference()) == []

@@ -103,7 +103,7 @@ def test_settings_that_leave_the_paper_leave_its_column():
     assert where(columns("clicks"), r"10 impressions per list") == {"as_paper"}
     pbm = columns("clicks", click_model="pbm")
     assert where(pbm, "position-based") == {"deviations"} and not where(pbm, "cascade clicks")
-    from experiments.bruch2021.jensen_gap import JensenConfig
+    from experiments.bruch2021.protocol_jensen_gap import JensenConfig
     rising = JensenConfig(probs=(0.1, 0.1, 0.2, 0.3, 0.3)).protocol_notes()
     assert where(rising, "do not decrease") == {"deviations"} and not where(rising, "smaller probabilities")
     import dataclasses

@@ -88,16 +88,17 @@ def test_the_device_reaches_the_library_parameters():
 
 def test_a_device_the_machine_lacks_is_a_clear_error(monkeypatch):
     from ltrrepro import device
-    monkeypatch.setattr(device, "_probe", lambda library: False)      # as on a machine without a GPU
+    from ltrrepro.fit.backends import check_device
+    monkeypatch.setattr(device, "_probe", lambda program: False)      # as on a machine without a GPU
     with pytest.raises(device.DeviceError, match="no visible CUDA GPU.*run without --device"):
-        device.check_device("cuda", "xgboost")
+        check_device("cuda", "xgboost")
     with pytest.raises(device.DeviceError, match="built without CUDA"):
-        device.check_device("cuda", "lightgbm")
+        check_device("cuda", "lightgbm")
     with pytest.raises(device.DeviceError, match="CPU only"):
-        device.check_device("cuda", "ltrrepro")
-    device.check_device("cpu", "lightgbm")                               # the CPU always works
-    monkeypatch.setattr(device, "_probe", lambda library: True)
-    device.check_device("cuda", "xgboost")
+        check_device("cuda", "ltrrepro")
+    check_device("cpu", "lightgbm")                               # the CPU always works
+    monkeypatch.setattr(device, "_probe", lambda program: True)
+    check_device("cuda", "xgboost")
 
 
 def test_train_s_is_the_training_itself_not_what_the_unit_did_before(parts):

@@ -2,6 +2,7 @@
 object (ltrrepro.report): every format written once, stale files taken away."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -96,8 +97,7 @@ def test_report_takes_away_what_an_earlier_report_wrote(tmp_path):
     _report().write(tmp_path)
     (tmp_path / "tables" / "mine.csv").write_text("a\n1\n")          # no report wrote it: set aside
     rep = _report()
-    rep.tables = rep.tables[:1]
-    rep.write(tmp_path)
+    rep = dataclasses.replace(rep, tables=rep.tables[:1]).write(tmp_path)
     assert not (tmp_path / "tables" / "plain.md").exists() and (tmp_path / "stale" / "tables" / "mine.csv").exists()
     assert set(rep.stale) == {"tables/plain.md", "tables/plain.tex", "tables/plain.csv", "tables/mine.csv"}
     assert rep.text.splitlines()[-2].startswith("note: removed 3 file(s) of an earlier report")

@@ -25,8 +25,10 @@ Choices common to both libraries (each backend says how it makes them):
   repeatable bit for bit; XGBoost's ``hist`` is deterministic on the CPU.
 * Custom objectives start from a zero score, as the built-in ranking objectives do.
 
-A third library is one more module here: a :class:`Backend` subclass registered in
-:data:`ltrrepro.fit.backends.BACKENDS`.
+A fourth library is one more module here: a :class:`Backend` subclass with its facts (the class
+attributes below: built-in objectives, whether it takes ltrrepro's objectives, its own ranking
+losses as baselines, its protocol note, its module, its GPU probe), registered in
+:data:`ltrrepro.fit.backends.BACKENDS`, and its optional dependency in ``pyproject.toml``.
 """
 from __future__ import annotations
 
@@ -68,12 +70,40 @@ class Backend:
     #: the library lets a callback rewrite a tree's leaves after growing it (QBRank's line
     #: search, Newton leaves under the SE principle)
     rewrites_leaves: bool = False
-    #: the library's built-in objective names, by what they compute
+    #: the library's built-in objective names, by what they compute (``lambdarank``: λMART runs
+    #: as the library's own LambdaMART there)
     objectives: dict = {}
+    #: the library trains ltrrepro's objectives (a Python custom objective): the systems with one
+    #: run in it (:attr:`ltrrepro.fit.System.libraries`)
+    custom_objectives: bool = True
+    #: the library's own ranking losses as library baselines: system name -> (label, source,
+    #: family, the library's objective name), registered by :mod:`ltrrepro.fit.ranking`
+    baselines: dict = {}
+    #: how a run's protocol notes describe the library's models where the paper is silent, or None
+    choice: str | None = None
+    #: the module the library is imported as (its version is recorded in every manifest)
+    module: str = ""
+    #: a Python program that exits 0 when the library trains on a CUDA GPU here (None: CPU only;
+    #: :func:`ltrrepro.device.check_device` runs it in a child process)
+    gpu_probe: str | None = None
+    #: why the GPU probe failed, in words, with what to do
+    gpu_missing: str = ""
 
     def missing(self) -> str | None:
         """Why the library cannot be used here (not installed, with how to install it), or None."""
         return None
+
+    def version(self) -> str | None:
+        """The installed library's version (None when it is not installed)."""
+        try:
+            return getattr(__import__(self.module), "__version__", "?")
+        except Exception:                   # an optional library that is absent (or broken)
+            return None
+
+    def tree_learner(self, leaves: int, boosting: Boosting) -> str:
+        """The regression trees the library grows for ``boosting`` (its bins and leaf size) up to
+        ``leaves`` leaves, in words (a run's protocol notes)."""
+        return f"{self.label}'s trees up to {leaves} leaves"
 
     # ------------------------------------------------------------------ parameters
     def adapter(self, objective, *, seed=0, track_scores: bool = False):

@@ -151,6 +151,15 @@ class CatBoostBackend(Backend):
     #: its ranking losses, and squared error (``RMSE`` from a zero score) for pointwise use
     objectives = {"squared_error": "RMSE", "lambdarank": "LambdaMart", **{k: v for k, v in LOSSES.items()
                                                                            if k != "lambdamart"}}
+    custom_objectives = False
+    baselines = {"catboost_yetirank": ("CatBoost YetiRank", "Gulin et al. 2011; CatBoost", "yetirank", "YetiRank"),
+                 "catboost_lambdamart": ("CatBoost LambdaMart", "Burges 2010; CatBoost", "lambdamart", "LambdaMart"),
+                 "catboost_querysoftmax": ("CatBoost QuerySoftMax", "CatBoost (ListNet-like softmax)", "querysoftmax",
+                                           "QuerySoftMax"),
+                 "catboost_pairlogit": ("CatBoost PairLogit", "Burges et al. 2005; CatBoost", "pairlogit",
+                                        "PairLogit")}
+    choice = CHOICE
+    module = "catboost"
 
     def missing(self) -> str | None:
         try:

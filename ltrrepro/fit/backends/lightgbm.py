@@ -55,6 +55,17 @@ class LightGBMBackend(Backend):
     ranges_add = True
     rewrites_leaves = True
     objectives = {"squared_error": "regression", "lambdarank": "lambdarank", "xendcg": "rank_xendcg"}
+    baselines = {"lgb_rank_xendcg": ("LightGBM rank_xendcg", "LightGBM", "xendcg", "rank_xendcg")}
+    module = "lightgbm"
+    gpu_probe = ("import numpy as np, lightgbm as lgb\n"
+                 "X = np.random.default_rng(0).random((64, 3)); y = X[:, 0]\n"
+                 "lgb.train({'device_type': 'cuda', 'verbose': -1}, lgb.Dataset(X, y), 1)\n")
+    gpu_missing = ("this LightGBM was built without CUDA (the PyPI wheels are CPU-only: build it with "
+                   "cmake -DUSE_CUDA=1, or use --library xgboost, whose wheels train on CUDA)")
+
+    def tree_learner(self, leaves: int, boosting) -> str:
+        return (f"LightGBM's histogram trees ({boosting.max_bin} bins) grown leaf-wise (largest gain first) up to "
+                f"{leaves} leaves, at least {boosting.min_data_in_leaf} documents per leaf")
 
     def adapter(self, objective, *, seed=0, track_scores: bool = False):
         return LightGBMObjective(objective, seed=seed, track_scores=track_scores)

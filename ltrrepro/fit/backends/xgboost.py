@@ -53,6 +53,19 @@ class XGBoostBackend(Backend):
     ranges_add = False
     rewrites_leaves = False
     objectives = {"squared_error": "reg:squarederror", "lambdarank": "rank:ndcg"}
+    baselines = {"xgb_rank_ndcg": ("XGBoost rank:ndcg", "XGBoost", "lambdamart", "rank:ndcg")}
+    module = "xgboost"
+    gpu_probe = ("import json, numpy as np, xgboost as xgb\n"
+                 "X = np.random.default_rng(0).random((64, 3)); y = X[:, 0]\n"
+                 "with xgb.config_context(verbosity=0):\n"
+                 "    b = xgb.train({'device': 'cuda', 'tree_method': 'hist'}, xgb.DMatrix(X, label=y), 1)\n"
+                 "dev = json.loads(b.save_config())['learner']['generic_param']['device']\n"
+                 "raise SystemExit(0 if dev.startswith('cuda') else 3)\n")
+    gpu_missing = "XGBoost finds no visible CUDA GPU on this machine (it would silently train on the CPU)"
+
+    def tree_learner(self, leaves: int, boosting) -> str:
+        return (f"XGBoost's histogram trees ({boosting.max_bin} bins) grown loss-guided (largest gain first) up to "
+                f"{leaves} leaves, with no minimum leaf size and no L2 penalty")
 
     def adapter(self, objective, *, seed=0, track_scores: bool = False):
         if track_scores:

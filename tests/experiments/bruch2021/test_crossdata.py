@@ -1,4 +1,4 @@
-"""Bruch's claims across datasets (experiments.bruch2021.crossdata, experiments.across): the
+"""Bruch's claims across datasets (experiments.bruch2021.claims_noise and report_across, experiments.across): the
 slope statistic, Welch's power, the verdicts on constructed runs, and `python -m
 experiments.report A B` on two tiny runs (Web30K and Yahoo profiles)."""
 import json
@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from experiments import robustness
-from experiments.bruch2021 import crossdata as cd
+from experiments.bruch2021 import claims_noise, report_across
 from experiments.bruch2021.protocol import NDCG5
 from experiments.errors import UsageError
 from experiments.report import main as report_main
@@ -47,7 +47,7 @@ def _notes():
 def test_trial_slopes_are_least_squares_slopes_per_trial():
     rng = np.random.default_rng(0)
     df = _frame([1e-4, -2e-4, 3e-4], rng)
-    got = cd.trial_slopes(df, "documents")
+    got = claims_noise.trial_slopes(df, "documents")
     for t, s in enumerate(got):
         g = df[(df.trial == t) & df.noise.isin(["none", "documents"])].pivot(index="level", columns="model",
                                                                                values=NDCG5)
@@ -79,7 +79,7 @@ def _claims(web_slopes, yahoo_slopes, inference=Inference()):
     rng = np.random.default_rng(3)
     runs = [("w", _cfg("synthetic-web30k"), _frame(web_slopes, rng), _notes()),
             ("y", _cfg("synthetic-yahoo"), _frame(yahoo_slopes, rng), _notes())]
-    return {c.extra["noise"]: c for c in cd.build(runs, inference).claims}
+    return {c.extra["noise"]: c for c in report_across.build_figure3(runs, inference).claims}
 
 
 def test_more_pronounced_claims_follow_the_data():
@@ -103,12 +103,12 @@ def test_runs_that_are_not_one_per_dataset_are_refused():
     rng = np.random.default_rng(6)
     df = _frame([1e-4, 2e-4], rng)
     with pytest.raises(UsageError, match="second Web30K"):
-        cd.build([("a", _cfg("synthetic-web30k"), df, _notes()), ("b", _cfg("web30k"), df, _notes())], Inference())
+        report_across.build_figure3([("a", _cfg("synthetic-web30k"), df, _notes()), ("b", _cfg("web30k"), df, _notes())], Inference())
     with pytest.raises(UsageError, match="one Bruch study"):
-        cd.build([("a", _cfg("synthetic-web30k"), df, _notes()),
+        report_across.build_figure3([("a", _cfg("synthetic-web30k"), df, _notes()),
                   ("b", _cfg("synthetic-yahoo", experiment="clicks"), df, _notes())], Inference())
     with pytest.raises(UsageError, match="neither a Web30K nor a Yahoo"):
-        cd.build([("a", _cfg("mq2008"), df, _notes()), ("b", _cfg("synthetic-yahoo"), df, _notes())], Inference())
+        report_across.build_figure3([("a", _cfg("mq2008"), df, _notes()), ("b", _cfg("synthetic-yahoo"), df, _notes())], Inference())
 
 
 def test_runs_are_compared_on_the_levels_both_have():
@@ -116,10 +116,10 @@ def test_runs_are_compared_on_the_levels_both_have():
     web = _frame(rng.normal(1e-4, 1e-5, 8), rng, levels=(0, 50, 100))
     yahoo = _frame(rng.normal(1e-4, 1e-5, 8), rng, levels=(0, 40, 60, 100), curve=5e-6)
     runs = [("w", _cfg("synthetic-web30k"), web, _notes()), ("y", _cfg("synthetic-yahoo"), yahoo, _notes())]
-    got = {c.extra["noise"]: c for c in cd.build(runs, Inference()).claims}
+    got = {c.extra["noise"]: c for c in report_across.build_figure3(runs, Inference()).claims}
     assert "over the levels both runs have: 0, 100" in got["documents"].detail
-    want = np.mean(cd.trial_slopes(yahoo, "documents", levels=[0, 100])) - \
-        np.mean(cd.trial_slopes(web, "documents", levels=[0, 100]))
+    want = np.mean(claims_noise.trial_slopes(yahoo, "documents", levels=[0, 100])) - \
+        np.mean(claims_noise.trial_slopes(web, "documents", levels=[0, 100]))
     assert got["documents"].value == pytest.approx(want)
 
 
@@ -128,14 +128,14 @@ def test_a_noise_type_one_run_lacks_is_said_not_dropped():
     runs = [("w", _cfg("synthetic-web30k"), _frame(rng.normal(1e-4, 1e-5, 6), rng), _notes()),
             ("y", _cfg("synthetic-yahoo", noise=("documents",)), _frame(rng.normal(1e-4, 1e-5, 6), rng,
                                                                         noise=("documents",)), _notes())]
-    rep = cd.build(runs, Inference())
+    rep = report_across.build_figure3(runs, Inference())
     got = {c.extra["noise"]: c for c in rep.claims}
     assert got["labels"].verdict == "inconclusive (the Yahoo run has no labels noise)"
     assert got["documents"].tested and len(rep.figures) == 1
     # no noise type in common: no figure, and each claim says why
     runs[0] = ("w", _cfg("synthetic-web30k", noise=("labels",)), _frame([1e-4, 2e-4], rng, noise=("labels",)),
                _notes())
-    rep = cd.build(runs, Inference())
+    rep = report_across.build_figure3(runs, Inference())
     assert rep.figures == [] and all(c.verdict.startswith("inconclusive (the ") for c in rep.claims)
 
 

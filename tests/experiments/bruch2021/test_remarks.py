@@ -1,4 +1,4 @@
-"""Bruch's 40→60% remark (experiments.bruch2021.remarks), a claim from the paper's text, on
+"""Bruch's 40→60% remark (experiments.bruch2021.claims), a claim from the paper's text, on
 constructed frames with hand-worked values: an equivalence test (TOST), checked by hand."""
 from types import SimpleNamespace
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from experiments.bruch2021.protocol import NDCG5
-from experiments.bruch2021.remarks import remark_claims
+from experiments.bruch2021.claims import remark_claims
 from ltrrepro.inference import Inference
 
 INF = Inference()

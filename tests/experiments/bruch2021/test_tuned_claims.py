@@ -9,7 +9,8 @@ import pytest
 
 from experiments.bruch2021 import tuned as tn
 from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS, BruchConfig
-from experiments.bruch2021.report import table1
+from experiments.bruch2021 import report_table1 as table1
+from experiments.bruch2021.claims import TABLE1_FAMILY, XE_OTHERS_FAMILY
 from experiments.errors import UsageError
 from experiments.tuning import TUNED, tuned_for, tuning_units
 from ltrrepro.runner import Unit, materialize
@@ -98,7 +99,7 @@ def test_table1_is_checked_at_the_papers_and_at_tuned_settings(rng):
     cfg = _cfg(trials=6)
     rep = tn.build_quality(_frame(rng), cfg, inference=Inference())
     fam = pd.Series([c.family for c in rep.claims])
-    assert (fam == table1.FAMILY).sum() == 6 and (fam == tn.TUNED_FAMILY).sum() == 8
+    assert (fam == TABLE1_FAMILY).sum() == 6 and (fam == tn.TUNED_FAMILY).sum() == 8
     texts = [c.text for c in rep.claims]
     assert "XE_NDCG MART (tuned) > λMART (tuned) on NDCG@5" in texts
     assert "XE_NDCG MART > λMART (tuned) on NDCG@10" in texts
@@ -121,7 +122,7 @@ def test_the_paper_family_is_the_same_with_or_without_the_tuned_units(rng):
     alone = table1.build(df[df.get("hp").isna()].drop(columns=["hp", "tuned"]), _cfg(trials=6, tune=0),
                          inference=Inference())
     both = tn.build_quality(df, cfg, inference=Inference())
-    paper = [(c.text, c.p) for c in both.claims if c.family == table1.FAMILY]
+    paper = [(c.text, c.p) for c in both.claims if c.family == TABLE1_FAMILY]
     assert paper == [(c.text, c.p) for c in alone.claims]
 
 
@@ -161,6 +162,6 @@ def test_other_ranking_systems_are_claimed_against_tuned_too(rng):
     cfg = _cfg(trials=6, models=("listnet", "lambdamart", "xendcg", "catboost_yetirank"))
     rep = tn.build_quality(pd.concat([df, extra], ignore_index=True), cfg, inference=Inference())
     texts = {c.text: c.family for c in rep.claims}
-    assert texts["XE_NDCG MART > CatBoost YetiRank on NDCG@5"] == table1.XE_OTHERS_FAMILY
-    assert texts["XE_NDCG MART (tuned) > CatBoost YetiRank (tuned) on NDCG@5"] == f"{table1.XE_OTHERS_FAMILY} (tuned)"
+    assert texts["XE_NDCG MART > CatBoost YetiRank on NDCG@5"] == XE_OTHERS_FAMILY
+    assert texts["XE_NDCG MART (tuned) > CatBoost YetiRank (tuned) on NDCG@5"] == f"{XE_OTHERS_FAMILY} (tuned)"
     assert list(rep.table("tuning").frame.model) == ["ListNet", "λMART", "XE_NDCG MART", "CatBoost YetiRank"]

@@ -14,6 +14,8 @@ from experiments import split_principles as sp
 from experiments.xia import protocol as xp
 from ltrrepro.inference import Inference
 from experiments.xia import paper as xp_paper
+from experiments.xia import claims as xc
+from experiments.xia import claims as xc
 from experiments.xia import report as xr
 from ltrrepro.fit import NewtonLeafCallback, UnitHessian
 from ltrrepro.gbdt import BinMapper, TreeGrower
@@ -114,7 +116,7 @@ def test_paper_table_only_for_the_papers_own_datasets():
 def test_the_papers_count_of_comparisons_is_checked_against_its_tables():
     """The text's 68 and 56 of 72 vs the tables: 6 configurations × 4 metrics × 2 datasets =
     48 per system. McRank Yahoo (10 leaves, lr .06) NDCG@1: 71.76 − 71.32 = +0.44."""
-    assert xp_paper.paper_counts("mcrank") == (46, 48) and xr.paper_counts("lambdamart") == (40, 48)
+    assert xp_paper.paper_counts("mcrank") == (46, 48) and xp_paper.paper_counts("lambdamart") == (40, 48)
     d = xp_paper.paper_differences("mcrank", "yahoo")
     assert d.size == 24 and d[0] == pytest.approx(0.44)
     assert xp_paper.paper_differences("lambdamart").size == 48
@@ -198,7 +200,7 @@ def _claims_frame(ole_minus_se, loss_rel, folds=3, sd=0.001, seed=0):
 def _xia_claims(df):
     _, _, diffs, losses = xr.tables(df, "web10k", inference=Inference())
     return {"loss" if "loss" in c.text else "most": c
-            for c in xr.claims(df, diffs, losses, "web10k", int(df.fold.nunique()), inference=Inference())}
+            for c in xc.claims(df, diffs, losses, "web10k", int(df.fold.nunique()), inference=Inference())}
 
 
 def test_xia_loss_claim_names_the_leaf_rule():
@@ -207,7 +209,7 @@ def test_xia_loss_claim_names_the_leaf_rule():
     _, _, diffs, losses = xr.tables(df, "web10k", inference=Inference())
     for rule, words in (("diagonal", "Eq. 8 in every arm"), ("exact", "exact −L′/L″ in every arm"),
                         ("own", "Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE")):
-        loss = [c for c in xr.claims(df, diffs, losses, "web10k", 3, rule, inference=Inference()) if "loss" in c.text]
+        loss = [c for c in xc.claims(df, diffs, losses, "web10k", 3, rule, inference=Inference()) if "loss" in c.text]
         assert len(loss) == 1 and loss[0].detail.startswith(f"leaf rule {rule} ({words})")
 
 
@@ -294,9 +296,9 @@ def test_claims_pair_one_mean_per_fold():
             rows.append({"fold": fold, "system": "mcrank", "principle": "se", "leaves": 10, "lr": lr,
                          "ndcg@1": e, "err": e, "loss": 100.0})
     df = pd.DataFrame(rows)
-    a, b = xr._fold_means(df, "mcrank", ["ndcg@1", "err"])
+    a, b = xc._fold_means(df, "mcrank", ["ndcg@1", "err"])
     assert np.allclose(a, [0.525, 0.725]) and np.allclose(b, [0.4, 0.7])
-    a, b = xr._fold_means(df, "mcrank", ["loss"], relative=True)
+    a, b = xc._fold_means(df, "mcrank", ["loss"], relative=True)
     assert np.allclose(a, [-0.1, -0.1]) and np.allclose(b, 0.0)
 
 

@@ -1,4 +1,4 @@
-"""Xia's claims from the paper's text (experiments.xia.text_claims, #30 item 4) on constructed
+"""Xia's claims from the paper's text (experiments.xia.claims, #30 item 4) on constructed
 frames with hand-worked values: the per-metric remarks and Figure 2's consistency."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from experiments.xia.protocol import METRICS
-from experiments.xia.text_claims import text_claims
+from experiments.xia.claims import text_claims
 from ltrrepro.inference import Inference
 
 INF = Inference()
@@ -53,7 +53,7 @@ def test_xia_text_claims_against_the_paper_table():
 @pytest.mark.parametrize("system", ["mcrank", "lambdamart"])
 def test_xia_statistics_read_the_papers_own_tables_in_its_direction(dataset, system):
     """Each text statistic, applied to the paper's own table, agrees with the paper's words."""
-    from experiments.xia.text_claims import _contrast, _paper
+    from experiments.xia.claims import _contrast, _paper
     table = _paper(dataset, system)
     assert float(_contrast(table, robust=False).iloc[0]) > 0        # NDCG@1 and ERR improve less
     assert float(_contrast(table, robust=True).iloc[0]) > 0         # NDCG@3/@10 more robust

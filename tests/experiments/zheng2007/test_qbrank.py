@@ -145,7 +145,7 @@ def test_default_shares_the_papers_eta_and_leaves_and_old_manifests_load():
 def test_claims_are_the_papers_table1_family_and_figure1_once(rng):
     """Table 1: QBRank > GBT and > RankSVM at every K, one Holm family powered against the
     paper's differences; no GBT > RankSVM; each DCG-5 comparison once, labelled Figure 1's."""
-    from experiments.zheng2007 import report as zr
+    from experiments.zheng2007 import claims as zr
     from ltrrepro.inference import Inference
     from ltrrepro.inference.tests import holm
     rows = []
@@ -164,7 +164,8 @@ def test_claims_are_the_papers_table1_family_and_figure1_once(rng):
             f"Table 1: QBRank(P2) > GBT on precision at {k}%", f"Table 1: QBRank(P2) > RankSVM on precision at {k}%"}
     np.testing.assert_allclose([c.p for c in fam], holm([c.p_raw for c in fam]))     # Holm by default
     assert all(c.er is not None and c.size for c in fam)                               # ER and size: a paper number
-    paper = zr.PAPER_TABLE1[50]
+    from experiments.zheng2007.paper import PAPER_TABLE1
+    paper = PAPER_TABLE1[50]
     at50 = {c.text: c for c in fam if c.text.endswith(" 50%")}
     assert at50["Table 1: QBRank(P2) > RankSVM on precision at 50%"].paper_effect == pytest.approx(paper[0] - paper[2])
     assert all(c.verdict == "supported" for c in fam)

@@ -1,11 +1,11 @@
-"""Zheng's convergence trend (experiments.zheng2007.trend), a claim from the paper's text, on
+"""Zheng's convergence trend (experiments.zheng2007.claims), a claim from the paper's text, on
 constructed curves with hand-worked values: equal and unequal halves, a straight line, a fall."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from experiments.zheng2007.protocol import DCG5
-from experiments.zheng2007.trend import trend_claims
+from experiments.zheng2007.claims import trend_claims
 from ltrrepro.inference import Inference
 
 

@@ -11,7 +11,8 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
-from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, judge, smallest_effect
+from experiments.bruch2021.claims import early_trees, figure2_claims
+from ltrrepro.inference import TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table, band
 
 MODELS = ("lambdamart", "xendcg")
@@ -66,17 +67,12 @@ def figure(c: dict) -> Figure:
     return Figure("fig2_convergence", fig)
 
 
-def _early(n_trees: int) -> int:
-    """The 'small ensemble' of the claim: 10% of the trees (at least one)."""
-    return max(1, int(round(0.1 * n_trees)))
-
-
 def table(c: dict, *, inference: Inference) -> pd.DataFrame:
     """XE_NDCG − λMART at 1 tree, 10%, 25%, 50% and all of the trees (paired over trials)."""
     lam, xe = c["lambdamart"], c["xendcg"]
     n_trials, n_trees = lam.shape
     have = n_trials > 0 and n_trees > 0
-    points = sorted({1, _early(n_trees), n_trees // 4 or 1, n_trees // 2 or 1, n_trees}) if have else []
+    points = sorted({1, early_trees(n_trees), n_trees // 4 or 1, n_trees // 2 or 1, n_trees}) if have else []
     rows = []
     for p in points:
         t = an.finite_test(xe[:, p - 1], lam[:, p - 1], test=inference.test)    # the trials where both are defined
@@ -100,29 +96,7 @@ def missing(c: dict) -> list[str]:
             if (k := int(np.isnan(arr).any(1).sum()))]
 
 
-def claims(c: dict, *, inference: Inference) -> list[Claim]:
-    """XE_NDCG's lead over λMART is larger at 10% of the trees than at the end."""
-    lam, xe = c["lambdamart"], c["xendcg"]
-    n_trials, n_trees = lam.shape
-    diff = xe - lam
-    early = _early(n_trees)
-    t = an.finite_test(diff[:, early - 1], diff[:, -1], test=inference.test) if n_trials > 0 and n_trees > 0 else None
-    if t is None:
-        reason, detail = "no trial with both models' curves", "no trials"
-    else:
-        reason = an.no_test_reason(t.n, t.std_diff, NDCG5, "validation") if not np.isfinite(t.p) else None
-        detail = (f"lead at {early} trees {t.mean_a:+.4f} vs at {n_trees} trees {t.mean_b:+.4f}"
-                  + (f" ({t.n} of {n_trials} trials defined)" if t.n < n_trials else "")) if t.n else \
-            f"no lead: {an.undefined_reason(NDCG5, 'validation')}"
-    interest, source = smallest_effect(NDCG5, inference)
-    sizes = {"dz": t.dz, "dz_low": t.dz_low, "dz_high": t.dz_high} if t and t.n > 1 else {}
-    evidence = Evidence(t.diff if t else float("nan"), t.p if t else float("nan"), t.n if t else 0, detail,
-                        sd=t.std_diff if t else float("nan"), missing=reason, effect_sizes=sizes)
-    return [judge("XE_NDCG's lead over λMART is larger with fewer trees", evidence,
-                  Expectation(effect=interest, effect_source=source), inference)]
-
-
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a ``convergence`` run: its frame (with :data:`FIELDS`) and configuration."""
     c = curves(df)
     tab = table(c, inference=inference)
@@ -134,6 +108,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Infere
                                                                    "trials." if c["others"] else ""),
                                 ci_cols={"Δ": ("Δ 95% lo", "Δ 95% hi")}, formats={"p": "p"},
                                 rename={"Δ": "Δ [95% CI]"})],
-                  figures=[figure(c)], claims=claims(c, inference=inference), deviations=list(deviations), choices=list(choices),
+                  figures=[figure(c)], claims=figure2_claims(c, inference=inference), deviations=list(deviations),
+                  choices=list(choices), as_paper=list(as_paper),
                   missing=missing(c), lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.4f}")],
                   inference=inference, claims_caption="Claims check (Bruch Figure 2)")

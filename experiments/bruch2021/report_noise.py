@@ -14,16 +14,14 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.bruch2021.protocol import NDCG5
 from experiments.bruch2021.report import NOISE_MARK, model_name
-from experiments.bruch2021.remarks import remark_claims
-from ltrrepro.inference import (CORRECTION_NAMES, TEST_NAMES, UNDERPOWERED, Claim, Evidence, Expectation, Inference,
-                                correct, judge, smallest_effect)
-from ltrrepro.inference.tests import dz, dz_interval, one_sample_p, paired_test, summarize
+from experiments.bruch2021.claims import remark_claims
+from experiments.bruch2021.claims_noise import SHORT, expand_level0, level_claims, noise_claims
+from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Inference
+from ltrrepro.inference.tests import paired_test, summarize
 from ltrrepro.report import Figure, Report, Table, band, file_stem
 
-NOISES = ("documents", "labels")
 #: the paper's pair, and how its tables name the two models
 PAPER_PAIR = ("xendcg", "lambdamart")
-SHORT = {"xendcg": ("XE_NDCG", "XE"), "lambdamart": ("λMART", "λ")}
 XLABELS = {"documents": "% increase in list length (extra negatives)", "labels": "% of labels perturbed",
            "clicks": "click probability of non-relevant documents"}
 
@@ -39,16 +37,6 @@ class Outputs:
 
 FIGURE3 = Outputs("robustness", "fig3", "Bruch Figure 3 — robustness")
 FIGURE4 = Outputs("clicks", "fig4", "Bruch Figure 4 — click noise")
-
-
-def _expand_level0(df: pd.DataFrame) -> pd.DataFrame:
-    """Level 0 (no noise) belongs to every noise type's curve."""
-    base = df[df.noise == "none"]
-    parts = [df[df.noise != "none"]]
-    for n in NOISES:
-        if (df.noise == n).any() or not (df.noise != "none").any():
-            parts.append(base.assign(noise=n))
-    return pd.concat(parts, ignore_index=True)
 
 
 def names_of(model: str, cfg) -> tuple[str, str]:
@@ -78,7 +66,7 @@ def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "
     and its tests (the chosen ``--test``), d_z with its CI, the p adjusted over the levels of a
     noise type by the chosen ``--correction`` (``p_adj``; columns named by the models' keys)."""
     rows = []
-    df = _expand_level0(df)
+    df = expand_level0(df)
     for noise, g in df.groupby("noise"):
         for level, h in g.groupby("level"):
             if len(an.paired(h, metric, a, b, dropna=False)) == 0:
@@ -96,94 +84,6 @@ def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "
                                       "losses"])
     out = out.sort_values(["noise", "level"]).reset_index(drop=True)
     out["p_adj"] = an.adjust_within(out, "noise", inference.correction) if len(out) else []
-    return out
-
-
-def claims(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "lambdamart", names=None, *,
-           inference: Inference) -> list[Claim]:
-    """'``b`` degrades faster than ``a``' per noise type: the per-trial least-squares slope
-    of the difference (a − b) against the level, tested > 0 over trials (the chosen test of
-    the slopes, two-sided p; one family of the noise types, corrected within it). The paper's
-    claim for (XE_NDCG, λMART)."""
-    out = []
-    df = _expand_level0(df)
-    (na, sa), (nb, sb) = names or (SHORT[a], SHORT[b])
-    for noise in sorted(set(df.noise) - {"none"}):
-        g = df[df.noise == noise]
-        if g.empty or g.level.nunique() < 2:
-            continue
-        pr = an.paired(g, metric, a, b, by=("level",))
-        slopes = []
-        for _, h in pr.groupby("trial"):
-            if h.level.nunique() == g.level.nunique():
-                slopes.append(np.polyfit(h.level.astype(float), (h.a - h.b).values, 1)[0])
-        slopes = np.asarray(slopes)
-        if slopes.size >= 2 and slopes.std(ddof=1) > 0:
-            p, missing = one_sample_p(slopes, inference.test), None
-        else:                                    # trials with a value at every level: none, one, all alike
-            p = float("nan")
-            missing = an.no_test_reason(slopes.size, slopes.std(ddof=1) if slopes.size > 1 else None,
-                                        metric if g[metric].isna().any() else None)
-        mean = float(slopes.mean()) if slopes.size else float("nan")
-        lv = sorted(g.level.unique())
-        drop = {m: float(g[(g.model == m) & (g.level == lv[0])][metric].mean()
-                         - g[(g.model == m) & (g.level == lv[-1])][metric].mean()) for m in (a, b)}
-        text = {"documents": f"{nb} degrades faster than {na} as documents are added",
-                "labels": f"{nb} degrades faster than {na} as labels are perturbed",
-                "clicks": f"{na} is more robust to click noise ({nb} degrades faster as non-relevant "
-                          "documents are clicked more)"}[noise]
-        interest, source = smallest_effect(metric, inference)     # over the whole level range: a slope per point
-        span = float(lv[-1]) - float(lv[0])
-        detail = (f"slope {mean:+.2e} per level point over {slopes.size} trials; NDCG@5 drop from level {lv[0]:g} "
-                  f"to {lv[-1]:g}: {nb} {drop[b]:+.4f}, {na} {drop[a]:+.4f}" if slopes.size else
-                  "no trial with NDCG@5 defined at every level")
-        sizes = {"dz": dz(slopes), **dict(zip(("dz_low", "dz_high"), dz_interval(dz(slopes), slopes.size)))}
-        evidence = Evidence(mean, p, slopes.size, detail, sd=float(slopes.std(ddof=1)) if slopes.size > 1 else
-                            float("nan"), missing=missing, effect_sizes=sizes)
-        expectation = Expectation(effect=interest / span, family=f"{nb} degrades faster than {na}: one claim per "
-                                  f"noise type", effect_source=f"{source} over levels {lv[0]:g}–{lv[-1]:g} (a slope "
-                                                               f"of {interest / span:.2e} per level point)")
-        out.append(judge(text, evidence, expectation, inference, noise=noise,
-                         statistic=f"mean per-trial slope of NDCG@5 difference ({na} − {nb}) per level point"))
-    return correct(out, inference)
-
-
-def level_claims(res: pd.DataFrame, names, noise: str = "clicks", *, inference: Inference) -> list[Claim]:
-    """Appendix E's claim: XE_NDCG MART beats λMART at *every* click-noise level, each
-    difference significant. One claim per level (the chosen test over trials, its p adjusted
-    over the levels as the table's ``p_adj``; the paper gives no per-level number, so powered
-    against the effect of interest), then the claim itself: supported only when every level
-    is, contradicted when any level is, inconclusive (underpowered) when a level not
-    significant was underpowered, else not supported."""
-    (na, _), (nb, _) = names
-    g = res[res.noise == noise] if len(res) else res
-    out = []
-    interest, source = smallest_effect(NDCG5, inference)
-    for _, r in g.iterrows():
-        missing = an.no_test_reason(int(r.trials), r.sd, NDCG5) if not np.isfinite(r.p) else None
-        detail = (f"Δ NDCG@5 {r['diff']:+.4f} (95% CI {r.diff_lo:+.4f}..{r.diff_hi:+.4f}), W/T/L "
-                  f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else "Δ NDCG@5: no defined pair")
-        sizes = {"dz": r.get("dz"), "dz_low": r.get("dz_lo"), "dz_high": r.get("dz_hi")}
-        out.append(judge(f"{na} beats {nb} at click level {r.level:g}",
-                         Evidence(r["diff"], r.p, int(r.trials), detail, sd=r.sd, missing=missing, effect_sizes=sizes),
-                         Expectation(effect=interest, effect_source=source, family=f"the {noise} levels"), inference,
-                         noise=noise, level=float(r.level)))
-    out = correct(out, inference)
-    if out:
-        verdicts = [c.verdict for c in out]
-        k = verdicts.count("supported")
-        untested = [c.verdict for c in out if not c.tested]
-        short = verdicts.count(UNDERPOWERED)         # a level that could not have seen the effect of interest
-        v = ("supported" if k == len(out) else "contradicted" if "contradicted" in verdicts
-             else untested[0] if len(untested) == len(out)
-             else f"{UNDERPOWERED[:-1]}: {k} of {len(out)} levels significant, {short} underpowered)" if short
-             else f"not supported ({k} of {len(out)} levels significant)")
-        worst = max((c.p for c in out if c.tested), default=float("nan"))
-        detail = (f"{k} of {len(out)} levels supported at α = {inference.alpha:g}; value: the levels supported, "
-                  f"p: the largest per-level p")
-        out.append(judge(f"{na} beats {nb} at every click level, each significant (appendix E)",
-                         Evidence(float(k), worst, int(g.trials.min()), detail), Expectation(verdict_text=v),
-                         inference, noise=noise))
     return out
 
 
@@ -235,7 +135,7 @@ def pair_figures(res: pd.DataFrame, cfg, a: str, b: str, names, figure: str, suf
     return out
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), outputs: Outputs = FIGURE3, *,
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), outputs: Outputs = FIGURE3, *,
           inference: Inference) -> Report:
     """The report of a noise-level run (``robustness``: :data:`FIGURE3`; ``clicks``:
     :data:`FIGURE4`): one table and figure set per comparison (:func:`pairs_of`), one claims
@@ -244,7 +144,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), outputs: Outputs = F
     for a, b, suffix in pairs_of(cfg, set(df.model) if len(df) else set()):
         names = (names_of(a, cfg), names_of(b, cfg))
         res = analyse(df, a=a, b=b, inference=inference)
-        cl += claims(df, a=a, b=b, names=names, inference=inference)
+        cl += noise_claims(df, a=a, b=b, names=names, inference=inference)
         if "clicks" in set(res.noise):
             cl += level_claims(res, names, inference=inference)
         t = pair_table(res, cfg, a, b, names, outputs.table + suffix, inference=inference)
@@ -254,7 +154,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), outputs: Outputs = F
         summary[a + "-" + b] = res.to_dict(orient="records")
     cl += remark_claims(df, cfg, inference=inference)                   # Figure 3a's 40% → 60% remark (Web30K profiles)
     return Report(title=f"{outputs.title} ({cfg.dataset}, {cfg.library}, preset {cfg.preset})", tables=tables,
-                  figures=figures, claims=cl, deviations=list(deviations), choices=list(choices),
+                  figures=figures, claims=cl, deviations=list(deviations), choices=list(choices), as_paper=list(as_paper),
                   missing=an.missing_notes(df, [NDCG5]), lines=lines, inference=inference,
                   claims_caption=f"Claims check ({outputs.title})",
                   json_files={"summary.json": {"table": summary.get("xendcg-lambdamart", []), "comparisons": summary}})

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from itertools import combinations
 
-import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.bruch2021.paper import PAPER_TABLE1, paper_reference
+from experiments.bruch2021.claims import OTHERS_FAMILY, PLUGIN_FAMILY, TABLE1_FAMILY, XE_OTHERS_FAMILY, table1_claims
+from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS
 from experiments.bruch2021.report import TABLE1_MARK, model_name
-from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Claim, Evidence, Expectation, Inference, correct, judge, \
-    smallest_effect
+from ltrrepro.inference import CORRECTION_NAMES, TEST_NAMES, Inference
 from ltrrepro.report import Report, Table
 
 PAPER_MODELS = ("listnet", "lambdamart", "xendcg")
@@ -23,13 +22,6 @@ BASELINES = ("lgb_rank_xendcg", "xgb_rank_ndcg")
 METRICS = TEST_METRICS
 #: the stored per-query arrays the tests' wins/ties/losses read (:func:`experiments.analysis.frame`)
 ARRAYS = tuple(f"test:{k}" for k in (NDCG5, NDCG10))
-#: the claim families whose p-values are corrected together (tables and claims alike)
-FAMILY = "Table 1: the paper's three pairs on NDCG@5 and @10"
-PLUGIN_FAMILY = "plug-ins against the baseline on NDCG@5 and @10"
-#: other ranking systems of --models (CatBoost's losses, ...): against the baseline (tests only) and
-#: XE_NDCG MART against each (claims: Bruch's loss against a third family of library rankers)
-OTHERS_FAMILY = "other ranking systems against the baseline on NDCG@5 and @10"
-XE_OTHERS_FAMILY = "XE_NDCG MART against other ranking systems on NDCG@5 and @10"
 
 
 def analyse(df: pd.DataFrame, cfg, *, inference: Inference) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -67,51 +59,13 @@ def analyse(df: pd.DataFrame, cfg, *, inference: Inference) -> tuple[pd.DataFram
             c = an.compare(df, k, y, x, test=inference.test)
             if c is not None:
                 comps.append({"metric": an.label(k), "a": y, "b": x,
-                              "family": other.get((x, y), FAMILY if (x, y) not in plug else PLUGIN_FAMILY),
+                              "family": other.get((x, y), TABLE1_FAMILY if (x, y) not in plug else PLUGIN_FAMILY),
                               **c.as_dict(),
                               **(an.query_wtl(df, k, y, x) if f"test:{k}" in df else {})})
     comp = pd.DataFrame(comps)
     if len(comp):
         comp["p_adj"] = an.adjust_within(comp, "family", inference.correction)       # the claims' p: one rule (--correction)
     return table, comp
-
-
-def claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None, *, inference: Inference) -> list[Claim]:
-    """The paper's claims — XE_NDCG MART > ListNet, λMART > ListNet, XE_NDCG MART > λMART on
-    NDCG@5 and @10, each significant — powered against Table 1's differences for the dataset
-    (or the one the synthetic data is calibrated to), and, for each plug-in, plug-in >
-    baseline, and XE_NDCG MART > each other ranking system of ``--models`` (CatBoost's losses;
-    no paper number: powered against the effect of interest). p: adjusted within
-    the claim's family (:data:`FAMILY`, :data:`PLUGIN_FAMILY`) as the tests table's ``p_adj``;
-    with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.inference.reproduction`)."""
-    out = []
-    base = cfg.baseline
-    ref = paper_reference(cfg.dataset)
-    pairs = [("xendcg", "listnet"), ("lambdamart", "listnet"), ("xendcg", "lambdamart"),
-             *((k, base) for k, _ in cfg.plugins if k != base),
-             *(("xendcg", b) for b in (sorted(set(comp.b[comp.family == XE_OTHERS_FAMILY])) if len(comp) else ()))]
-    for i, k in enumerate(("NDCG@5", "NDCG@10")):
-        for a, b in pairs:
-            r = comp[(comp.metric == k) & (comp.a == a) & (comp.b == b)] if len(comp) else comp
-            if r.empty:
-                continue
-            r = r.iloc[0]
-            paper = PAPER_TABLE1[ref] if ref else {}
-            effect = (paper[a][i] - paper[b][i]) / 100 if a in paper and b in paper else None
-            where = "" if effect is None else f"; paper ({ref}) {effect:+.4f}"
-            missing = an.no_test_reason(int(r.n), r.std_diff, k) if not np.isfinite(r.p) else None
-            detail = (f"no trial where both are defined{where}" if int(r.n) == 0 else
-                      f"mean difference {r['diff']:+.4f} (95% CI {r.ci_low:+.4f}..{r.ci_high:+.4f}), "
-                      f"W/T/L {r.wins}/{r.ties}/{r.losses}{where}")
-            interest, source = smallest_effect(k, inference) if effect is None else (None, None)   # (a plug-in's claim)
-            more = {"dz": r.dz, "dz_low": r.dz_low, "dz_high": r.dz_high}
-            if effect is not None and df is not None:
-                more.update(an.reproduction_of(df, (NDCG5, NDCG10)[i], a, b, paper[a][i] / 100, paper[b][i] / 100))
-            out.append(judge(f"{model_name(a, cfg)} > {model_name(b, cfg)} on {k}",
-                             Evidence(r["diff"], r.p, r.n, detail, sd=r.std_diff, missing=missing, effect_sizes=more),
-                             Expectation(paper_effect=effect, effect=interest, effect_source=source, family=r.family),
-                             inference))
-    return correct(out, inference)
 
 
 def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg, *, inference: Inference) -> list[Table]:
@@ -150,7 +104,7 @@ def tables(table: pd.DataFrame, comp: pd.DataFrame, cfg, *, inference: Inference
     return out
 
 
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a ``quality`` run: its frame (with :data:`ARRAYS` for the per-query
     wins/ties/losses), configuration and statistics."""
     table, comp = analyse(df, cfg, inference=inference)
@@ -159,6 +113,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Infere
         index=False, float_format=lambda v: f"{v:.4f}")
     return Report(title=f"Bruch Table 1 ({cfg.dataset}, {cfg.library}, preset {cfg.preset})",
                   tables=tables(table, comp, cfg, inference=inference),
-                  claims=claims(comp, cfg, df, inference=inference), deviations=list(deviations),
-                  choices=list(choices), missing=an.missing_notes(df, METRICS), lines=[printed, ""], inference=inference,
+                  claims=table1_claims(comp, cfg, df, inference=inference), deviations=list(deviations),
+                  choices=list(choices), as_paper=list(as_paper), missing=an.missing_notes(df, METRICS),
+                  lines=[printed, ""], inference=inference,
                   claims_caption="Claims check (Bruch Table 1)")

@@ -1,6 +1,7 @@
 """Bruch Figure 1's protocol (``python -m experiments.jensen_gap``): the effect of γ on the
-Jensen gap of XE_NDCG's bound — its configuration, the gap and the unit (the report is
-:mod:`.report.figure1`, the study's record in :mod:`.studies`).
+Jensen gap of XE_NDCG's bound — its configuration, the gap and the unit (a part of the paper's
+:mod:`.protocol`; its notes are :mod:`.notes`' ``jensen_*``, the report :mod:`.report_figure1`,
+the study's record in :mod:`.studies`).
 
 Each simulated training example has m documents with scores drawn from U[0, 1] and labels
 0–4 drawn with decreasing probabilities (the paper gives none: ``--probs``, recorded). For
@@ -15,11 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from experiments.bruch2021 import notes
 from experiments.config import RunConfig
 from experiments.errors import UsageError
-
-EXPERIMENT = "jensen_gap"
-
+from ltrrepro.runner import UnitRecord
 
 def jensen_gap(scores: np.ndarray, labels: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     """Gap for each row of ``gamma`` (draws × m), one list of ``scores``/``labels`` (m,)."""
@@ -54,21 +54,13 @@ class JensenConfig(RunConfig):
         return all(a > b for a, b in zip(self.probs, self.probs[1:]))
 
     def as_paper(self) -> list[str]:
-        return ["scores drawn from U[0, 1], labels 0–4"
-                + (" with smaller probabilities for larger labels" if self.decreasing else "")
-                + ", γ ~ U[0, 1]^m per draw defining φ (Figure 1's caption)"]
+        return notes.jensen_as_paper(self)
 
     def choices(self) -> list[str]:
-        return [f"label probabilities {list(self.probs)} (the paper gives none, only that they decrease)"
-                if self.decreasing else "label probabilities: the paper gives none, only that they decrease",
-                f"{self.trials} examples of {self.draws} draws of γ each (the paper does not say how many)"]
+        return notes.jensen_choices(self)
 
     def deviations(self) -> list[str]:
-        out = [] if self.docs == 100 else [f"{self.docs} documents per example, not the paper's m = 100"]
-        if not self.decreasing:
-            out.append(f"label probabilities {list(self.probs)}: they do not decrease with the label, as Figure 1's "
-                       "caption has them")
-        return out
+        return notes.jensen_deviations(self)
 
 
 def unit_fn(unit, ctx):
@@ -81,7 +73,7 @@ def unit_fn(unit, ctx):
     gamma = rng.random((int(cfg.draws), m))
     gaps = jensen_gap(scores, labels, gamma)
     gap0 = float(jensen_gap(scores, labels, np.zeros((1, m)))[0])
-    rec = {"means": {"gap_mean": float(gaps.mean()), "gap_min": float(gaps.min()), "gap_max": float(gaps.max())},
-           "gap_gamma0": gap0, "label_counts": np.bincount(labels, minlength=probs.size).tolist(),
-           "log": f"gap {gaps.mean():.2e} [{gaps.min():.2e}, {gaps.max():.2e}]"}
+    rec = UnitRecord(means={"gap_mean": float(gaps.mean()), "gap_min": float(gaps.min()), "gap_max": float(gaps.max())},
+                     log=f"gap {gaps.mean():.2e} [{gaps.min():.2e}, {gaps.max():.2e}]",
+                     fields={"gap_gamma0": gap0, "label_counts": np.bincount(labels, minlength=probs.size).tolist()})
     return rec, {"gaps": gaps, "scores": scores, "labels": labels}

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ltrrepro.inference import Claim, Evidence, Expectation, Inference, judge
+from experiments.bruch2021.claims import figure1_claims
+from ltrrepro.inference import Inference
 from ltrrepro.report import Figure, Report, Table
 
 #: the record fields and stored arrays the report reads (:func:`experiments.analysis.frame`)
@@ -64,33 +65,7 @@ def sanity_checks(ex: pd.DataFrame) -> list[dict]:
              "result": "passed" if len(ex) and flat == 0 else "FAILED"}]
 
 
-def spread_ratio(ex: pd.DataFrame) -> tuple[float, float, float]:
-    """``(ratio, within, between)``: ``within`` the median over examples of the SD of the gap
-    across its draws of γ (how far γ moves one example's gap), ``between`` the SD across
-    examples of their mean gaps (how far the examples differ), ``ratio`` = within / between."""
-    if len(ex) < 2:
-        return float("nan"), float("nan"), float("nan")
-    within = float(np.median([g.std(ddof=1) for g in ex.gaps]))
-    between = float(np.std([g.mean() for g in ex.gaps], ddof=1))
-    return (within / between if between > 0 else float("inf")), within, between
-
-
-def claims(ex: pd.DataFrame, *, inference: Inference) -> list[Claim]:
-    """Figure 1's "vertically stretched clouds": how far γ moves an example's gap, measured
-    against how far the examples differ (:func:`spread_ratio`). The paper shows the clouds and
-    gives no number, so the claim is descriptive: no test, no verdict of support (that γ
-    changes the gap at all is a property of the formula: a sanity check)."""
-    ratio, within, between = spread_ratio(ex)
-    detail = (f"spread across γ / spread across examples: median within-example SD of the gap over the draws "
-              f"{within:.3e} / SD of the examples' mean gaps {between:.3e} = {ratio:.3f} (the paper shows the "
-              f"clouds, not a number)")
-    missing = None if len(ex) >= 2 else "fewer than two examples: no spread across examples"
-    return [judge("γ changes the gap of an example (Figure 1's vertically stretched clouds)",
-                  Evidence(ratio, float("nan"), len(ex), detail, missing=missing),
-                  Expectation(verdict_text="descriptive (no number in the paper to test)"), inference)]
-
-
-def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Inference) -> Report:
+def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a ``jensen_gap`` run: its frame (with :data:`FIELDS` and :data:`ARRAYS`)
     and configuration."""
     ex = examples(df)
@@ -100,8 +75,8 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), *, inference: Infere
                   tables=[Table("fig1_jensen_gap", tab, caption="Jensen gap per example", digits=6,
                                 legend=f"label probabilities {list(cfg.probs)}; scores U[0,1]; {cfg.draws} draws "
                                        f"of γ.")],
-                  figures=[figure(ex, cfg)], claims=claims(ex, inference=inference), deviations=list(deviations),
-                  choices=list(choices),
+                  figures=[figure(ex, cfg)], claims=figure1_claims(ex, inference=inference), deviations=list(deviations),
+                  choices=list(choices), as_paper=list(as_paper),
                   lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.3e}"),
                          *(f"Sanity check [{c['result']}]: {c['check']}: {c['detail']}" for c in checks)],
                   inference=inference, claims_caption="Claims check (Bruch Figure 1)", claims_extra={"sanity_checks": checks})
