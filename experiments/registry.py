@@ -96,6 +96,9 @@ class Experiment:
     keeps_rankings: bool = False
     across: Across | None = None
     spec: Any = None
+    #: ``--tune``'s search of one system, ``fn(unit, ctx) -> (record, {})`` (:mod:`experiments.tuning`): the
+    #: studies that take ``--tune`` (None: their systems run at fixed settings only)
+    tune_fn: Callable | None = None
 
     def report(self, store, inference):
         """The report of the run in ``store`` under ``inference`` (the report's test,

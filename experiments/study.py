@@ -122,7 +122,7 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
-    tune_extra = tuning.before_units(config, execution, store, units, ctx)      # --tune: the searches first
+    tune_extra = tuning.before_units(exp, config, execution, store, units, ctx)   # --tune: the searches first
     if getattr(config, "looks", None):            # --trials auto: waves and looks (experiments.sequential_run)
         from experiments import sequential_run
         return sequential_run.run(exp, config, execution, store, units, ctx, header)

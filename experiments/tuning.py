@@ -9,7 +9,8 @@ under ``units/``, key ``<dataset>/t<trial>/tune=N,on=<where>/<model>``), run by 
 backend like any unit (on the dask backend the systems tune in parallel), and its Optuna
 storage is ``OUT/tuning/<unit>.sqlite3``: a run killed mid-search resumes it with no finished
 configuration repeated. The study supplies the search itself as its configuration's
-``tune_unit_fn(unit, ctx)``, which reads only the split's training and validation parts.
+:class:`~experiments.registry.Experiment`'s ``tune_fn(unit, ctx)``, which reads only the
+split's training and validation parts.
 
 The units then read the frozen configurations from ``ctx["tuned"]`` (:func:`tuned_for`).
 """
@@ -52,7 +53,7 @@ def data_setting(unit: Unit) -> tuple:
     return tuple(kv for kv in unit.setting if kv[0] not in ("tune", "on"))
 
 
-def phase(cfg, execution, store, units, ctx: dict) -> dict:
+def phase(tune_fn, cfg, execution, store, units, ctx: dict) -> dict:
     """Run (or resume) the searches of ``units`` into ``store``; ``{"<model>@<trial>": tuned
     params}`` for :func:`tuned_for` (trial 0 stands for every trial with ``first-split``)."""
     todo = tuning_units(cfg, units)
@@ -67,7 +68,7 @@ def phase(cfg, execution, store, units, ctx: dict) -> dict:
     if not execution.quiet:
         print(f"tuning: {len(todo)} search(es) of {cfg.tune} configuration(s) ({cfg.tune_on})", file=sys.stderr)
     with store.lock():
-        summary = run_units(todo, cfg.tune_unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
+        summary = run_units(todo, tune_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
                             backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
                             quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout)
     if summary.failed:
@@ -78,12 +79,13 @@ def phase(cfg, execution, store, units, ctx: dict) -> dict:
     return {f"{u.model}@{u.trial}": store.record(u.key)["tuned"] for u in todo}
 
 
-def before_units(cfg, execution, store, units, ctx: dict) -> dict:
-    """With ``--tune`` (not ``--estimate``): :func:`phase`, its values in ``ctx["tuned"]``, and
-    what the manifest records of them (``{"tuning": ...}``); ``{}`` otherwise."""
+def before_units(exp, cfg, execution, store, units, ctx: dict) -> dict:
+    """With ``--tune`` (not ``--estimate``): :func:`phase` with the study's ``tune_fn``, its
+    values in ``ctx["tuned"]``, and what the manifest records of them (``{"tuning": ...}``);
+    ``{}`` otherwise."""
     if not getattr(cfg, "tune", 0) or execution.estimate:
         return {}
-    ctx["tuned"] = phase(cfg, execution, store, units, ctx)
+    ctx["tuned"] = phase(exp.tune_fn, cfg, execution, store, units, ctx)
     return {"tuning": manifest_summary(ctx["tuned"])}
 
 

@@ -8,7 +8,7 @@ from functools import partial
 
 from experiments import analysis as an
 from experiments.bruch2021 import protocol_jensen_gap as jensen_gap
-from experiments.bruch2021 import tuned
+from experiments.bruch2021 import protocol_tuning, report_tuning
 from experiments.bruch2021 import report_figure1 as figure1
 from experiments.bruch2021 import report_figure2 as figure2
 from experiments.bruch2021 import report_across, report_noise, report_table1
@@ -74,9 +74,9 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models"),
     from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
                                          default_models=(*PAPER_MODELS, *BASELINES)),
-    units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
-    unit_fn=unit_fn, build=tuned.build_quality, frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)),
-    size_of=train_size, paper_trials=100, keeps_rankings=True,
+    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
+    unit_fn=unit_fn, build=report_tuning.build_quality, frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)),
+    size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100, keeps_rankings=True,
     across=Across(report_across.build_table1, ACROSS_PROFILES, paper_reference), spec=BruchStudy()))
 
 
@@ -98,9 +98,9 @@ right panel and the table.""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "models"),
     from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
                                          real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
-    units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
-    unit_fn=unit_fn, build=tuned.with_tuning(figure2.build), frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")),
-    size_of=train_size,
+    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
+    unit_fn=unit_fn, build=report_tuning.with_tuning(figure2.build), frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")),
+    size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn,
     paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True)))
 
 
@@ -117,7 +117,7 @@ def _robustness_units(cfg: BruchConfig) -> list[Unit]:
     settings = [(("noise", "none"), ("level", 0))] if 0 in cfg.levels else []
     for n in cfg.noise:
         settings += [(("noise", n), ("level", lv)) for lv in cfg.levels if lv != 0]
-    return tuned.tuned_units(_units(cfg, settings), cfg, keep_paper=False)
+    return protocol_tuning.tuned_units(_units(cfg, settings), cfg, keep_paper=False)
 
 
 register(Experiment(
@@ -145,8 +145,8 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
     own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
                                          help="documents, labels or both (default both)"),
     from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn,
-    build=tuned.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE3)),
-    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, paper_trials=100,
+    build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE3)),
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100,
     keeps_rankings=True, across=Across(report_across.build_figure3, ACROSS_PROFILES, paper_reference),
     spec=BruchStudy(noises=("documents", "labels"), levels="percent")))
 
@@ -187,10 +187,10 @@ docs/protocols/bruch2021.md §6; 20 trials on real data). Claim checked: XE_NDCG
 robust to click noise (the per-trial slope of the NDCG@5 difference against C is positive).""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
     defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
-    units=lambda cfg: tuned.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]), cfg,
+    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]), cfg,
                                         keep_paper=False),
-    unit_fn=unit_fn, build=tuned.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE4)),
-    frame=partial(an.frame, fields=("tuned",)), size_of=train_size,
+    unit_fn=unit_fn, build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE4)),
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn,
     paper_trials=20, keeps_rankings=True, spec=BruchStudy(noises=("clicks",), levels="probability")))
 
 

@@ -33,7 +33,7 @@ from ..metrics import evaluate
 from ..objectives import LambdaMART, ListNet, RankNet, XENDCG
 from .backends import BACKENDS, custom_objective_libraries
 from .base import Fitted, Labels, System, Trainer, int_seed, register
-from .space import LIBRARY_SPACES, OBJECTIVE_PREFIX
+from .space import OBJECTIVE_PREFIX
 
 __all__ = ["RankingTrainer", "RankingOptions", "hessian_floor", "SELECT_METRIC"]
 
@@ -70,7 +70,7 @@ class RankingOptions:
         if not isinstance(own, dict) or not all(hasattr(d, "suggest") for d in own.values()):
             raise ValueError(f"{getattr(self.objective, '__name__', self.objective)}.search_space: a dict of "
                              f"keyword -> LogUniform/Uniform/IntRange (ltrrepro.fit.space), got {own!r}")
-        return {**LIBRARY_SPACES[library], **{OBJECTIVE_PREFIX + k: d for k, d in own.items()}}
+        return {**BACKENDS[library].search_space, **{OBJECTIVE_PREFIX + k: d for k, d in own.items()}}
 
 
 def _valid_metric(pred, labels: Labels) -> float:

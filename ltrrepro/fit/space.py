@@ -1,7 +1,9 @@
 """Search spaces as data: the distributions a hyperparameter is tuned over (:class:`LogUniform`,
-:class:`Uniform`, :class:`IntRange`) and the space of each GBDT library (:data:`LIBRARY_SPACES`).
+:class:`Uniform`, :class:`IntRange`) and the boosted trees' space (:data:`TREE_SPACE`).
 
-A space maps a parameter's name to its distribution. Names are :class:`~ltrrepro.fit.boosting.Boosting`
+A space maps a parameter's name to its distribution; each GBDT library's backend declares the
+one its systems search (:attr:`ltrrepro.fit.backends.Backend.search_space`: :data:`TREE_SPACE` in
+all three, so the cross-library row compares equal searches). Names are :class:`~ltrrepro.fit.boosting.Boosting`
 fields (``learning_rate``, ``num_leaves``, ...), or ``objective.<keyword>`` for a keyword argument
 of a system's objective factory — a plug-in declares its own as a class attribute::
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["LogUniform", "Uniform", "IntRange", "LIBRARY_SPACES", "TREE_SPACE", "OBJECTIVE_PREFIX", "describe"]
+__all__ = ["LogUniform", "Uniform", "IntRange", "TREE_SPACE", "OBJECTIVE_PREFIX", "describe"]
 
 #: the prefix of an objective's own parameter in a space (``objective.temperature``)
 OBJECTIVE_PREFIX = "objective."
@@ -96,10 +98,6 @@ TREE_SPACE = {
     "bagging_fraction": Uniform(0.5, 1.0),
     "lambda_l2": LogUniform(1e-3, 10.0),
 }
-
-#: one space per library: every system of a library is tuned over the same one (and the three
-#: libraries over the same ranges, so the cross-library row compares equal searches)
-LIBRARY_SPACES = {"lightgbm": TREE_SPACE, "xgboost": TREE_SPACE, "catboost": TREE_SPACE}
 
 
 def describe(space: dict) -> dict:

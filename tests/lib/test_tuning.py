@@ -13,7 +13,7 @@ import pytest
 from ltrrepro.datasets import load_dataset
 from ltrrepro.fit import BACKENDS, SYSTEMS, preset
 from ltrrepro.fit.ranking import RankingTrainer
-from ltrrepro.fit.space import LIBRARY_SPACES, TREE_SPACE, IntRange, LogUniform, Uniform, describe
+from ltrrepro.fit.space import TREE_SPACE, IntRange, LogUniform, Uniform, describe
 from ltrrepro.splits import trial_split
 from ltrrepro.tuning import Tuned, apply, tune
 
@@ -50,7 +50,7 @@ def test_systems_of_a_library_share_its_space():
     libraries search the same ranges (the cross-library row)."""
     spaces = [SYSTEMS[m].options.space("lightgbm") for m in ("lambdamart", "xendcg", "lgb_rank_xendcg")]
     assert spaces[0] == spaces[1] == spaces[2] == TREE_SPACE
-    assert SYSTEMS["catboost_yetirank"].options.space("catboost") == LIBRARY_SPACES["xgboost"] == TREE_SPACE
+    assert SYSTEMS["catboost_yetirank"].options.space("catboost") == BACKENDS["xgboost"].search_space == TREE_SPACE
 
 
 @pytest.mark.parametrize("library,names", [

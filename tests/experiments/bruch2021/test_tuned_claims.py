@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.bruch2021 import tuned as tn
+from experiments.bruch2021 import protocol_tuning, report_tuning
+from experiments.bruch2021.claims_tuning import TUNED_FAMILY
 from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS, BruchConfig
 from experiments.bruch2021 import report_table1 as table1
 from experiments.bruch2021.claims import TABLE1_FAMILY, XE_OTHERS_FAMILY
@@ -97,13 +98,13 @@ def _frame(rng, trials=6):
 
 def test_table1_is_checked_at_the_papers_and_at_tuned_settings(rng):
     cfg = _cfg(trials=6)
-    rep = tn.build_quality(_frame(rng), cfg, inference=Inference())
+    rep = report_tuning.build_quality(_frame(rng), cfg, inference=Inference())
     fam = pd.Series([c.family for c in rep.claims])
-    assert (fam == TABLE1_FAMILY).sum() == 6 and (fam == tn.TUNED_FAMILY).sum() == 8
+    assert (fam == TABLE1_FAMILY).sum() == 6 and (fam == TUNED_FAMILY).sum() == 8
     texts = [c.text for c in rep.claims]
     assert "XE_NDCG MART (tuned) > λMART (tuned) on NDCG@5" in texts
     assert "XE_NDCG MART > λMART (tuned) on NDCG@10" in texts
-    tuned = [c for c in rep.claims if c.family == tn.TUNED_FAMILY]
+    tuned = [c for c in rep.claims if c.family == TUNED_FAMILY]
     raw = [c.p_raw for c in tuned]
     assert [c.p for c in tuned] == pytest.approx(list(holm(np.array(raw))))           # corrected within its family
     cross = next(c for c in tuned if c.text == "XE_NDCG MART > λMART (tuned) on NDCG@5")
@@ -121,7 +122,7 @@ def test_the_paper_family_is_the_same_with_or_without_the_tuned_units(rng):
     cfg = _cfg(trials=6)
     alone = table1.build(df[df.get("hp").isna()].drop(columns=["hp", "tuned"]), _cfg(trials=6, tune=0),
                          inference=Inference())
-    both = tn.build_quality(df, cfg, inference=Inference())
+    both = report_tuning.build_quality(df, cfg, inference=Inference())
     paper = [(c.text, c.p) for c in both.claims if c.family == TABLE1_FAMILY]
     assert paper == [(c.text, c.p) for c in alone.claims]
 
@@ -143,13 +144,13 @@ def test_a_search_never_reads_the_test_part(tmp_path):
     cfg = _cfg(rounds=3, models=("lambdamart",), tune=2)
     ds = load_dataset("synthetic-web30k", n_queries=30, seed=0)
     unit = tuning_units(cfg, _units(cfg))[0]
-    clean, _ = tn.tune_unit_fn(unit, _ctx(ds, tmp_path / "clean", cfg))
+    clean, _ = protocol_tuning.tune_unit_fn(unit, _ctx(ds, tmp_path / "clean", cfg))
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     poisoned = ds.subset(np.arange(ds.n_queries))
     docs = np.concatenate([np.arange(poisoned.offsets[q], poisoned.offsets[q + 1]) for q in split.test])
     poisoned.y[docs] = np.random.default_rng(1).integers(0, 5, docs.size)
     assert not np.array_equal(poisoned.y, ds.y)
-    dirty, _ = tn.tune_unit_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
+    dirty, _ = protocol_tuning.tune_unit_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
     assert dirty["tuned"]["params"] == clean["tuned"]["params"]
     assert dirty["tuned"]["trials"] == clean["tuned"]["trials"] and dirty["tuned"]["value"] == clean["tuned"]["value"]
 
@@ -160,7 +161,7 @@ def test_other_ranking_systems_are_claimed_against_tuned_too(rng):
     df = _frame(rng)
     extra = df[df.model == "lambdamart"].assign(model="catboost_yetirank")
     cfg = _cfg(trials=6, models=("listnet", "lambdamart", "xendcg", "catboost_yetirank"))
-    rep = tn.build_quality(pd.concat([df, extra], ignore_index=True), cfg, inference=Inference())
+    rep = report_tuning.build_quality(pd.concat([df, extra], ignore_index=True), cfg, inference=Inference())
     texts = {c.text: c.family for c in rep.claims}
     assert texts["XE_NDCG MART > CatBoost YetiRank on NDCG@5"] == XE_OTHERS_FAMILY
     assert texts["XE_NDCG MART (tuned) > CatBoost YetiRank (tuned) on NDCG@5"] == f"{XE_OTHERS_FAMILY} (tuned)"
