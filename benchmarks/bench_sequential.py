@@ -19,8 +19,18 @@ t-test's two-sided p over the first n_k values becomes z (:func:`~ltrrepro.infer
 the run stops on |z| ≥ c_k (efficacy) or on z < b_k, the non-binding futility bound at the drift
 δ₁·√N/SD_k of the SD observed at that look. Vectorized over runs: b_k is interpolated in the drift
 from a grid of :func:`~ltrrepro.inference.sequential.futility_bounds` (its largest interpolation error is
-printed), and the first runs of each case are replayed through the Monitor itself (the decisions
-must agree). The fixed design is the t-test at α over all 100.
+printed), and the first runs of each case are replayed through the Monitor itself under the same
+normal-model futility bound (``law="normal"``: the decisions must agree; at 100 trials the t law the
+harness uses is close to it, and the small maxima below use the t law). The fixed design is the t-test at α over all 100.
+
+Small maxima (``--max-trials`` 10 and 20, 4 looks; α = 0.01 and a family-of-six claim's α/6):
+each look is a paired t-test over 2–20 trials, so the design's power and futility bound come from
+the t law (:class:`ltrrepro.inference.tlaw.TLaw`). For each case the effect δ at which the stated
+power (:meth:`ltrrepro.inference.sequential.Monitor.power`, the power a verdict uses) is 0.80 is
+found; normal differences with that mean are run through the protocol (the futility bound at the
+SD observed at each look, acted on) and the rejection rate in the effect's direction is the real
+power, printed beside the stated one, the normal model's figure at the same δ (what was stated
+before), and the real type I error of the design (null runs) with the futility-only looks.
 
 Printed per α (0.05: the issue's design and its 73/43 figures; 0.01: the level of the harness's
 claims), pool and effect (0, 1× and 2× δ₁): the rejection rate of the fixed design, of auto as
@@ -47,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_tests import per_query_pool, per_trial_pool  # noqa: E402
 from ltrrepro.inference import sequential as sq  # noqa: E402
+from ltrrepro.inference.tlaw import TLaw, futility_only, real_alpha  # noqa: E402
 
 N, LOOKS, POWER = 100, 5, 0.9
 ALPHAS = (0.05, 0.01)                        # the issue's design (its 73/43 figures), the harness's claims' level
@@ -103,7 +114,7 @@ def replay(sim, sizes, delta1, count, alpha) -> int:
     names = {sq.EFFICACY: 1, sq.CONTRADICTED: -1, sq.FUTILITY: 2, sq.MAXIMUM: 0}
     same = 0
     for i in range(count):
-        m = sq.Monitor(sizes, alpha=alpha, correction="none", inference=False)
+        m = sq.Monitor(sizes, alpha=alpha, correction="none", inference=False, law="normal")
         for k, n in enumerate(sizes):
             xs = sim["x"][i, :n]
             entry = {"key": "c", "p": float(stats.ttest_1samp(xs, 0.0).pvalue), "value": float(xs.mean()), "sign": 1,
@@ -117,6 +128,66 @@ def replay(sim, sizes, delta1, count, alpha) -> int:
     return same
 
 
+SMALL = ((10, 4), (20, 4))
+SMALL_ALPHAS = (0.01, 0.01 / 6)
+
+
+def design_effect(law: TLaw, c, target: float = 0.8) -> float:
+    """The standardized effect at which the stated power (t law, futility acted on) is ``target`` (bisection)."""
+    lo, hi = 0.0, 5.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if law.power(mid, c, acted=True) < target else (lo, mid)
+    return (lo + hi) / 2
+
+
+def protocol(x, sizes, c, delta, law: TLaw, grid) -> np.ndarray:
+    """The monitor's decision per run (+1 efficacy, −1 contradicted, 2 futility, 0 maximum): z of
+    each look's t-test, efficacy at ±c_k, futility below the t-law bound at the SD observed then
+    (interpolated in the standardized effect on ``grid``)."""
+    table = np.array([law.futility(d, c)[0] if d > 0 else np.full(len(sizes), -np.inf) for d in grid])
+    runs = x.shape[0]
+    decision, open_ = np.zeros(runs, int), np.ones(runs, bool)
+    for k, n in enumerate(sizes):
+        xs = x[:, :n]
+        z = sq.z_from_p(stats.ttest_1samp(xs, 0.0, axis=1).pvalue, xs.mean(1))
+        up, down = open_ & (z >= c[k]), open_ & (z <= -c[k])
+        decision[up], decision[down] = 1, -1
+        open_ &= ~(up | down)
+        if k < len(sizes) - 1:
+            d = np.clip(delta / xs.std(1, ddof=1), grid[0], grid[-1])
+            b = np.interp(d, grid, table[:, k])
+            fut = open_ & (z < b)
+            decision[fut] = 2
+            open_ &= ~fut
+    return decision
+
+
+def small_maxima(runs: int, seed) -> list:
+    """Real against stated power at small maxima (see the module docstring); the lines printed."""
+    out = [f"\nsmall maxima: stated (t law) against real power at the effect the design states 80% for; "
+           f"{runs} runs per case, normal differences (SD 1)",
+           f"{'max':>4} {'looks':>5} {'alpha':>8} {'effect':>7} {'stated':>7} {'real':>6} {'normal model':>13} "
+           f"{'real alpha':>11} {'futility-only looks':>20}"]
+    for n_max, looks in SMALL:
+        sizes = sq.look_sizes(n_max, looks)
+        law = TLaw(sizes)
+        t = np.asarray(sizes, float) / n_max
+        for alpha in SMALL_ALPHAS:
+            c = sq.efficacy_bounds(t, alpha)
+            d = design_effect(law, c)
+            m = sq.Monitor(sizes, alpha=alpha, correction="none")
+            stated = m.power({"effect": d, "sd": 1.0}, c)
+            normal = sq.Monitor(sizes, alpha=alpha, correction="none", law="normal").power({"effect": d, "sd": 1.0}, c)
+            rng = np.random.default_rng(seed.spawn(1)[0])
+            x = rng.standard_normal((runs, n_max)) + d
+            real = float(np.mean(protocol(x, sizes, c, d, law, np.linspace(0.0, 6.0, 121)) == 1))
+            only = [k + 1 for k, (n, ck) in enumerate(zip(sizes, c)) if futility_only(n, ck)[0]]
+            out.append(f"{n_max:>4} {len(sizes):>5} {alpha:>8.4g} {d:>7.3f} {stated:>7.3f} {real:>6.3f} "
+                       f"{normal:>13.3f} {real_alpha(tuple(sizes), alpha):>11.4g} {str(only or '–'):>20}")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=str(Path(__file__).resolve().parents[1] / "results"))
@@ -124,10 +195,16 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=2000, help="runs under each effect")
     ap.add_argument("--replay", type=int, default=40, help="runs per case replayed through the Monitor")
     ap.add_argument("--seed", type=int, default=None, help="root seed (default: a fresh one, printed)")
+    ap.add_argument("--small-runs", type=int, default=10_000, help="runs per small-maximum case")
+    ap.add_argument("--small-only", action="store_true", help="only the small maxima (10, 20)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     seed = np.random.SeedSequence(args.seed)
     print(f"seed {seed.entropy}")
+    print("\n".join(small_maxima(args.small_runs, seed)))
+    if args.small_only:
+        print(f"({time.perf_counter() - t0:.0f} s)")
+        return 0
     root = Path(args.results)
     pools = {"per-trial": per_trial_pool(root), "per-query": per_query_pool(root)}
     sizes = sq.look_sizes(N, LOOKS)

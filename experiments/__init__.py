@@ -25,9 +25,8 @@ def run(config, execution=None, **keywords):
     ``config``: a configuration object (:class:`experiments.config.RunConfig`, e.g. from
     :func:`configure` or ``BruchConfig(...)``) with ``execution`` an
     :class:`~experiments.execution.Execution` (default: one); or, as a convenience, a study's
-    name with keywords — the command's flags (``data_dir`` for ``--data-dir``, lists for
-    comma-separated values, ``True`` for a bare flag) — split into the configuration and the
-    execution as the command line does. A user error raises (:class:`experiments.errors.UsageError`
+    name with keywords — the execution's options (``out``, ``jobs``, ...) and the
+    configuration's fields (:func:`configure`). A user error raises (:class:`experiments.errors.UsageError`
     and the other ``USER_ERRORS``); nothing exits."""
     from experiments.api import run_keywords
     from experiments.config import RunConfig
@@ -50,12 +49,12 @@ def run(config, execution=None, **keywords):
     return run_config(config, execution or Execution())
 
 
-def configure(name: str, **flags):
-    """The configuration of study ``name`` from the command's flags as keywords, with the
-    command's defaults and checks (``configure("quality", trials=3)``)."""
+def configure(name: str, **fields):
+    """The configuration of study ``name``: ``dataclasses.replace`` of its complete default
+    with ``fields`` (``configure("quality", trials=3)``; :mod:`experiments.api`)."""
     from experiments.api import configure as _configure
 
-    return _configure(name, flags)
+    return _configure(name, fields)
 
 
 def load(out):

@@ -1,12 +1,15 @@
-"""``python -m experiments``: the studies, one line each, read from :mod:`experiments.registry`.
+"""``python -m experiments``: the studies, one line each, read from :mod:`experiments.registry`;
+``python -m experiments NAME [flags]`` runs one.
 
-    python -m experiments            # or --help: the list
-    python -m experiments.<name> --help
+    python -m experiments                  # or --help: the list
+    python -m experiments NAME --help      # a study's flags (also python -m experiments.NAME)
+    python -m experiments NAME [flags]     # run it: the command line of every study
 
-The list is the registry's, so a study registered in a paper package's ``studies.py`` is
-listed with no change here; the tools beside the studies (``report``, ``notebook``,
-``export``) are listed where their module exists. Any other argument is refused with one
-``error:`` line (exit 2): a study runs as its own module, ``python -m experiments.<name>``.
+The list is the registry's, so a study registered in a paper package's ``studies.py``, or
+declared by an installed distribution (the entry-point group ``ltrrepro.studies``), is listed
+and run with no change here; the tools beside the studies (``report``, ``notebook``,
+``export``) are listed where their module exists and run as ``python -m experiments.<tool>``.
+An unknown name is refused with one ``error:`` line (exit 2).
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import importlib.util
 import sys
 
 from experiments import registry
+from experiments.errors import USER_ERRORS
 
 #: modules beside the studies, each with what it does (listed when importable)
 TOOLS = (
@@ -27,7 +31,7 @@ def listing() -> str:
     """The text ``python -m experiments`` prints: every registered study, then the tools."""
     studies = registry.experiments()
     width = max(len(n) for n in [*studies, *(t for t, _ in TOOLS)])
-    lines = ["usage: python -m experiments.NAME [flags]   (python -m experiments.NAME --help: its flags)",
+    lines = ["usage: python -m experiments NAME [flags]   (python -m experiments NAME --help: its flags)",
              "studies:"]
     lines += [f"  {name:<{width}}  {exp.title}" for name, exp in studies.items()]
     tools = [(t, what) for t, what in TOOLS if importlib.util.find_spec(f"experiments.{t}") is not None]
@@ -39,12 +43,23 @@ def listing() -> str:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv not in (["-h"], ["--help"]):
-        print(f"error: python -m experiments takes no argument (got {argv[0]!r}); "
-              "run a study as python -m experiments.NAME (the list: python -m experiments)", file=sys.stderr)
+    try:
+        if not argv or argv[0] in ("-h", "--help"):
+            print(listing())
+            return 0
+        known = registry.experiments()
+    except USER_ERRORS as err:              # an installed study that does not load
+        print(f"error: {err}", file=sys.stderr)
         return 2
-    print(listing())
-    return 0
+    if argv[0] not in known:
+        tools = [t for t, _ in TOOLS]
+        hint = (f"; {argv[0]} is a tool: python -m experiments.{argv[0]}" if argv[0] in tools else
+                " (the list: python -m experiments)")
+        print(f"error: unknown study {argv[0]!r}{hint}", file=sys.stderr)
+        return 2
+    from experiments.cli import main_of
+
+    return main_of(argv[0])(argv[1:])
 
 
 if __name__ == "__main__":

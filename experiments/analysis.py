@@ -54,17 +54,13 @@ def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
 
 
 def identity(record: dict) -> dict:
-    """``family`` and ``variant`` of a record's system (:class:`ltrrepro.fit.System`): as the
-    unit stored them (``record["system"]``), else from the registered system of its model
-    (records written before the identity was stored); a model neither knows is its own family."""
+    """``family`` and ``variant`` of a record's system (:class:`ltrrepro.fit.System`) as the unit
+    stored them (``record["system"]``; older records gain it in :mod:`ltrrepro.migrations`); a
+    model without one is its own family."""
     stored = record.get("system")
     if isinstance(stored, dict) and "family" in stored:
         return {"family": stored["family"], "variant": stored.get("variant", "")}
-    from ltrrepro.fit import SYSTEMS
-
-    model = record["unit"]["model"]
-    system = SYSTEMS.get(model)
-    return {"family": system.family, "variant": system.variant} if system else {"family": model, "variant": ""}
+    return {"family": record["unit"]["model"], "variant": ""}
 
 
 def stored_config(store, config_cls):

@@ -1,74 +1,102 @@
-"""The Python API's keyword convenience: a study's command-line flags given as keywords.
+"""The Python API's keyword convenience: a study's configuration fields as keywords.
 
-``experiments.run("robustness", out="runs/x", queries=200, levels=[0, 50])`` and
-``experiments.configure("robustness", queries=200)`` go through the very parser, defaults
-and checks of ``python -m experiments.robustness``, so a call and a command with the same
-arguments build the same configuration and write the same results; the parser's errors
-raise :class:`~experiments.errors.UsageError` naming the keyword (``trials (--trials)``)
-instead of exiting. The API proper takes a configuration object and an
-:class:`~experiments.execution.Execution` (:func:`experiments.run`).
+``experiments.configure("robustness", queries=200, levels=[0, 50])`` is
+``dataclasses.replace`` of the study's complete default configuration
+(:attr:`~experiments.registry.Experiment.default`, called) with those fields — on another dataset
+first with the fields whose default differs there (``data_defaults``: the paper's trials on
+real data) — so no command line is built or parsed: the keywords are the configuration's
+fields (lists become tuples; a model given as a plug-in spec ``package.module:Name(k=v)``, or
+``SPEC-<principle>`` for Xia, is named by its key and listed in ``plugins``), checked by the
+configuration itself. ``experiments.run(name, **keywords)`` splits the keywords into those
+fields and an :class:`~experiments.execution.Execution`.
 """
 from __future__ import annotations
 
-import re
-from contextlib import contextmanager
-from dataclasses import fields
+import dataclasses
+import typing
 
-from experiments.cli import PARSER_ERRORS_RAISE, parse_command
+from experiments import registry
+from experiments.config import _tuple, _typed as _typed_value
 from experiments.errors import UsageError
 from experiments.execution import Execution
 
 __all__ = ["run_keywords", "configure"]
 
+_EXECUTION = frozenset(f.name for f in dataclasses.fields(Execution))
 
-def _argv(params: dict) -> list[str]:
-    argv = []
-    for key, value in params.items():
-        flag = "--" + key.replace("_", "-")
-        if value is None or value is False:
+
+def _plugins(models, given: tuple) -> dict:
+    """``models`` with plug-in specs named by their keys, and ``plugins`` with the specs added:
+    a spec ``package.module:Name(k=v)``, or an arm ``SPEC-<suffix>`` (Xia's principles), as
+    ``--models`` reads them (:func:`experiments.values.parse_models`)."""
+    from ltrrepro.fit.plugins import PluginError, is_plugin_spec, plugin_key
+    from ltrrepro.fit.xia import arm, arm_of
+
+    def key(spec):
+        try:
+            return plugin_key(spec)
+        except PluginError:
+            return None
+
+    names, plugins = [], dict(given)
+    for m in models:
+        spec, principle = m, None
+        parts = arm_of(m) if is_plugin_spec(m) and key(m) is None else None
+        if parts is not None and key(parts[0]) is not None:
+            spec, principle = parts
+        if not is_plugin_spec(spec):
+            names.append(m)
             continue
-        if value is True:
-            argv.append(flag)
-        elif isinstance(value, (list, tuple)):
-            argv += [flag, ",".join(str(v) for v in value)]
-        else:
-            argv += [flag, str(value)]
-    return argv
+        plugins[plugin_key(spec)] = spec               # a malformed spec: its one-line PluginError
+        names.append(plugin_key(spec) if principle is None else arm(plugin_key(spec), principle))
+    return {"models": tuple(names), "plugins": tuple(plugins.items())}
+
+
+def _typed(name: str, value, hint, caller: str):
+    """``value`` of the declared type of field ``name`` (lists as tuples), else one
+    :class:`UsageError` naming the field (a comma-separated string for a tuple of names says so)."""
+    if isinstance(value, str) and hint is tuple:
+        raise UsageError(f"{caller}: field {name!r} is a tuple (e.g. {name}=({value.split(',')[0]!r}, ...)), "
+                         f"not the string {value!r}")
+    return _typed_value(name, _tuple(value), hint, caller)
+
+
+def configure(name: str, fields: dict):
+    """The configuration of study ``name``: its default with ``fields`` replaced (see the
+    module docstring); an unknown field, or an execution option, is one :class:`UsageError`."""
+    exp = registry.get(name)
+    caller = f"experiments.configure({name!r})"
+    if "config" in fields:
+        raise UsageError(f"{caller}: to re-run a stored configuration, read it with "
+                         f"experiments.registry.get({name!r}).config_cls.from_manifest(PATH, {name!r})")
+    given = sorted(set(fields) & (_EXECUTION | {"debug"}))
+    if given:
+        raise UsageError(f"{caller}: {', '.join(given)} belong(s) to the execution (Execution(...) or "
+                         f"experiments.run(name, ...)), not the configuration")
+    default = exp.default() if exp.default is not None else None
+    if default is None:
+        raise UsageError(f"{caller}: the study declares no default configuration; build its "
+                         f"{exp.config_cls.__name__}(...) yourself")
+    known = {f.name for f in dataclasses.fields(default)} - {"experiment"}
+    hints = typing.get_type_hints(type(default))
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise UsageError(f"{caller}: unknown field(s) {', '.join(unknown)}; a {type(default).__name__} has "
+                         f"{', '.join(sorted(known))}")
+    values = {k: _typed(k, v, hints.get(k), caller) for k, v in fields.items()}
+    if "models" in values and "plugins" in known:
+        values.update(_plugins(values["models"], values.get("plugins", ())))
+    dataset = values.get("dataset", default.dataset)
+    base = exp.data_defaults(dataset) if exp.data_defaults and dataset != default.dataset else {}
+    return dataclasses.replace(default, **{**base, **values})
 
 
 def run_keywords(name: str, keywords: dict):
-    """``(config, execution)`` of study ``name`` from the command's flags as keywords (quiet
-    unless ``quiet=False``)."""
+    """``(config, execution)`` of study ``name`` from keywords: the execution's options (quiet
+    unless ``quiet=False``) and the configuration's fields."""
     keywords = {"quiet": True, **keywords}
-    with _parser_errors_raise(f"experiments.run({name!r})"):
-        return parse_command(name, _argv(keywords))
-
-
-def configure(name: str, flags: dict):
-    """The configuration of study ``name`` from its flags as keywords (no execution flag)."""
-    if "config" in flags:
-        raise UsageError(f"experiments.configure({name!r}): to re-run a stored configuration, read it with "
-                         f"experiments.registry.get({name!r}).config_cls.from_manifest(PATH, {name!r})")
-    execution = {f.name for f in fields(Execution)} | {"debug"}
-    given = sorted(set(flags) & execution)
-    if given:
-        raise UsageError(f"experiments.configure({name!r}): {', '.join(given)} belong(s) to the execution "
-                         f"(Execution(...) or experiments.run(name, ...)), not the configuration")
-    with _parser_errors_raise(f"experiments.configure({name!r})"):
-        return parse_command(name, _argv(flags))[0]
-
-
-@contextmanager
-def _parser_errors_raise(caller: str):
-    """The command's parser reports a bad flag by exiting (``SystemExit(2)``, after printing
-    ``error: …``); inside the Python API it raises :class:`~experiments.errors.UsageError` instead,
-    naming the keyword as the caller wrote it."""
-    def rename(message):
-        message = re.sub(r"--([\w-]+)", lambda m: f"{m.group(1).replace('-', '_')} ({m.group(0)})", message)
-        return f"{caller}: {message}"
-
-    token = PARSER_ERRORS_RAISE.set(rename)
-    try:
-        yield
-    finally:
-        PARSER_ERRORS_RAISE.reset(token)
+    execution = {k: v for k, v in keywords.items() if k in _EXECUTION}
+    if "out" in execution and execution["out"] is not None:
+        execution["out"] = str(execution["out"])
+    config = configure(name, {k: v for k, v in keywords.items() if k not in _EXECUTION})
+    return config, Execution(**execution)

@@ -19,82 +19,63 @@ by :func:`cli`.
 from __future__ import annotations
 
 import argparse
-import contextvars
-import functools
-import sys
+import dataclasses
 
+from experiments import registry
 from experiments.config import DATASETS
-from experiments.values import parse_levels, parse_names, positive_int, seed_int
-from experiments.sequential_run import TrialsAction, add_flags as sequential_flags, apply_design, trials_arg
-from experiments.errors import USER_ERRORS, UsageError
+from experiments.errors import USER_ERRORS, ArgumentParser, UsageError, cli
+from experiments.execution import BACKENDS as EXECUTION_BACKENDS, Execution
+from experiments.study import run
+from experiments.values import parse_levels, parse_names, positive_int, seed_int, trials_arg
 from ltrrepro.device import DEVICES
 from ltrrepro.fit.backends import BACKENDS
 from ltrrepro.fit.boosting import PRESETS
 
 __all__ = ["UsageError", "USER_ERRORS", "cli", "entry_point", "parse_command", "make_parser", "ArgumentParser",
-           "parse_names", "parse_levels", "positive_int", "EXECUTION"]
+           "parse_names", "parse_levels", "positive_int", "EXECUTION", "DEFAULT_LOOKS", "main_of"]
+
+#: the looks of ``--trials auto`` when ``--looks`` is not given
+DEFAULT_LOOKS = 5
 
 
-def cli(main):
-    """Wrap an entry point ``main(argv) -> int``: a user error is printed as ``error: …`` and
-    returns 2; ``--debug`` in argv re-raises it with its traceback."""
-    @functools.wraps(main)
-    def wrapper(argv=None) -> int:
-        argv = list(sys.argv[1:] if argv is None else argv)
-        _terminate_as_interrupt()
-        try:
-            return main(argv)
-        except USER_ERRORS as err:
-            if "--debug" in argv:
-                raise
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        except KeyboardInterrupt as err:
-            if "--debug" in argv:
-                raise
-            print(f"interrupted ({str(err) or 'Ctrl-C'}): finished units are kept; the same command resumes",
-                  file=sys.stderr)
-            return 130
-    return wrapper
+class TrialsAction(argparse.Action):
+    """``--trials N`` stores N; ``--trials auto`` leaves ``trials`` at its default (a study's
+    ``from_args`` never sees the word) and sets ``auto_trials``, which :func:`apply_design` reads."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.auto_trials = values == "auto"
+        setattr(namespace, self.dest, None if values == "auto" else values)
 
 
-def _terminate_as_interrupt() -> None:
-    """SIGTERM (a cluster's job killer, ``kill``) unwinds like Ctrl-C: the manifest ends
-    ``interrupted`` and the worker processes are shut down with the run."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
-        signal.signal(signal.SIGTERM, handler)
+def sequential_flags(ap) -> None:
+    """``--max-trials`` and ``--looks``: the design of ``--trials auto`` (:mod:`experiments.design`)."""
+    ap.add_argument("--max-trials", type=int, default=None, metavar="N",
+                    help="with --trials auto: the most trials the run may take (default: the paper's)")
+    ap.add_argument("--looks", type=int, default=None, metavar="K",
+                    help=f"with --trials auto: equally spaced looks at the claims (default {DEFAULT_LOOKS})")
 
 
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``error: …`` and exit code 2, and no abbreviated flags
-    (``--conf`` is refused as unknown rather than read as ``--config``: a flag added later
-    could otherwise change what an abbreviation in a user's script means)."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message):
-        rename = PARSER_ERRORS_RAISE.get()
-        if rename is not None:                  # the Python API: raise, never exit
-            raise UsageError(rename(message))
-        self.exit(2, f"error: {message} (see --help)\n")
-
-
-#: set (to a function rewording the message) by the Python API so that a parser's error
-#: raises :class:`UsageError` instead of exiting; a context variable, so threads do not mix
-PARSER_ERRORS_RAISE: contextvars.ContextVar = contextvars.ContextVar("parser_errors_raise", default=None)
-
-
+def apply_design(args, build):
+    """The configuration of a parsed command line, ``build(args)``, with the design of
+    ``--trials auto`` (``trials`` = the maximum, ``looks`` = K); refused: ``--max-trials`` or
+    ``--looks`` without ``--trials auto``, a maximum below 2, fewer than 2 looks."""
+    auto = getattr(args, "auto_trials", False)
+    max_trials, looks = getattr(args, "max_trials", None), getattr(args, "looks", None)
+    if not auto:
+        if max_trials is not None or looks is not None:
+            raise UsageError("--max-trials and --looks design a sequential run: give them with --trials auto")
+        return build(args)
+    if max_trials is not None and max_trials < 2:
+        raise UsageError(f"--max-trials must be at least 2 (a paired test needs two trials), got {max_trials}")
+    looks = DEFAULT_LOOKS if looks is None else looks
+    if looks < 2:
+        raise UsageError(f"--looks must be at least 2 (one look is the fixed design: --trials N), got {looks}")
+    args = argparse.Namespace(**{**vars(args), "trials": max_trials})
+    cfg = build(args)
+    n = max_trials or cfg.paper_trials
+    if n < 2:
+        raise UsageError(f"--trials auto: the paper's {n} trial(s) leave nothing to look at; give --max-trials N")
+    return dataclasses.replace(cfg, trials=n, looks=looks)
 
 
 def _flag_specs() -> dict:
@@ -161,13 +142,11 @@ def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
 def execution_flags(ap: argparse.ArgumentParser) -> None:
     """The flags every experiment honours: execution (:class:`~experiments.execution.Execution`,
     whose defaults they take), output, randomness, re-running."""
-    from experiments.execution import BACKENDS, Execution
-
     d = Execution()
     ap.add_argument("--out", default=d.out, help="results directory (default runs/EXPERIMENT-DATASET)")
     ap.add_argument("--jobs", type=positive_int, default=d.jobs, help="parallel jobs (default: cores / threads)")
     ap.add_argument("--threads", type=positive_int, default=d.threads, help="threads per job (default: cores / jobs)")
-    ap.add_argument("--backend", choices=BACKENDS, default=d.backend)
+    ap.add_argument("--backend", choices=EXECUTION_BACKENDS, default=d.backend)
     ap.add_argument("--scheduler", default=d.scheduler, help="dask.distributed scheduler address (with --backend dask)")
     ap.add_argument("--scheduler-timeout", type=positive_int, default=d.scheduler_timeout,
                     help="seconds to wait for the dask scheduler to answer, and for a cluster that lost every "
@@ -226,12 +205,11 @@ def parser_for(exp) -> argparse.ArgumentParser:
     honours, its own, and the execution flags. The defaults of :data:`DEFAULTS_FROM_CONFIG`
     are read from the study's configuration class (one source), the record's ``defaults``
     override."""
-    import dataclasses
-
     names = {f.name for f in dataclasses.fields(exp.config_cls)}
     defaults = {d: getattr(exp.config_cls, d) for d in DEFAULTS_FROM_CONFIG
                 if d in names and (d == "seed" or d.replace("_", "-") in exp.flags)}
     ap = make_parser(exp.doc, *exp.flags, **{**defaults, **exp.defaults})
+    ap.prog = f"python -m experiments {exp.name}"          # as run through either command
     if "trials" in exp.flags:                   # --trials auto's design
         sequential_flags(ap)
     if exp.own_flags is not None:
@@ -243,9 +221,6 @@ def parse_command(name: str, argv):
     """``(config, execution)`` of a study's command line: the configuration built from the
     flags, or the one stored in ``--config MANIFEST`` (beside which only execution flags may
     be given), and the execution flags as an :class:`~experiments.execution.Execution`."""
-    from experiments import registry
-    from experiments.execution import Execution
-
     exp = registry.get(name)
     args = parser_for(exp).parse_args(argv)
     if args.config:
@@ -259,18 +234,22 @@ def parse_command(name: str, argv):
     return config, Execution.from_args(args)
 
 
-def entry_point(module: str):
-    """The ``main(argv) -> int`` of ``python -m experiments.<name>``: the study named after
-    the module (``experiments.quality`` -> ``quality``), parsed and run by
-    :func:`experiments.run`; user errors are one line (:func:`cli`)."""
-    name = module.rsplit(".", 1)[-1]
+def main_of(name: str):
+    """The ``main(argv) -> int`` of study ``name``: its command line parsed
+    (:func:`parse_command`) and run by :func:`experiments.study.run`; user errors are one line
+    (:func:`~experiments.errors.cli`). ``python -m experiments NAME`` and ``python -m
+    experiments.<name>`` both run it."""
 
     @cli
     def main(argv=None) -> int:
-        from experiments.study import run
-
         config, execution = parse_command(name, argv)
         return run(config, execution).exit_code
 
     main.__name__ = main.__qualname__ = f"main_{name}"
     return main
+
+
+def entry_point(module: str):
+    """The ``main`` of ``python -m experiments.<name>``: :func:`main_of` the study named after
+    the module (``experiments.quality`` -> ``quality``)."""
+    return main_of(module.rsplit(".", 1)[-1])

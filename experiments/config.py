@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
+from ltrrepro import migrations
 from ltrrepro.datasets import REGISTRY, SYNTHETIC, is_synthetic
 from ltrrepro.fit.plugins import PluginError
 from ltrrepro.fit.xia import arm_of
@@ -45,7 +46,7 @@ class RunConfig:
     trials: int = 1
     seed: int = 0
     #: ``--trials auto``: equally spaced looks of a group-sequential run of at most ``trials``
-    #: (:mod:`experiments.sequential_run`); None: the fixed design (left out of the hash then)
+    #: (:mod:`experiments.design`); None: the fixed design (left out of the hash then)
     looks: int | None = None
 
     #: fields added after runs of this configuration were stored: left out of :meth:`to_dict`
@@ -282,6 +283,7 @@ def load_manifest_config(path) -> dict:
         path = path / "manifest.json"
     try:
         man = json.loads(path.read_text())
+        man = migrations.manifest(man) if isinstance(man, dict) else man
     except FileNotFoundError:
         raise UsageError(f"--config {path}: no such file (give a run's manifest.json)") from None
     except (OSError, ValueError) as err:

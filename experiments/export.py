@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 
 from experiments import registry
-from experiments.cli import ArgumentParser, cli
-from experiments.errors import UsageError
+from experiments.errors import ArgumentParser, UsageError, cli
 
 __all__ = ["ranking_studies", "check_save_runs", "save_runs", "export"]
 

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from experiments.cli import ArgumentParser, UsageError, cli
+from experiments.errors import ArgumentParser, UsageError, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"

@@ -14,22 +14,30 @@ A paper package has one shape (docs/layout.md): ``paper.py`` (its numbers), ``pr
 (configuration and unit function), ``notes.py`` (the three columns of protocol notes),
 ``claims.py`` (every claim the paper makes), ``report.py`` (pure builders) and ``studies.py``
 (its records); :data:`TEMPLATE` names them.
+
+A study from outside the repository is an installed distribution that declares an entry point
+in the group :data:`ENTRY_POINTS` (``ltrrepro.studies``) whose value is its :class:`Experiment`
+(``[project.entry-points."ltrrepro.studies"] toy = "toy_study:TOY"``): it is listed and run
+like the built-in ones (``python -m experiments NAME``; docs/own-study.md).
 """
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from experiments.errors import UsageError
 
-__all__ = ["Experiment", "Across", "register", "get", "experiments", "PAPERS", "TEMPLATE"]
+__all__ = ["Experiment", "Across", "register", "get", "experiments", "PAPERS", "TEMPLATE", "ENTRY_POINTS"]
 
 #: the paper packages, each declaring its studies in ``experiments/<paper>/studies.py``
 PAPERS = ("bruch2021", "zheng2007", "xia")
 #: the modules of a paper package (a module over ~300 lines splits into helpers named
 #: ``<module>_<part>.py``, e.g. ``report_table1.py``)
 TEMPLATE = ("paper", "protocol", "notes", "claims", "report", "studies")
+#: the entry-point group of studies from installed distributions (value: an :class:`Experiment`)
+ENTRY_POINTS = "ltrrepro.studies"
 
 
 def _always(cfg) -> bool:
@@ -73,7 +81,10 @@ class Experiment:
     ``keeps_rankings`` its units store the test rankings (``--save-runs``,
     ``python -m experiments.export``); ``across`` its report across datasets (:class:`Across`),
     if any; ``spec`` the paper's own facts about the study (a frozen value of its package, read
-    by its configuration: e.g. Bruch's noise types and level range per study)."""
+    by its configuration: e.g. Bruch's noise types and level range per study). ``default()``: the
+    study's complete default configuration (what the command runs with no flag), and
+    ``data_defaults(dataset)`` the fields whose default differs on another dataset (real data:
+    the paper's trials, no synthetic size), which :func:`experiments.configure` applies."""
 
     name: str
     paper: str
@@ -96,6 +107,8 @@ class Experiment:
     keeps_rankings: bool = False
     across: Across | None = None
     spec: Any = None
+    default: Callable[[], Any] | None = None
+    data_defaults: Callable[[str], dict] | None = None
     #: ``--tune``'s search of one system, ``fn(unit, ctx) -> (record, {})`` (:mod:`experiments.tuning`): the
     #: studies that take ``--tune`` (None: their systems run at fixed settings only)
     tune_fn: Callable | None = None
@@ -124,10 +137,43 @@ def register(exp: Experiment) -> Experiment:
 
 
 def experiments() -> dict[str, Experiment]:
-    """Every study, by name (the paper packages' ``studies`` modules imported once)."""
+    """Every study, by name: the paper packages' (their ``studies`` modules imported once),
+    then those installed distributions declare (entry points :data:`ENTRY_POINTS`)."""
     for paper in PAPERS:
         importlib.import_module(f"experiments.{paper}.studies")
+    _load_installed()
     return dict(_REGISTRY)
+
+
+_LOADED: set = set()
+#: the ``sys.path`` the entry points were last read under (read again when it changes)
+_SCANNED: list = [None]
+
+
+def _load_installed() -> None:
+    """Register each study of the ``ltrrepro.studies`` entry points (once per entry point):
+    its value must be an :class:`Experiment` named as the entry point; one that fails to load
+    is one :class:`UsageError` naming its distribution."""
+    from importlib.metadata import entry_points
+
+    if _SCANNED[0] == tuple(sys.path):
+        return
+    for ep in entry_points(group=ENTRY_POINTS):
+        where = f"{ep.value} (entry point {ep.name!r} of {getattr(ep.dist, 'name', None) or '?'})"
+        if where in _LOADED:
+            continue
+        try:
+            exp = ep.load()
+        except Exception as err:  # noqa: BLE001 - an installed package's import error, named for the user
+            raise UsageError(f"the study {where} does not load: {type(err).__name__}: {err}") from None
+        if not isinstance(exp, Experiment) or exp.name != ep.name:
+            raise UsageError(f"the study {where} is not an experiments.registry.Experiment named {ep.name!r}")
+        try:
+            register(exp)
+        except ValueError as err:
+            raise UsageError(f"the study {where}: {err}") from None
+        _LOADED.add(where)
+    _SCANNED[0] = tuple(sys.path)
 
 
 def get(name: str) -> Experiment:

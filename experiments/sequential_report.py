@@ -1,4 +1,4 @@
-"""What a ``--trials auto`` run reports (:mod:`experiments.sequential_run`): each settled
+"""What a ``--trials auto`` run reports (:mod:`experiments.design`): each settled
 claim with its sequential verdict and record, the looks table, the printed look lines, the
 final report, and ``--estimate``'s expected and maximum cost."""
 from __future__ import annotations
@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 
 from ltrrepro.inference import sequential as sq
+from ltrrepro.inference.claim import sequential_power
 from ltrrepro.inference.claim import verdict as fixed_verdict
+from ltrrepro.inference.tlaw import alpha_warning, futility_only
 from ltrrepro.report import Table
 
 __all__ = ["monitored", "settled_claim", "look_text", "correction_of", "final_report", "estimate_lines", "STANDARD"]
@@ -50,12 +52,14 @@ def settled_claim(c, d: dict, looks: int, alpha: float):
            sq.CONTRADICTED: f"z {d['z']:+.2f} crossed the efficacy bound −{d['bound']:.2f} (against the claim)",
            sq.FUTILITY: f"z {_fmt(d['z'], '+.2f')} fell below the futility bound {d['futility_bound']:+.2f}",
            sq.MAXIMUM: "the maximum reached without crossing"}[d["stop"]]
-    ci = d["ci"]
+    ci, rng = d["ci"], d.get("power_range")
+    spread = f" ({_fmt(rng[0], '.2f')}–{_fmt(rng[1], '.2f')} over the SD's 95% CI)" if rng else ""
     text = (f"; sequential: settled at look {d['look']} of {looks} ({d['trials']} trials), {why} (level "
-            f"{d['alpha']:.3g}, the design's power at the effect {_fmt(d['power'], '.2f')}); stage-wise p "
+            f"{d['alpha']:.3g}, the design's power at the effect {_fmt(d['power'], '.2f')}{spread}, t law); "
+            f"stage-wise p "
             f"{_fmt(d['p_stagewise'], '.4g')}, 95% CI {_fmt(ci[0]) if ci else '–'}..{_fmt(ci[1]) if ci else '–'}, "
             f"median-unbiased {_fmt(d['estimate'])}")
-    changes = {"detail": c.detail + text, "extra": {**c.extra, "sequential": d}}
+    changes = {"detail": c.detail + text, "extra": {**c.extra, "sequential": d}, **sequential_power(c, d)}
     if c.standard and c.verdict in STANDARD:
         if d["stop"] in (sq.EFFICACY, sq.CONTRADICTED):
             changes["verdict"] = "supported" if d["stop"] == sq.EFFICACY else "contradicted"
@@ -66,12 +70,13 @@ def settled_claim(c, d: dict, looks: int, alpha: float):
 
 def _table(rows, sizes) -> Table:
     df = pd.DataFrame(rows, columns=["claim", "look", "trials", "z", "efficacy_bound", "futility_bound", "alpha",
-                                     "decision"])
+                                     "decision", "note"])
     return Table("sequential", df, caption="Group-sequential looks",
                  legend=(f"Each look's statistic z (the claim's own two-sided p as a z, oriented to its expected "
                          f"direction), its efficacy bound (Lan–DeMets O'Brien–Fleming-type, two-sided, at the "
                          f"claim's level α after Holm-type recycling in its family), its non-binding futility bound "
-                         f"(β-spending against the claim's effect; – where none) and the decision. Looks at "
+                         f"(β-spending against the claim's effect under the t law of the looks' tests; – where "
+                         f"none), the decision, and futility-only where a t over the look's trials cannot reach the efficacy bound. Looks at "
                          f"{', '.join(map(str, sizes))} trials."),
                  formats={"z": 3, "efficacy_bound": 3, "futility_bound": 3, "alpha": "g"})
 
@@ -88,6 +93,9 @@ def look_text(k: int, sizes, rows, open_: int) -> str:
         elif r["decision"] == sq.MAXIMUM:
             lines.append(f"  maximum, no bound crossed: {r['claim']} (z {_fmt(r['z'], '+.2f')}, bound "
                          f"{r['efficacy_bound']:.2f})")
+    only = sorted({r["note"] for r in rows if r.get("note")})
+    if only:
+        lines.append(f"  this look is futility-only for {sum(bool(r.get('note')) for r in rows)} claim(s): {only[0]}")
     return "\n".join(lines)
 
 
@@ -103,7 +111,9 @@ def final_report(info, settled: dict, monitor, sizes, stop: str):
     claims = [settled.get(c.text, c) for c in info.claims]
     extra = {**info.claims_extra, "sequential": {"sizes": sizes, "alpha": monitor.alpha, "stop": stop,
                                                    "correction": monitor.correction}}
-    line = f"Sequential: {_design_text(sizes, monitor.alpha, monitor.correction)}; {stop}."
+    warning = alpha_warning(sizes, monitor.alpha)
+    line = (f"Sequential: {_design_text(sizes, monitor.alpha, monitor.correction)}; {stop}."
+            + (f" Warning: {warning}." if warning else ""))
     return dataclasses.replace(info, claims=claims, tables=[*info.tables, _table(monitor.rows, sizes)],
                                claims_extra=extra, lines=[*info.lines, line, ""])
 
@@ -130,6 +140,13 @@ def estimate_lines(config, store, units, base_lines, alpha: float) -> list:
               f"({f:.0%} of the maximum, about {_hours(total * f)})" for name, f in frac.items()]
     lines.append("  the run stops when its last claim settles: its cost lies between the largest of these and the "
                  "maximum")
+    warning = alpha_warning(sizes, alpha)
+    if warning:
+        lines.append(f"  warning: {warning}")
+    only = [k + 1 for k, (n, ck) in enumerate(zip(sizes, c)) if futility_only(n, ck)[0]]
+    if only:
+        lines.append(f"  futility-only look(s) at α = {alpha:g}: {', '.join(map(str, only))} (a t over so few trials "
+                     f"cannot reach the efficacy bound)")
     return lines
 
 

@@ -16,15 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments import registry, tuning
+from experiments.design import Fixed, Sequential, design_of
 from experiments.errors import UsageError
+from experiments.estimate import estimate
 from experiments.execution import Execution, check_outputs
+from experiments.export import check_save_runs, save_runs
 from experiments.results import StudyResult, load
 from ltrrepro.datasets import load_dataset
 from ltrrepro.fileio import atomic_write_text
 from ltrrepro.runner import materialize, run_units
 from ltrrepro.store import ResultStore, StoreError
 
-__all__ = ["DataInfo", "prepare_data", "run", "run_and_report", "estimate"]
+__all__ = ["DataInfo", "prepare_data", "run", "run_and_report"]
 
 
 #: the fewest queries a dataset may have: the synthetic sizes' rule, applied to every dataset
@@ -91,25 +94,27 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     """Run (or resume) the study of ``config`` under ``execution`` and return what it wrote.
 
     Checked before any data is loaded: the units (at least one, each storable), ``--out``
-    (writable, not another study's), the execution (the scheduler answers), the device and
-    the files the units will read. Then the data is prepared once (content-addressed, for the
-    workers), the units run, the report is written and the manifest closed. With
-    ``execution.estimate`` the cost is printed instead (see :func:`estimate`); with
-    ``execution.report_only`` no unit runs and the stored ones are reported on (the
+    (writable, not another study's), the execution (the scheduler answers), the design, the
+    device and the files the units will read. Then the data is prepared once
+    (content-addressed, for the workers) and :func:`run_and_report` runs the units in the
+    waves of the run's design (:mod:`experiments.design`), reports and closes the manifest.
+    With ``execution.estimate`` the cost is printed instead (:func:`experiments.estimate.estimate`);
+    with ``execution.report_only`` no unit runs and the stored ones are reported on (the
     configuration is then the stored one, :meth:`~experiments.config.RunConfig.from_stored`).
     The exit code is the result's ``exit_code`` (1 when some units failed)."""
     execution = execution or Execution()
     exp = registry.get(config.experiment)
+    design = design_of(config)
     if execution.report_only:
-        return _report_only(exp, config, execution)
+        return _report_only(exp, config, execution, design)
     units = exp.units(config)
     check_units(units)
     if execution.save_runs:
-        from experiments.export import check_save_runs
         check_save_runs(config.experiment)
     out = check_outputs(execution.out_dir(config))
     check_same_experiment(out, config.experiment)
     execution.check()
+    design.check(execution)
     if hasattr(config, "check_device"):
         config.check_device()
     if exp.before is not None:
@@ -119,29 +124,28 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     store = ResultStore(out, stored)
     ctx = {"cfg": config, "data": info.ref,
            "isolated": config.plugin_models(u.model for u in units)}      # plug-ins run in their own process
+    inference = execution.inference(_stored_statistics(out))     # the report's statistics (never hashed)
+    if execution.estimate:
+        with store.lock():               # --tune: calibrated at fixed settings, the searches counted beside
+            lines = design.estimate(config, store, units, estimate(tuning.untuned(units), exp.unit_fn, ctx, store,
+                                                                   execution, exp.size_of), inference)
+        lines += tuning.estimate_lines(config, units, store)
+        print("\n".join(lines))
+        return StudyResult(out=out, exit_code=0, estimate=lines)
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
     tune_extra = tuning.before_units(exp, config, execution, store, units, ctx)   # --tune: the searches first
-    if getattr(config, "looks", None):            # --trials auto: waves and looks (experiments.sequential_run)
-        from experiments import sequential_run
-        return sequential_run.run(exp, config, execution, store, units, ctx, header)
-    if execution.estimate:
-        with store.lock():               # --tune: calibrated at fixed settings, the searches counted beside
-            lines = estimate(tuning.untuned(units), exp.unit_fn, ctx, store, execution, exp.size_of)
-        lines += tuning.estimate_lines(config, units, store)
-        print("\n".join(lines))
-        return StudyResult(out=out, exit_code=0, estimate=lines)
-    inference = execution.inference(_stored_statistics(out))     # the report's statistics (never hashed)
     code = run_and_report(config.experiment, execution, store, units, exp.unit_fn,
                           lambda s: exp.report(s, inference), ctx, header,
-                          extra={"trials": config.trials, "statistics": inference.to_dict(), **tune_extra})
+                          extra={"statistics": inference.to_dict(), **tune_extra}, design=design, inference=inference)
     return _result(out, code)
 
 
-def _report_only(exp, config, execution: Execution) -> StudyResult:
+def _report_only(exp, config, execution: Execution, design) -> StudyResult:
     """Report on the stored units of ``config`` in ``execution.out`` — every record of the
-    stored configuration (its hash), as the run that wrote them reported — running none."""
+    stored configuration (its hash), as the run that wrote them reported (a sequential run:
+    its looks again, up to the last one its stored trials cover) — running none."""
     store = ResultStore.open(execution.out_dir(config))
     if not store.records():                   # those of the stored configuration (its hash)
         raise UsageError(f"{store.root}: no finished unit to report on")
@@ -149,11 +153,12 @@ def _report_only(exp, config, execution: Execution) -> StudyResult:
     inference = execution.inference(man.get("statistics"))
     if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
         atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
-    if getattr(config, "looks", None):           # --trials auto: its looks again (experiments.sequential_run)
-        from experiments import sequential_run
-        info = sequential_run.report_only(exp, config, execution, store, inference)
-    else:
-        info = exp.report(store, inference)
+    units = exp.units(config) if isinstance(design, Sequential) else None      # a fixed run: every stored unit
+    with store.lock():
+        info, _ = _waves(design, execution, store, units, None, lambda s: exp.report(s, inference), None, None,
+                         inference)
+    if info is None:
+        raise UsageError(f"{store.root}: the trials of the first look are not all stored; nothing to report on")
     if not execution.quiet:
         print(info.text)
         print(f"{len(info.files)} file(s) written under {store.root}", file=sys.stderr)
@@ -177,70 +182,6 @@ def _result(out, code: int) -> StudyResult:
         return StudyResult(out=Path(out), exit_code=code)
 
 
-def _fmt_s(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-def estimate(units, unit_fn, ctx: dict, store: ResultStore, execution: Execution, size_of=None,
-             workers=(8, 32, 128)) -> list[str]:
-    """The cost of running ``units``, from a short calibration on this machine.
-
-    Calibration: one wave of the run — as many units as the run has jobs (at least one per
-    model, models taken in turn) — runs for real, with the run's jobs and threads, so that
-    the measured unit times include what concurrent jobs cost each other; the units are
-    stored and the run resumes from them. Every other unit is estimated as its model's
-    measured time per unit of size times its size (``size_of(unit, ctx)``: the training
-    data's size — extra negatives, click impressions and Zheng's training sets differ by up
-    to 10x; 1 without ``size_of``). Units already stored cost nothing. The wall time on ``J``
-    workers is ``max(total / J, longest unit)``, which perfect packing reaches.
-    """
-    from ltrrepro.runner import default_jobs_threads
-
-    units = list(units)
-    pending = [u for u in units if execution.force or not store.is_done(u.key)]
-    jobs, threads = default_jobs_threads(execution.jobs, execution.threads, len(pending) or 1)
-    by_model: dict = {}
-    for u in pending:
-        by_model.setdefault(u.model, []).append(u)
-    calib, k = [], 0
-    while len(calib) < max(jobs, len(by_model)) and any(k < len(v) for v in by_model.values()):
-        calib += [v[k] for v in by_model.values() if k < len(v)]
-        k += 1
-    calib = calib[:max(jobs, len(by_model))]
-    size = size_of or (lambda unit, ctx: 1.0)
-    t0 = time.perf_counter()
-    rate: dict = {}
-    if calib:
-        summary = run_units(calib, unit_fn, ctx, store, jobs=jobs, threads=threads, force=execution.force, quiet=True,
-                            backend="loky")          # calibrated here, on this machine's cores
-        if summary.failed:
-            raise UsageError(f"--estimate: the calibration unit {summary.failed[0]} failed: "
-                             f"{store.failure(summary.failed[0]).get('error', '?')}")
-        for u in calib:
-            t = float(store.record(u.key)["timings"]["unit_s"])  # type: ignore[index]
-            rate.setdefault(u.model, []).append(t / max(float(size(u, ctx)), 1e-12))
-    rate = {m: sum(v) / len(v) for m, v in rate.items()}
-    done = {u.key for u in calib}
-    est = [rate[u.model] * float(size(u, ctx)) for u in pending if u.key not in done]
-    spent = time.perf_counter() - t0
-    total = sum(est) + sum(rate[u.model] * float(size(u, ctx)) for u in calib)
-    longest = max(est, default=0.0)
-    lines = [f"estimate: {len(units)} unit(s), {len(units) - len(pending)} already stored, {len(pending)} to run; "
-             f"calibrated on {len(calib)} unit(s) ({jobs} job(s) x {threads} thread(s)) in {_fmt_s(spent)} (kept: "
-             f"the run resumes from them)",
-             *(f"  {m}: {rate[m] * float(size(by_model[m][0], ctx)):.1f} s per unit like {by_model[m][0].key}"
-               for m in sorted(rate)),
-             f"  total compute {_fmt_s(total)}; the rest of the run on this machine ({jobs} job(s) x {threads} "
-             f"thread(s)): about {_fmt_s(max(sum(est) / jobs, longest))}"]
-    lines += [f"  on {n} workers of {threads} thread(s): about {_fmt_s(max(total / n, longest))} (one unit per "
-              f"worker at a time, as measured here)" for n in workers]
-    return lines
-
-
 def _finish_quietly(store: ResultStore, status: str, extra: dict) -> None:
     """Close the manifest on a failing path; when that write fails too (the disk that made the
     run fail is still full), the first error is the one reported, and the manifest stays
@@ -251,31 +192,63 @@ def _finish_quietly(store: ResultStore, status: str, extra: dict) -> None:
         pass
 
 
+def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inference=None):
+    """For each wave of ``design``: run (or resume) its units, report on exactly them, and ask
+    the design whether to stop; ``(report, failed keys)``. Without ``counts`` (a report-only
+    pass) nothing runs: the waves stop before the first whose units are not all stored
+    (``units`` None: the stored units, one wave)."""
+    info, failed, before = None, [], 0
+    for k, n in enumerate(design.sizes):
+        if units is not None:
+            wave = [u for u in units if u.trial < n]
+            if counts is None and not all(store.is_done(u.key) for u in wave):
+                design.unstored(k)
+                break
+            store.select([u.key for u in wave])
+        if counts is not None:
+            summary = run_units(wave, unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
+                                backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
+                                quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout)
+            counts["n_done"] += summary.n_done
+            counts["n_skipped"] += summary.n_skipped - before
+            before = len(wave)
+            failed = summary.failed
+            if failed:
+                design.failed(k, failed)
+            if (failed and not design.report_on_failure or execution.no_report
+                    or summary.n_done + summary.n_skipped == 0):
+                break
+        info = report_fn(store)                  # a ltrrepro.report.Report, written
+        if failed or design.decide(k, info, inference, execution.quiet):
+            break
+    if info is not None:
+        info = design.final(info, store.root)
+    return info, failed
+
+
 def run_and_report(experiment: str, execution: Execution, store: ResultStore, units, unit_fn, report_fn, ctx: dict,
-                   header=(), extra: dict | None = None) -> int:
-    """Lock ``store`` for this process, run (or resume) the units, report on exactly these
-    units, and close the manifest as ``ok``, ``failed``, ``interrupted`` or ``error`` on every
-    path. The first failing unit's message is printed; the rest are in ``failures/``."""
+                   header=(), extra: dict | None = None, design=None, inference=None) -> int:
+    """The one lifecycle of every run: lock ``store`` for this process, start its manifest,
+    run the units in the waves of ``design`` (default: one wave, :class:`~experiments.design.Fixed`)
+    with a report and the design's decision after each, write the TREC runs (``--save-runs``),
+    and close the manifest as ``ok``, ``failed``, ``interrupted`` or ``error`` on every path.
+    The first failing unit's message is printed; the rest are in ``failures/``. The exit code
+    (1: some unit failed)."""
+    design = design or Fixed(max([u.trial for u in units], default=0) + 1)
+    counts = {"n_done": 0, "n_skipped": 0}
     with store.lock():
         store.start(experiment, extra={"jobs": execution.jobs, "threads": execution.threads,
-                                       "backend": execution.backend, **(extra or {})})
+                                       "backend": execution.backend, **design.manifest(), **(extra or {})})
         if not execution.quiet:
             for line in header:
                 print(line, file=sys.stderr)
-        store.select([u.key for u in units])
         t0 = time.perf_counter()
         try:
-            summary = run_units(units, unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
-                                backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
-                                quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout)
-            wall = time.perf_counter() - t0
-            if not execution.no_report and summary.n_done + summary.n_skipped > 0:
-                info = report_fn(store)               # a ltrrepro.report.Report, written
-                text = getattr(info, "text", None)
-                if not execution.quiet and text:
-                    print(text)
-            if getattr(execution, "save_runs", False) and summary.n_done + summary.n_skipped > 0:
-                from experiments.export import save_runs
+            info, failed = _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inference)
+            text = getattr(info, "text", None)
+            if not execution.quiet and text:
+                print(text)
+            if getattr(execution, "save_runs", False) and counts["n_done"] + counts["n_skipped"] > 0:
                 save_runs(store, quiet=execution.quiet)      # OUT/trec: the units' test rankings
         except KeyboardInterrupt:
             _finish_quietly(store, "interrupted", {"wall_s": time.perf_counter() - t0})
@@ -283,14 +256,14 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
         except BaseException as err:
             _finish_quietly(store, "error", {"wall_s": time.perf_counter() - t0, "error": f"{type(err).__name__}: {err}"})
             raise
-        store.finish("ok" if summary.ok else "failed",
-                     extra={"wall_s": wall, "n_units": summary.n_units, "n_skipped": summary.n_skipped,
-                            "n_done": summary.n_done, "failed": summary.failed})
-    if summary.failed:
-        first = store.failure(summary.failed[0])
-        print(f"error: {len(summary.failed)} unit(s) failed; the first, {summary.failed[0]}: "
-              f"{first.get('error', '?')} (tracebacks in {store.failures_dir})", file=sys.stderr)
-    if not execution.quiet:
-        print(f"{experiment}: {summary.n_done} unit(s) run, {summary.n_skipped} resumed, "
-              f"{len(summary.failed)} failed; {wall:.1f} s; results in {store.root}", file=sys.stderr)
-    return summary.exit_code
+        wall = time.perf_counter() - t0
+        store.finish("failed" if failed else "ok",
+                     extra={"wall_s": wall, "n_units": len(units), **counts, "failed": failed, **design.record()})
+    if design.stop or not execution.quiet:
+        print(f"{experiment}: {design.stop + '; ' if design.stop else ''}{counts['n_done']} unit(s) run, "
+              f"{counts['n_skipped']} resumed, {len(failed)} failed; {wall:.1f} s; results in {store.root}",
+              file=sys.stderr)
+    if failed:
+        print(f"error: {len(failed)} unit(s) failed; the first, {failed[0]}: "
+              f"{store.failure(failed[0]).get('error', '?')} (tracebacks in {store.failures_dir})", file=sys.stderr)
+    return 1 if failed else 0

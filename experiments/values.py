@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from experiments.errors import UsageError
 
-__all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int"]
+__all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "trials_arg"]
 
 
 def _int_at_least(low: int, words: str):
@@ -25,6 +25,13 @@ def _int_at_least(low: int, words: str):
 
 positive_int = _int_at_least(1, "at least 1")
 seed_int = _int_at_least(0, "a non-negative integer")
+
+
+def trials_arg(text: str):
+    """``--trials``: a positive integer, or ``auto`` (a group-sequential run)."""
+    if str(text).strip().lower() == "auto":
+        return "auto"
+    return positive_int(text)
 
 
 def _number(x: str):

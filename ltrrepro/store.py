@@ -14,11 +14,14 @@ its JSON loads, its arrays load, and its ``config_hash`` equals the current run'
 re-running the same command skips it; a changed configuration recomputes it (and says so);
 a damaged record or array file is named and recomputed. A damaged manifest is named and
 rebuilt. One process at a time uses a run directory (``RUN/.lock``).
+
+Manifests and records carry their schema version; an older one is read through
+:mod:`ltrrepro.migrations` (the one place that knows older layouts), so old stores resume with
+nothing recomputed.
 """
 from __future__ import annotations
 
 import getpass
-import hashlib
 import json
 import os
 import platform
@@ -31,7 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from . import migrations
 from .fileio import atomic_write_bytes, atomic_write_text, to_jsonable
+from .migrations import SCHEMA, config_hash
 
 __all__ = ["ResultStore", "StoreError", "config_hash", "library_versions", "safe_key"]
 
@@ -39,11 +44,6 @@ __all__ = ["ResultStore", "StoreError", "config_hash", "library_versions", "safe
 class StoreError(Exception):
     """A results directory that cannot be used as asked (locked by another run, damaged beyond
     what can be rebuilt); the message names the file and what to do."""
-
-
-def config_hash(config: dict) -> str:
-    blob = json.dumps(to_jsonable(config), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha1(blob.encode()).hexdigest()[:16]
 
 
 def safe_key(key: str) -> str:
@@ -92,41 +92,30 @@ def machine_info() -> dict:
 class ResultStore:
     """Records of one run directory (see module docstring)."""
 
-    #: configuration entries written to the manifest for readers but left out of the hash: the
-    #: protocol notes (deviations, choices, settings as the paper) are prose computed from the
-    #: fields, so re-wording a sentence, or moving it between columns, recomputes nothing
-    UNHASHED = ("deviations", "choices", "as_paper")
+    #: configuration entries left out of the hash (:data:`ltrrepro.migrations.UNHASHED`)
+    UNHASHED = migrations.UNHASHED
 
     def __init__(self, run_dir, config: dict | None = None, log=None):
         self.root = Path(run_dir)
         self.units_dir = self.root / "units"
         self.failures_dir = self.root / "failures"
         self.config = to_jsonable(config or {})
-        self.config_hash = config_hash({k: v for k, v in self.config.items() if k not in self.UNHASHED})
-        #: hashes whose records are this configuration's: the hash it had when the prose was
-        #: hashed too (stores written before UNHASHED), and the hash the directory's manifest
-        #: recorded when its configuration agrees with this one on every hashed entry (the prose
-        #: has been re-worded since); such a record is re-stamped with the current hash when
-        #: found (:meth:`current`), so a run resumes across the upgrade and stays resumable
-        self.legacy_hashes = ({config_hash(self.config)} if any(k in self.config for k in self.UNHASHED)
-                              else set())
+        self.config_hash = config_hash(migrations.hashed_config(self.config))
+        #: hashes whose records are this configuration's, stored by an older version
+        #: (:func:`ltrrepro.migrations.accepted_hashes`); such a record is re-stamped with the
+        #: current hash when found (:meth:`current`), so a run resumes across the upgrade
+        self.legacy_hashes = migrations.accepted_hashes(self.config, self._stored_manifest()) if config else set()
         self.selected: set[str] | None = None
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self.code = {"ltrrepro": library_versions().get("ltrrepro"), "git_commit": git_commit()}
-        if self.legacy_hashes:
-            self.legacy_hashes |= self._manifest_hashes()
 
-    def _manifest_hashes(self) -> set:
-        """The hash the manifest recorded, when its configuration is this one but for the prose."""
+    def _stored_manifest(self) -> dict | None:
+        """The manifest as stored (None: none, or unreadable: the run names and rebuilds it)."""
         try:
-            prev = json.loads(self.manifest_path.read_text())
-            cfg, h = prev.get("config"), prev.get("config_hash")
-        except (OSError, ValueError, AttributeError):
-            return set()
-        if isinstance(cfg, dict) and isinstance(h, str) and \
-                config_hash({k: v for k, v in cfg.items() if k not in self.UNHASHED}) == self.config_hash:
-            return {h}
-        return set()
+            man = json.loads(self.manifest_path.read_text())
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+        return man if isinstance(man, dict) else None
 
     # ---------------------------------------------------------------- one run at a time
     @contextmanager
@@ -190,7 +179,7 @@ class ResultStore:
             man = json.loads(self.manifest_path.read_text())
             if not isinstance(man, dict):
                 raise ValueError("not a JSON object")
-            return man
+            return migrations.manifest(man)
         except (ValueError, UnicodeDecodeError) as err:
             raise StoreError(f"{self.manifest_path}: the manifest is damaged ({err}); re-running the experiment's "
                              f"command rebuilds it (finished units are kept)") from None
@@ -210,7 +199,7 @@ class ResultStore:
         if prev.get("started"):
             history.append({k: prev.get(k) for k in ("started", "finished", "argv", "git_commit", "config_hash",
                                                        "status")})
-        man = {"experiment": experiment, "argv": list(sys.argv if argv is None else argv),
+        man = {"schema": SCHEMA, "experiment": experiment, "argv": list(sys.argv if argv is None else argv),
                "config": self.config, "config_hash": self.config_hash, "versions": library_versions(),
                "git_commit": git_commit(), "machine": machine_info(),
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None, "status": "running",
@@ -233,7 +222,7 @@ class ResultStore:
         try:
             rec = json.loads(js.read_text())
             if isinstance(rec, dict):
-                return rec
+                return migrations.record(rec)
             raise ValueError("not a JSON object")
         except (ValueError, UnicodeDecodeError, OSError) as err:
             self.log(f"warning: {js} is damaged ({err}); its unit will be recomputed")
@@ -299,7 +288,8 @@ class ResultStore:
     def write(self, key: str, record: dict, arrays: dict[str, np.ndarray] | None = None) -> None:
         """Store a finished unit: arrays first, then the record (the commit point)."""
         js, npz, fail = self._paths(key)
-        rec = {**record, "key": key, "config_hash": self.config_hash, "has_arrays": bool(arrays), "code": self.code}
+        rec = {"schema": SCHEMA, **record, "key": key, "config_hash": self.config_hash, "has_arrays": bool(arrays),
+               "code": self.code}
         if arrays:
             import io
             buf = io.BytesIO()
@@ -311,7 +301,8 @@ class ResultStore:
 
     def write_failure(self, key: str, record: dict) -> None:
         _, _, fail = self._paths(key)
-        atomic_write_text(fail, json.dumps(to_jsonable({**record, "key": key, "config_hash": self.config_hash}),
+        atomic_write_text(fail, json.dumps(to_jsonable({"schema": SCHEMA, **record, "key": key,
+                                                         "config_hash": self.config_hash}),
                                            indent=1))
 
     def records(self, current_only: bool = True) -> list[dict]:
@@ -356,6 +347,5 @@ class ResultStore:
         st = cls(root)
         man = st.read_manifest()
         st.config = man.get("config", {})
-        st.config_hash = man.get("config_hash") or config_hash(
-            {k: v for k, v in st.config.items() if k not in cls.UNHASHED})
+        st.config_hash = man.get("config_hash") or config_hash(migrations.hashed_config(st.config))
         return st

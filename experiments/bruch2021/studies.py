@@ -49,6 +49,18 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
                        tune_on=getattr(args, "tune_on", None) or "first-split", **fields)
 
 
+def _default(experiment: str, trials: int, models, **fields) -> BruchConfig:
+    """A study's complete default: the synthetic Web30K profile at 400 queries, ``trials`` trials."""
+    return BruchConfig(experiment=experiment, queries=400, trials=trials, models=tuple(models), **fields)
+
+
+def _on_data(real_trials: int):
+    """The fields whose default differs on a real dataset: the paper's trials, its preset, no synthetic size."""
+    def data_defaults(dataset: str) -> dict:
+        return {} if is_synthetic(dataset) else {"queries": None, "preset": "", "trials": real_trials}
+    return data_defaults
+
+
 def _units(cfg: BruchConfig, settings, models=None) -> list[Unit]:
     """Every (trial, setting, model) unit; the models of a trial share its split."""
     return [Unit(cfg.experiment, cfg.unit_dataset, t, m, s, seed=cfg.seed)
@@ -75,9 +87,11 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
     from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
                                          default_models=(*PAPER_MODELS, *BASELINES)),
     units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
-    unit_fn=unit_fn, build=report_tuning.build_quality, frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)),
-    size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100, keeps_rankings=True,
-    across=Across(report_across.build_table1, ACROSS_PROFILES, paper_reference), spec=BruchStudy()))
+    unit_fn=unit_fn, build=report_tuning.build_quality,
+    frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)), size_of=train_size,
+    tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100, keeps_rankings=True,
+    across=Across(report_across.build_table1, ACROSS_PROFILES, paper_reference), spec=BruchStudy(),
+    default=lambda: _default("quality", 5, (*PAPER_MODELS, *BASELINES)), data_defaults=_on_data(100)))
 
 
 # ------------------------------------------------------------------------ Figure 2: convergence
@@ -99,9 +113,10 @@ right panel and the table.""",
     from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
                                          real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
     units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
-    unit_fn=unit_fn, build=report_tuning.with_tuning(figure2.build), frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")),
-    size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn,
-    paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True)))
+    unit_fn=unit_fn, build=report_tuning.with_tuning(figure2.build),
+    frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")), size_of=train_size,
+    tune_fn=protocol_tuning.tune_unit_fn, paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True),
+    default=lambda: _default("convergence", 4, NOISE_MODELS, early_stopping=False), data_defaults=_on_data(100)))
 
 
 # ------------------------------------------------------------------------ Figure 3: robustness
@@ -148,7 +163,9 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
     build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE3)),
     frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100,
     keeps_rankings=True, across=Across(report_across.build_figure3, ACROSS_PROFILES, paper_reference),
-    spec=BruchStudy(noises=("documents", "labels"), levels="percent")))
+    spec=BruchStudy(noises=("documents", "labels"), levels="percent"),
+    default=lambda: _default("robustness", 6, NOISE_MODELS, noise=("documents", "labels"),
+                             levels=(0, 20, 40, 60, 80, 100)), data_defaults=_on_data(100)))
 
 
 # ------------------------------------------------------------------------ Figure 4: clicks
@@ -187,11 +204,13 @@ docs/protocols/bruch2021.md §6; 20 trials on real data). Claim checked: XE_NDCG
 robust to click noise (the per-trial slope of the NDCG@5 difference against C is positive).""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
     defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
-    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]), cfg,
-                                        keep_paper=False),
+    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
+                                                  cfg, keep_paper=False),
     unit_fn=unit_fn, build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE4)),
     frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn,
-    paper_trials=20, keeps_rankings=True, spec=BruchStudy(noises=("clicks",), levels="probability")))
+    paper_trials=20, keeps_rankings=True, spec=BruchStudy(noises=("clicks",), levels="probability"),
+    default=lambda: _default("clicks", 4, NOISE_MODELS, noise=("clicks",), levels=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3)),
+    data_defaults=_on_data(20)))
 
 
 # ------------------------------------------------------------------------ Figure 1: Jensen gap
@@ -226,4 +245,5 @@ seeded generator), so the figure can be rebuilt from stored results.""",
     config_cls=jensen_gap.JensenConfig, own_flags=_jensen_flags, from_args=_jensen_config,
     units=lambda cfg: [Unit("jensen_gap", "simulated", i, "list", seed=cfg.seed) for i in range(cfg.trials)],
     unit_fn=jensen_gap.unit_fn, reads_data=lambda cfg: False, build=figure1.build,
-    frame=partial(an.frame, fields=figure1.FIELDS, arrays=figure1.ARRAYS)))
+    frame=partial(an.frame, fields=figure1.FIELDS, arrays=figure1.ARRAYS),
+    default=lambda: jensen_gap.JensenConfig(experiment="jensen_gap", trials=10)))

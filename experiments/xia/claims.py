@@ -30,7 +30,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
-                                   paper_differences, paper_means, paper_table)
+                                   in_grid, paper_differences, paper_means, paper_table)
 from experiments.xia.protocol import METRICS, PRINCIPLES
 from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, correct, judge, reproduction, \
     smallest_effect
@@ -43,6 +43,13 @@ SYSTEMS = PRINCIPLES
 #: what each leaf rule puts in the leaves (the loss claim's line names the rule in use)
 RULE_WORDS = {"diagonal": " (Eq. 8 in every arm)", "exact": " (exact −L′/L″ in every arm)",
               "own": " (Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE)"}
+#: which effect the loss claim measures under each leaf rule (a common rule isolates the split principle)
+_COMMON = "the split-principle effect (one common leaf rule for both arms"
+RULE_EFFECT = {"diagonal": _COMMON + ", the default)", "exact": _COMMON + ")",
+               "own": "the split-principle effect plus the leaf-rule effect (each arm its own leaves: their sum, not the "
+                      "split principles' alone; run --leaf-rule diagonal or exact for the split-principle effect)"}
+#: the verdict of the split-principle loss claim when the run's leaf rule confounds it
+OWN_VERDICT = "inconclusive (leaf rule own: the split-principle effect is not separated from the leaf rule's)"
 HIGH, LOW = (METRICS[1], METRICS[2]), (METRICS[0], METRICS[3])      # NDCG@3, @10 | NDCG@1, ERR
 NAMES = {"mcrank": "McRank", "lambdamart": "LambdaMART"}
 
@@ -57,10 +64,13 @@ def _differences(df: pd.DataFrame, system: str) -> pd.DataFrame:
     return 100 * (ole.loc[idx] - se.loc[idx])
 
 
-def _paper(dataset: str, system: str) -> pd.DataFrame | None:
-    """The paper's OLE − SE per configuration (rows) and metric (columns), or None."""
+def _paper(dataset: str, system: str, grid=None) -> pd.DataFrame | None:
+    """The paper's OLE − SE per configuration (rows) and metric (columns), or None; ``grid``:
+    only the run's configurations (leaves, learning rate), where the paper has any of them."""
     _, table = paper_table(dataset)
     rows = {k[1:]: [ole - se for se, ole in v] for k, v in table.items() if k[0] == system}
+    kept = {k: v for k, v in rows.items() if grid is None or in_grid(k, grid)}
+    rows = kept or rows
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(METRICS)) if rows else None
 
 
@@ -96,9 +106,10 @@ def text_claims(df: pd.DataFrame, dataset: str, *, inference: Inference) -> list
         d = _differences(df, system) if len(df) else pd.DataFrame()
         if d.empty:
             continue
-        name, paper = NAMES[system], _paper(dataset, system)
+        grid = sorted({(int(lv), float(lr)) for lv, lr in d.index.droplevel("fold").unique()})
+        name, paper = NAMES[system], _paper(dataset, system, grid)      # the paper's means over the run's grid
         family = f"{name}: Xia's per-metric remarks (2 claims)"
-        both = [_paper(ds, system) for ds in ("yahoo", "web10k")]
+        both = [_paper(ds, system, grid) for ds in ("yahoo", "web10k")]
         pe, ps = ((float(_contrast(paper, robust=r).iloc[0]) if paper is not None else None) for r in (False, True))
         me, ms = (float(np.mean([_contrast(t, robust=r).iloc[0] for t in both])) for r in (False, True))
         source = "the mean of the paper's contrasts for {} on Tables 2 and 3, {:.3f} points (no table for this data)"
@@ -213,13 +224,15 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, infer
             missing = (an.no_test_reason(len(per_fold), c.std_diff if c else None, "ndcg", on="fold")
                        if not (c and np.isfinite(c.p)) else None)
             k, m = paper_counts(system)
-            paper = paper_differences(system, key)
-            p_se, p_ole = paper_means(system, key)
+            grid = sorted({(int(r.leaves), float(r.lr)) for r in df[df.system == system][["leaves", "lr"]].itertuples()})
+            paper = paper_differences(system, key, grid)
+            p_se, p_ole = paper_means(system, key, grid)
             ok = np.isfinite(a_f) & np.isfinite(b_f)
             more = {**dz_fields(c), **reproduction(100 * (a_f[ok] - b_f[ok]), 100 * b_f[ok], p_ole, p_se, float(paper.mean()))}
             detail = (f"OLE > SE in {pos}/{n} comparisons, by ≥ 0.1 point in {better}/{n}, SE better by ≥ 0.1 in "
                       f"{worse}/{n}; mean OLE − SE {delta.mean():+.3f} points (paper {paper.mean():+.3f} over "
-                      f"{'its ' + PAPER_TABLE_NAMES[key] if key else 'both its tables'}); p: {TEST_NAMES[inference.test]} over "
+                      f"{'its ' + PAPER_TABLE_NAMES[key] if key else 'both its tables'}, the run's {len(grid)} "
+                      f"configuration(s)); p: {TEST_NAMES[inference.test]} over "
                       f"the folds of the mean over configurations and metrics")
             evidence = Evidence(float(delta.mean()), c.p if c else np.nan, folds, detail, missing=missing,
                                 sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan, effect_sizes=more)
@@ -239,7 +252,8 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, infer
             missing = None if np.isfinite(p) else (
                 an.no_test_reason(len(per_fold), c.std_diff if c else None, on="fold") if len(per_fold)
                 else "no fold with a finite loss ratio (a final loss of 0: no pair to order)")
-            detail = ((f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}; " if leaf_rule else "")
+            detail = ((f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}, so the value is "
+                       f"{RULE_EFFECT.get(leaf_rule, 'as the rule sets it')}; " if leaf_rule else "")
                       + f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} "
                         f"configuration(s); mean over folds {value:+.2f}% (negative: OLE lower); supported only "
                         f"within the paper's magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)")
@@ -247,7 +261,8 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, infer
                                 sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan,
                                 effect_sizes={**dz_fields(c), **reproduction(per_fold, None, None, None, -PAPER_LOSS_RANGE[0])})
             expectation = Expectation(sign=-1, paper_effect=-PAPER_LOSS_RANGE[0],
-                                      verdict_text=_loss_verdict(value, p, inference.alpha))
+                                      verdict_text=OWN_VERDICT if leaf_rule == "own" else
+                                      _loss_verdict(value, p, inference.alpha))
             cl.append(judge(f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
                             f"{PAPER_LOSS_RANGE[1]:g}% (paper)", evidence, expectation, inference))
     return cl

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PAPER_TABLE_NAMES", "PAPER_TEXT_COUNTS", "PAPER_LOSS_RANGE", "PAPER_TIME_RATIO", "paper_table",
-           "paper_differences", "paper_counts", "paper_means", "PAPER_ROUNDS"]
+           "paper_differences", "paper_counts", "paper_means", "in_grid", "PAPER_ROUNDS"]
 
 # Xia et al. Tables 2 (Yahoo) and 3 (MSLR-WEB10K): (SE, OLE) ×100 for NDCG@1, @3, @10, ERR
 _T = {
@@ -51,11 +51,20 @@ def paper_table(dataset: str) -> tuple[str | None, dict]:
     return (dataset, _T[dataset]) if dataset in _T else (None, {})
 
 
-def paper_differences(system: str, key: str | None = None) -> np.ndarray:
+def paper_differences(system: str, key: str | None = None, grid=None) -> np.ndarray:
     """The paper's OLE − SE (points ×100) over its comparisons for ``system``: every
-    configuration and metric of table ``key``, or of both tables when None."""
+    configuration and metric of table ``key``, or of both tables when None; ``grid``: only the
+    configurations (leaves, learning rate) the run used, where the paper has them (all of the
+    paper's when none of them is in it)."""
     tables = [_T[key]] if key else list(_T.values())
-    return np.array([ole - se for t in tables for k, cells in t.items() if k[0] == system for se, ole in cells])
+    cells = [(k[1:], ole - se) for t in tables for k, v in t.items() if k[0] == system for se, ole in v]
+    kept = [d for cfg, d in cells if grid is None or in_grid(cfg, grid)]
+    return np.array(kept if kept else [d for _, d in cells])
+
+
+def in_grid(cfg, grid) -> bool:
+    """A paper configuration (leaves, learning rate) is one of ``grid``'s (floats compared to 1e-9)."""
+    return any(int(cfg[0]) == int(g[0]) and abs(float(cfg[1]) - float(g[1])) < 1e-9 for g in grid)
 
 
 def paper_counts(system: str) -> tuple[int, int]:
@@ -80,11 +89,14 @@ PAPER_ROUNDS = {"mcrank": 2500, "lambdamart": 1000}
 PAPER_TIME_RATIO = {"lambdamart": 1.3, "mcrank": 1.0}
 
 
-def paper_means(system: str, key: str | None) -> tuple[float | None, float | None]:
+def paper_means(system: str, key: str | None, grid=None) -> tuple[float | None, float | None]:
     """The paper's mean SE and OLE (points ×100) over the cells of table ``key`` (both when
-    None) for ``system``: the two means ΔRI compares (Breuer et al. 2020)."""
-    cells = [c for k in ((key,) if key else tuple(PAPER_TABLE_NAMES)) for (sy, *_), v in paper_table(k)[1].items()
-             if sy == system for c in v]
+    None) for ``system``: the two means ΔRI compares (Breuer et al. 2020); ``grid``: only the
+    configurations (leaves, learning rate) the run used (all when the paper has none of them)."""
+    rows = [(cfg, v) for k in ((key,) if key else tuple(PAPER_TABLE_NAMES)) for (sy, *cfg), v in paper_table(k)[1].items()
+            if sy == system]
+    kept = [v for cfg, v in rows if grid is None or in_grid(cfg, grid)] or [v for _, v in rows]
+    cells = [c for v in kept for c in v]
     if not cells:
         return None, None
     return float(np.mean([c[0] for c in cells])), float(np.mean([c[1] for c in cells]))

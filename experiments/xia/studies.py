@@ -76,4 +76,9 @@ register(Experiment(
     doc=DOC, config_cls=XiaConfig, flags=("dataset", "data-dir", "queries", "trials", "rounds", "models", "every"),
     defaults={"models": ",".join(MODELS)}, own_flags=own_flags, from_args=build, units=build_units,
     unit_fn=unit_fn, build=report.build, frame=report.frame, reads_data=lambda cfg: not cfg.fold_layout,
-    before=check_folds, paper_trials=1, paper_datasets=("web10k", "yahoo")))
+    before=check_folds, paper_trials=1, paper_datasets=("web10k", "yahoo"),
+    default=lambda: XiaConfig(experiment=EXPERIMENT, queries=300, trials=3,
+                              rounds=(("mcrank", 60), ("lambdamart", 60)), every=3),
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {
+        "queries": None, "trials": REGISTRY[dataset].n_folds if has_folds(dataset) else 3, "rounds": tuple(PAPER_ROUNDS.items()),
+        "every": max(PAPER_ROUNDS.values()) // 20}))

@@ -136,23 +136,6 @@ class ZhengConfig(RunConfig):
         if not self.grid or any(not 0 < eta <= 1 or leaves < 2 for eta, leaves in self.grid):
             raise UsageError(f"--gbt-grid needs 0 < eta <= 1 and leaves >= 2; got {self.grid}")
 
-    @staticmethod
-    def _renamed(d: dict) -> dict:
-        """A stored dict with the old ``qbrank_params`` read as ``shared_params``."""
-        if "qbrank_params" not in d:
-            return d
-        d = dict(d)
-        old = d.pop("qbrank_params")
-        d.setdefault("shared_params", "paper" if old == "paper" else "tuned")
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict, where: str = "configuration"):
-        return super().from_dict(cls._renamed(d), where)
-
-    @classmethod
-    def from_stored(cls, d: dict):
-        return super().from_stored(cls._renamed(d))
 
     def shared_text(self) -> str:
         """How the trial's one (η, leaves) is set, in words."""

@@ -80,4 +80,7 @@ register(Experiment(
     config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every"),
     defaults={"models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
     own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, build=report.build, frame=report.frame,
-    size_of=train_size, paper_trials=1, paper_datasets=("yahoo",)))
+    size_of=train_size, paper_trials=1, paper_datasets=("yahoo",),
+    default=lambda: ZhengConfig(experiment=EXPERIMENT, queries=1500, trials=3, rounds=150),
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 10,
+                                                                               "rounds": 300}))

@@ -28,9 +28,10 @@ from .choices import Inference
 from .effects import smallest_effect
 from .power import POWER_TARGET, power_block
 from .reproduction import reproduction, reproduction_summary
-from .tests import adjust, dz_interval
+from .tests import adjust, applied_levels, dz_interval
 
-__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "verdict", "equivalence_verdict",
+__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "conjunction_family", "sequential_power", "verdict",
+           "equivalence_verdict",
            "no_test_reason",
            "undefined_reason", "UNDERPOWERED"]
 
@@ -86,7 +87,9 @@ class Evidence:
     the size verdict where the caller computed them (:func:`~ltrrepro.inference.reproduction.reproduction`),
     and ``power``: the power fields (``power``, ``trials_80``, ``trials_80_range``) where the
     test is not the paired one (a two-sample test: :func:`~ltrrepro.inference.power.two_sample_power`);
-    None: the paired test's at the report's α (:func:`~ltrrepro.inference.power.power_block`)."""
+    None: the paired test's at the report's α (:func:`~ltrrepro.inference.power.power_block`);
+    ``power_at``: with ``power``, the same fields at another level (a function of the level),
+    for :func:`correct` to compute them at the level a family's correction applies."""
 
     value: float
     p: float
@@ -98,6 +101,7 @@ class Evidence:
     p_beyond: float = NAN
     effect_sizes: Mapping = field(default_factory=dict)
     power: Mapping | None = None
+    power_at: object = None
 
     @classmethod
     def none(cls, why: str) -> "Evidence":
@@ -151,6 +155,11 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
         powered_by = ex.effect_source or "the smallest effect of interest"
     pw = power_block(paper_effect, sd, trials, alpha, inference.test)
     pw["effect"] = pw["paper_effect"]          # the effect powered against, whichever its source
+    eff_abs, test = pw["effect"], inference.test
+
+    def power_at(level: float) -> dict:        # the power fields at another level (:func:`correct`)
+        b = power_block(eff_abs, sd, trials, level, test)
+        return {k: b[k] for k in ("power", "trials_80", "trials_80_range")}
     if powered_by is not None:                 # the paper gave none: the effect of interest, in its own field
         pw = {**pw, "paper_effect": NAN, "effect_source": powered_by}
     missing = ev.missing
@@ -158,6 +167,7 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
         missing = no_test_reason(trials if np.isfinite(value) else 0, sd, on=ev.on) or "no p-value"
     if ev.power is not None and not missing:   # a test other than the paired one: its own power
         pw.update(ev.power)
+        power_at = ev.power_at
     if ex.margin is not None and not missing:  # a claim of no change: equivalence (TOST)
         v = equivalence_verdict(p, ev.p_beyond, pw["power"], alpha, ex.margin)
     else:
@@ -178,7 +188,7 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
             for k, x in more.items() if k in known}
     return Claim(text=text, value=value, p=p, trials=trials, detail=ev.detail, verdict=v, extra=extra,
                  family=ex.family, sign=sign, standard=not missing and ex.verdict_text is None and ex.margin is None,
-                 **more, **pw)
+                 power_at=power_at if not missing else None, **more, **pw)
 
 
 def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inference: Inference,
@@ -213,10 +223,14 @@ def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inferenc
 def correct(claims, inference: Inference) -> list:
     """The claims with p adjusted within each ``family`` by ``inference.correction``
     (:func:`~ltrrepro.inference.tests.adjust`): each tested claim of a family gets ``p`` = the
-    adjusted p, ``p_raw`` = its own test's, and its verdict re-judged on the adjusted p
-    (:func:`verdict` at ``inference.alpha``) where the standard rule gave it (a claim whose
-    verdict a text settled keeps it). A claim without a family is a family of one (nothing to
-    adjust). Order kept."""
+    adjusted p, ``p_raw`` = its own test's, ``alpha_applied`` = the level its own p is compared with
+    after the correction (:func:`~ltrrepro.inference.tests.applied_levels`: Holm's step where the
+    family stopped, BH's rank threshold), its power and trials for 80% computed at that level,
+    and its verdict re-judged on the adjusted p and that power (:func:`verdict` at
+    ``inference.alpha``) where the standard rule gave it (a claim whose verdict a text settled
+    keeps it). One rule: a non-significant claim reads "not supported" or "direction only" only
+    when the run had 80% power at the level it was in effect tested at. A claim without a family
+    is a family of one (nothing to adjust; its level is α). Order kept."""
     method, alpha = inference.correction, inference.alpha
     claims = list(claims)
     if method == "none":
@@ -226,14 +240,107 @@ def correct(claims, inference: Inference) -> list:
         if c.family is not None and c.tested and c.p_raw is None:
             groups.setdefault(c.family, []).append(i)
     for idx in groups.values():
-        adj = adjust([claims[i].p for i in idx], method)
-        for i, pa in zip(idx, adj):
+        raw = [claims[i].p for i in idx]
+        adj, levels = adjust(raw, method), applied_levels(raw, method, alpha)
+        for i, pa, lv in zip(idx, adj, levels):
             c = claims[i]
-            changes = {"p": float(pa), "p_raw": float(c.p), "correction": method}
+            changes = {"p": float(pa), "p_raw": float(c.p), "correction": method, "alpha_applied": float(lv)}
+            if c.power_at is not None and np.isfinite(c.power) and lv != alpha:
+                changes.update(c.power_at(float(lv)))
             if c.standard:
-                changes["verdict"] = verdict(c.value, float(pa), c.sign, alpha, c.power)
+                changes["verdict"] = verdict(c.value, float(pa), c.sign, alpha, changes.get("power", c.power))
             claims[i] = c.replace(**changes)
     return claims
+
+
+def conjunction(text: str, parts, inference: Inference, detail: str = "", family: str | None = None,
+                level: float | None = None, **extra) -> Claim:
+    """A claim that every one of ``parts`` (judged claims, each with its own test's p, before
+    any correction) holds, tested as an intersection–union test (Berger 1982): the conjunction
+    is supported when every part is significant at α in its expected direction — no correction,
+    each part at α, since all must reject — so its p is the largest of the parts' own p. The
+    value is the smallest of the parts' values oriented to their expected direction (the part
+    that binds; > 0 when every part points the claimed way); contradicted when a part is
+    significant against its direction. Its power — that every part rejects — is bounded below
+    by Bonferroni, 1 − Σ(1 − power_i) (the parts' power at α; correlated parts do better), and
+    a non-significant conjunction reads "not supported" / "direction only" only when that bound
+    is ≥ 0.8. ``trials``: the fewest of the parts'; ``trials_80``: the most any part needs for
+    80% (None: one beyond the search). ``level``: the level every part is held to
+    (default α; :func:`conjunction_family` passes the level a family's correction applies).
+
+    >>> inf = Inference()
+    >>> a = judge("a", Evidence(0.02, 0.001, 9, "d", sd=0.01), Expectation(effect=0.01), inf)
+    >>> b = judge("b", Evidence(0.01, 0.004, 9, "d", sd=0.01), Expectation(effect=0.01), inf)
+    >>> conjunction("a and b", [a, b], inf).verdict, conjunction("a and b", [a, b], inf).p
+    ('supported', 0.004)
+    """
+    parts = [c for c in parts if c is not None]
+    alpha = inference.alpha if level is None else float(level)
+    raw = [(c.p_raw if c.p_raw is not None else c.p) for c in parts]
+    if not parts or not all(np.isfinite(p) for p in raw):
+        why = "no part" if not parts else "a part has no test"
+        return judge(text, Evidence.none(why), Expectation(family=family), inference, **extra)
+    oriented = [c.sign * c.value for c in parts]
+    p = float(max(raw))
+    fields = [c.power_at(alpha) if c.power_at is not None else {"power": c.power, "trials_80": c.trials_80}
+              for c in parts]
+    powers = [f["power"] for f in fields]
+    need = [f.get("trials_80") for f in fields]
+    power = (float(max(0.0, 1.0 - sum(1.0 - q for q in powers))) if all(np.isfinite(q) for q in powers)
+             else float("nan"))
+    against = any(o < 0 and q < alpha for o, q in zip(oriented, raw))
+    value = float(min(oriented))
+    if against:
+        v = "contradicted"
+    else:
+        v = verdict(value, p, +1, alpha, power)
+    n_ok = sum(o > 0 and q < alpha for o, q in zip(oriented, raw))
+    text_detail = (f"intersection–union over {len(parts)} parts, each at {alpha:.3g} (p = the largest part p): "
+                   f"{n_ok} of {len(parts)} significant in the claimed direction; value: the smallest part value "
+                   f"oriented to the claim; power ≥ 1 − Σ(1 − power_i) = {power:.2f}" + (f"; {detail}" if detail else ""))
+    return Claim(text=text, value=value, p=p, trials=int(min(c.trials for c in parts)), detail=text_detail,
+                 verdict=v, power=power, family=family, extra=extra, standard=False, alpha_applied=alpha,
+                 trials_80=None if None in need or not need else int(max(need)))
+
+
+def conjunction_family(items, inference: Inference, family: str) -> list:
+    """Several conjunctions corrected as one ``family``: ``items`` are ``(text, parts, detail,
+    extra)``; each conjunction's p (the largest of its parts', a valid p of its
+    intersection–union null) is adjusted by ``inference.correction`` and the conjunction judged
+    with every part held to the level that correction applies
+    (:func:`~ltrrepro.inference.tests.applied_levels`)."""
+    items = list(items)
+    first = [conjunction(t, parts, inference, d, **x) for t, parts, d, x in items]
+    raw = [c.p for c in first]
+    if inference.correction == "none" or not any(np.isfinite(p) for p in raw):
+        return [c.replace(family=family) for c in first]
+    adj = adjust(raw, inference.correction)
+    levels = applied_levels(raw, inference.correction, inference.alpha)
+    out = []
+    for (t, parts, d, x), c, pa, lv in zip(items, first, adj, levels):
+        if np.isfinite(c.p):
+            c = conjunction(t, parts, inference, d, level=float(lv), **x).replace(
+                p=float(pa), p_raw=float(c.p), correction=inference.correction)
+        out.append(c.replace(family=family))
+    return out
+
+
+def sequential_power(c: Claim, d: Mapping) -> dict:
+    """The power fields of claim ``c`` as its sequential verdict used them, from the monitor's
+    settling record ``d`` (:class:`~ltrrepro.inference.sequential.Monitor`): the design's power
+    at the level the claim was settled at (``alpha_applied``) — the power column of an auto run
+    is the one its verdict used — and a fixed run's trials for 80% at that level.
+
+    >>> c = judge("x", Evidence(0.004, 0.2, 5, "d", sd=0.01), Expectation(effect=0.01), Inference())
+    >>> sequential_power(c, {"power": 0.42, "alpha": 0.005})["power"]
+    0.42
+    """
+    if not np.isfinite(d.get("power", NAN)):
+        return {}
+    out = {"power": float(d["power"]), "alpha_applied": float(d["alpha"])}
+    if c.power_at is not None:
+        out.update({k: v for k, v in c.power_at(float(d["alpha"])).items() if k != "power"})
+    return out
 
 
 def undefined_reason(metric: str, part: str = "test") -> str:
@@ -304,6 +411,7 @@ class Claim:
     family: str | None = None                     # the claims its p is corrected with (:func:`correct`)
     p_raw: float | None = None                    # its own test's p, where p is the family-adjusted one
     correction: str | None = None                 # how p was adjusted within the family
+    alpha_applied: float | None = None            # the level its own p was compared with after the correction
     dz: float | None = None                       # d_z of the per-trial statistic, with its 95% CI
     dz_low: float | None = None
     dz_high: float | None = None
@@ -316,6 +424,7 @@ class Claim:
     size: str | None = None                       # the size verdict (:func:`~ltrrepro.inference.reproduction.size_verdict`)
     sign: int = field(default=1, repr=False)      # the expected direction (not written)
     standard: bool = field(default=True, repr=False)   # the verdict is :func:`verdict`'s (not written)
+    power_at: object = field(default=None, repr=False, compare=False)   # level -> power fields (not written)
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -324,7 +433,7 @@ class Claim:
     #: the standard fields, in the order ``claims.json`` writes them (after ``claim`` and ``extra``)
     _ORDER = ("value", "p", "trials", "paper_effect", "effect", "sd", "power", "trials_80", "detail", "verdict")
     #: fields the verdict rule keeps for :func:`correct`, not written
-    _HIDDEN = ("sign", "standard")
+    _HIDDEN = ("sign", "standard", "power_at")
 
     def monitor(self) -> dict:
         """What a sequential monitor of this claim needs: ``mean``, ``sd``, ``n`` of the per-trial
@@ -362,7 +471,7 @@ class Claim:
         names = {f.name for f in dataclasses.fields(cls)} - {"text", "extra", *cls._HIDDEN}
         known = {k: v for k, v in d.items() if k in names}
         extra = {k: v for k, v in d.items() if k not in names and k != "claim"}
-        for k in ("value", "p", "paper_effect", "effect", "sd", "power", "er", "er_low", "er_high", "delta_ri",
+        for k in ("value", "p", "paper_effect", "effect", "sd", "power", "alpha_applied", "er", "er_low", "er_high", "delta_ri",
                   "delta_ri_low", "delta_ri_high", "dz", "dz_low", "dz_high", "p_raw"):
             if k in known and known[k] is None and k not in ("value", "p", "paper_effect", "effect", "sd", "power"):
                 continue

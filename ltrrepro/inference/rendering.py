@@ -16,7 +16,7 @@ __all__ = ["CLAIM_COLUMNS", "table_frame", "claim_note", "range_text", "legend_t
 
 
 #: the columns of ``claims.{md,tex,csv}``, in order (``claims.json`` keeps every field)
-CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "p_raw", "family", "trials", "power",
+CLAIM_COLUMNS = ("claim", "value", "paper_effect", "effect_source", "p", "p_raw", "family", "alpha_applied", "trials", "power",
                  "trials_80", "trials_80_range", "dz", "er", "delta_ri", "size", "verdict", "detail")
 
 
@@ -74,8 +74,9 @@ def range_text(bounds) -> str:
 
 #: how ``claims.{md,tex}`` name and format the columns
 CLAIM_RENAME = {"paper_effect": "paper effect", "trials_80": "trials for 80% power",
-                "trials_80_range": "range (SD's 95% CI)", "effect_source": "effect of interest"}
-CLAIM_FORMATS = {"p": "p", "p_raw": "p", "trials": "int", "power": 2, "trials_80": "int"}
+                "trials_80_range": "range (SD's 95% CI)", "effect_source": "effect of interest",
+                "alpha_applied": "α applied"}
+CLAIM_FORMATS = {"p": "p", "p_raw": "p", "alpha_applied": "p", "trials": "int", "power": 2, "trials_80": "int"}
 
 
 def legend_text(inference: Inference) -> str:
@@ -95,15 +96,23 @@ def claims_legend(inference: Inference) -> str:
     verdict rule at ``inference.alpha`` and :func:`legend_text`."""
     a = f"{inference.alpha:g}"
     return (f"value: the observed statistic (its definition in detail); paper effect: the "
-            f"paper's number for it (– where the paper gives none); power: of this run's "
-            f"test at α = {a} (the paired t-test's noncentral t) to detect the paper's effect (where the paper gives "
-            f"none, the smallest effect of interest: its column), given the observed "
-            f"SD of the paired differences (noncentral t); trials for 80% power: the trials "
-            f"that would give 80%, and their range over the 95% CI of that SD (χ², n − 1 "
-            f"degrees of freedom). verdict: supported = expected direction and p < "
-            f"{a}; contradicted = opposite direction, p < {a}; when p ≥ "
-            f"{a}: inconclusive (underpowered) if power < {POWER_TARGET:g}, else "
-            f"direction only (expected direction) or not supported. " + legend_text(inference))
+            f"paper's number for it (– where the paper gives none); α applied: the level the claim's own p is "
+            f"compared with after its family's correction ({LEVEL_RULE[inference.correction]}; α = {a} for a claim "
+            f"alone); power: of this run's test at that level (the paired t-test's noncentral t) to detect the "
+            f"paper's effect (where the paper gives none, the smallest effect of interest: its column), given the "
+            f"observed SD of the paired differences — in a sequential run the design's power at the claim's level "
+            f"(t law, simulated); trials for 80% power: the trials that would give 80% at that level, and their "
+            f"range over the 95% CI of that SD (χ², n − 1 degrees of freedom). verdict: supported = expected "
+            f"direction and p < {a}; contradicted = opposite direction, p < {a}; when p ≥ {a}: inconclusive "
+            f"(underpowered) if the power at the level applied is < {POWER_TARGET:g}, else direction only (expected "
+            f"direction) or not supported — the power column is the one the verdict used. " + legend_text(inference))
+
+
+#: how a family's correction sets the level a claim is judged at (:func:`~ltrrepro.inference.tests.applied_levels`)
+LEVEL_RULE = {"holm": "Holm: α/(m − i + 1) at the step i that rejected it, else α/(m − r) at the step where the "
+                      "family stopped, r rejected of m",
+              "bh": "Benjamini–Hochberg: Rα/m for the R rejected, else (R + 1)α/m, the rank it would need",
+              "none": "no correction: α"}
 
 
 def claims_frame(claims) -> pd.DataFrame:
@@ -132,7 +141,8 @@ def claims_lines(claims, inference: Inference) -> list[str]:
             need = c.trials_80
             spread = f"; {range_text(c.trials_80_range)} over the SD's 95% CI" if c.trials_80_range else ""
             against = c.effect_source or "the paper's effect"
-            ptxt += (f", power {c.power:.2f} against {against} ({need if need else '> 100,000'} trials for "
+            at = f" at level {c.alpha_applied:.3g}" if c.alpha_applied is not None else ""
+            ptxt += (f", power {c.power:.2f}{at} against {against} ({need if need else '> 100,000'} trials for "
                      f"80%{spread})")
         lines.append(f"  [{c.verdict}] {c.text}: {c.detail}{ptxt}{claim_note(c)}")
     return lines

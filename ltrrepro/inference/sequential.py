@@ -387,6 +387,13 @@ class Monitor:
     the next (re-examining only the current look: a subset of the procedure's rejections, so
     the family-wise error stays ≤ α). ``none``: each claim at α. A settled claim stays settled.
 
+    Power and futility (``law``): by default under the law of the looks' t-tests
+    (:class:`~ltrrepro.inference.tlaw.TLaw`, simulated: z from a t over n_k − 1 degrees of
+    freedom falls below the normal drift at 5–20 trials), ``normal`` the known-σ model above;
+    the design's power is given with its range over the 95% CI of the look's SD
+    (``power_range``). A look whose efficacy bound a t over its trials cannot reach in practice
+    is marked futility-only in its row (:func:`~ltrrepro.inference.tlaw.futility_only`).
+
     At settling: the stage-wise adjusted p (:func:`stagewise_p` under the claim's bounds at
     α_i), the stage-wise 95% CI and median-unbiased estimate (:func:`stagewise_ci`) in the
     claim's units (δ = η·√t_k·SE_k, SE_k from :meth:`standard_error`), and the design's power
@@ -397,6 +404,7 @@ class Monitor:
     correction: str = "holm"
     spending: str = "obf"
     inference: bool = True                 # stage-wise p, CI and power at settling (off: decisions only)
+    law: str = "t"                         # power and futility: "t" (the looks' t-tests, simulated) or "normal"
     decisions: dict = None                 # key -> the settling look's record
     rows: list = None                      # one per claim and look
 
@@ -451,8 +459,7 @@ class Monitor:
             for c in open_:
                 a = self._level(m, rejected)
                 zc, c_all = z[c["key"]], self.bounds(a)
-                eta1 = self.drift(c)
-                b = futility_bounds(self.t, c_all, eta1, self.spending)[0][k] if np.isfinite(eta1) else -np.inf
+                b = self.futility(c, c_all)[k]
                 if last:
                     self._settle(k, c, zc, MAXIMUM, a, c_all[k], b)
                 elif np.isfinite(zc) and zc < b:
@@ -464,6 +471,32 @@ class Monitor:
                      for c in members if self.decisions.get(c["key"], {}).get("look") == k + 1]
         self.rows += rows
         return rows
+
+    def futility(self, c, c_all) -> np.ndarray:
+        """The claim's futility bounds at its drift (:meth:`drift`; −inf where it has none):
+        under the t law (:meth:`~ltrrepro.inference.tlaw.TLaw.futility`, the default) or the
+        normal model (:func:`futility_bounds`)."""
+        eta1 = self.drift(c)
+        if not np.isfinite(eta1):
+            return np.full(len(self.sizes), -np.inf)
+        if self.law == "t":
+            from .tlaw import t_law
+            return t_law(tuple(self.sizes)).futility(eta1 / np.sqrt(self.max_trials), c_all, self.spending)[0]
+        return futility_bounds(self.t, c_all, eta1, self.spending)[0]
+
+    def power(self, c, c_all, sd=None) -> float:
+        """The design's power at the claim's effect (at its SD, or ``sd``): P(an upper efficacy
+        exit) — under the t law (the default) with the futility bound acted on at each look's
+        observed SD, as the run is monitored; under the normal model the efficacy bounds alone;
+        NaN without an effect."""
+        eta1 = self.drift(c if sd is None else {**c, "sd": sd})
+        if not np.isfinite(eta1):
+            return float("nan")
+        if self.law == "t":
+            from .tlaw import t_law
+            return t_law(tuple(self.sizes)).power(eta1 / np.sqrt(self.max_trials), c_all, acted=True,
+                                                  spending=self.spending)
+        return float(exit_probabilities(-c_all, c_all, self.t, eta1)[0].sum())
 
     def drift(self, c) -> float:
         """η₁ = |effect|·√N/SD: the drift of the claim's powered effect at the maximum (NaN: none)."""
@@ -486,14 +519,17 @@ class Monitor:
         return float("nan")
 
     def _row(self, k, c, z, stop, a, ck, b) -> dict:
+        from .tlaw import futility_only
+        only, need = futility_only(self.sizes[k], ck)
         return {"claim": c["key"], "look": k + 1, "trials": self.sizes[k], "z": z, "efficacy_bound": ck,
-                "futility_bound": b, "alpha": a, "decision": stop}
+                "futility_bound": b, "alpha": a, "decision": stop,
+                "note": f"futility-only (efficacy needs d_z ≥ {need:.3g})" if only else ""}
 
     def _settle(self, k, c, z, stop, a, ck, b) -> None:
         t, c_all = self.t[:k + 1], self.bounds(a)
         rec = {"look": k + 1, "trials": self.sizes[k], "stop": stop, "z": z, "bound": float(ck),
                "futility_bound": float(b), "alpha": float(a), "p_stagewise": float("nan"), "ci": None,
-               "estimate": float("nan"), "power": float("nan")}
+               "estimate": float("nan"), "power": float("nan"), "power_range": None, "law": self.law}
         self.decisions[c["key"]] = rec
         if not self.inference:
             return
@@ -505,9 +541,12 @@ class Monitor:
                 s, scale = float(c["sign"]), se * np.sqrt(t[-1])
                 ends = sorted((s * low * scale, s * high * scale))
                 rec["ci"], rec["estimate"] = (float(ends[0]), float(ends[1])), float(s * est * scale)
-        eta1 = self.drift(c)
-        if np.isfinite(eta1):
-            rec["power"] = float(exit_probabilities(-c_all, c_all, self.t, eta1)[0].sum())
+        rec["power"] = self.power(c, self.bounds(a))
+        sd, n = float(c.get("sd", np.nan)), int(c.get("n", 0))
+        if np.isfinite(rec["power"]) and np.isfinite(sd) and sd > 0 and n >= 2:   # the SD's uncertainty
+            from .power import sd_interval
+            lo, hi = sd_interval(sd, n)
+            rec["power_range"] = (self.power(c, self.bounds(a), hi), self.power(c, self.bounds(a), lo))
 
     def done(self, keys) -> bool:
         """Every claim of ``keys`` is settled."""

@@ -15,8 +15,8 @@ every paired comparison here is on per-trial differences d_t = a_t − b_t:
   :func:`one_sample_p`): the paired t-test, the Wilcoxon signed-rank test
   (:func:`scipy.stats.wilcoxon`, exact for small n without ties or zeros) or the sign-flip
   permutation test of the mean (:func:`scipy.stats.permutation_test` with
-  ``permutation_type="samples"``: exact — every one of the 2^n sign patterns — up to n = 13,
-  else 9,999 seeded resamples). Urbano et al. (SIGIR 2019, "Statistical significance testing
+  ``permutation_type="samples"``: exact — every one of the 2^n sign patterns, enumerated by
+  :func:`sign_flip_exact_p` — up to n = 20, else 9,999 seeded resamples). Urbano et al. (SIGIR 2019, "Statistical significance testing
   in information retrieval: an empirical analysis of type I, type II and type III errors") and
   Parapar et al. (2020) compare them; ``benchmarks/bench_tests.py`` measures them on the
   harness's own differences;
@@ -39,7 +39,8 @@ from scipy import stats as _st
 
 from .choices import CORRECTIONS, TESTS
 
-__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "adjust", "one_sample_p", "dz", "dz_interval",
+__all__ = ["Summary", "Comparison", "summarize", "paired_test", "holm", "adjust", "applied_levels", "sign_flip_exact_p",
+           "EXACT_MAX", "one_sample_p", "dz", "dz_interval",
            "dz_fields",
            "min_p", "min_two_sample_p", "two_sample_p", "tost"]
 
@@ -60,7 +61,8 @@ def one_sample_p(d, test: str = "t") -> float:
     ``t`` — :func:`scipy.stats.ttest_1samp`; ``wilcoxon`` — :func:`scipy.stats.wilcoxon`
     (zeros dropped, Wilcoxon's convention; exact null when scipy can); ``permutation`` — the
     sign-flip test of the mean, :func:`scipy.stats.permutation_test` (``samples``: each d_i or
-    −d_i), exact over all 2^n sign patterns for n ≤ 13, else 9,999 resamples from a fixed seed.
+    −d_i), exact over all 2^n sign patterns for n ≤ :data:`EXACT_MAX` (:func:`sign_flip_exact_p`),
+    else 9,999 resamples from a fixed seed.
     NaN with fewer than two values or all differences equal (t) / all zero.
 
     >>> round(one_sample_p([1.0, 2.0, 3.0, 4.0, 5.0], "permutation"), 4)      # 2 of 32 patterns
@@ -78,11 +80,43 @@ def one_sample_p(d, test: str = "t") -> float:
     if test == "wilcoxon":
         return float(_st.wilcoxon(d).pvalue)
     if test == "permutation":
+        if d.size <= EXACT_MAX:
+            return sign_flip_exact_p(d)
         res = _st.permutation_test((d, np.zeros_like(d)), lambda x, y, axis=-1: np.mean(x - y, axis=axis),
                                    permutation_type="samples", vectorized=True, n_resamples=9999,
                                    random_state=np.random.default_rng(0))
         return float(min(1.0, res.pvalue))
     raise ValueError(f"unknown test {test!r}: choose one of {', '.join(TESTS)}")
+
+
+#: the permutation test enumerates every sign pattern up to this many differences (2^20 ≈ 10⁶ means)
+EXACT_MAX = 20
+
+
+def sign_flip_exact_p(d) -> float:
+    """The sign-flip test of the mean over all 2^n sign patterns of ``d``, enumerated in chunks
+    of 2^16: p = min(1, 2·min(#{T ≥ t}, #{T ≤ t}) / 2^n) with T the mean of the flipped
+    differences and t the observed one, compared with scipy's relative tolerance (100 ulp) —
+    :func:`scipy.stats.permutation_test`'s exact two-sided p, for n up to :data:`EXACT_MAX` where
+    scipy would resample from 14 on.
+
+    >>> sign_flip_exact_p([1.0, 2.0, 3.0, 4.0, 5.0])
+    0.0625
+    """
+    d = np.asarray(d, dtype=float)
+    n = d.size
+    obs = float(d.mean())
+    gamma = abs(np.finfo(float).eps * 100 * obs)
+    ge = le = 0
+    bits = np.arange(n)
+    total = 1 << n
+    for start in range(0, total, 1 << 16):
+        idx = np.arange(start, min(total, start + (1 << 16)))
+        signs = 1.0 - 2.0 * ((idx[:, None] >> bits) & 1)
+        means = signs @ d / n
+        ge += int(np.count_nonzero(means >= obs - gamma))
+        le += int(np.count_nonzero(means <= obs + gamma))
+    return float(min(1.0, 2.0 * min(ge, le) / total))
 
 
 def dz(d) -> float:
@@ -253,6 +287,50 @@ def adjust(pvalues, method: str = "holm") -> np.ndarray:
             out[ok] = _st.false_discovery_control(p[ok], method="bh")
         return out
     raise ValueError(f"unknown correction {method!r}: choose one of {', '.join(CORRECTIONS)}")
+
+
+def applied_levels(pvalues, method: str, alpha: float) -> np.ndarray:
+    """The level each p of one family is compared with after the correction ``method`` at
+    ``alpha`` — the level its power is computed at (NaNs stay NaN and do not count; m tested):
+
+    * ``holm``: sorted p_(1) ≤ … ≤ p_(m), the step-down rejects while p_(i) < α/(m − i + 1);
+      a rejected claim at step i was compared with α/(m − i + 1), every other with the level of
+      the step where Holm stopped, α/(m − r) (r: the family's rejections): a smaller p than
+      that would have been rejected at that step;
+    * ``bh``: R rejections (the largest i with p_(i) ≤ iα/m); a rejected claim's threshold is
+      Rα/m, every other's (R + 1)α/m — the rank it would need to join them;
+    * ``none``: α.
+
+    >>> applied_levels([0.001, 0.2, 0.3, 0.004], "holm", 0.01).round(5).tolist()
+    [0.0025, 0.00333, 0.00333, 0.00333]
+    >>> applied_levels([0.001, 0.2], "bh", 0.01).tolist(), applied_levels([0.3], "none", 0.05).tolist()
+    ([0.005, 0.01], [0.05])
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    if method == "none":
+        out[ok] = alpha
+        return out
+    idx = np.flatnonzero(ok)
+    order = np.argsort(p[ok], kind="stable")
+    ps = p[ok][order]
+    if method == "holm":
+        steps = alpha / (m - np.arange(m))
+        passed = np.cumprod(ps < steps).astype(bool)
+        r = int(passed.sum())
+        levels = np.where(passed, steps, alpha / (m - r) if r < m else alpha)
+    elif method == "bh":
+        below = np.flatnonzero(ps <= np.arange(1, m + 1) * alpha / m)
+        r = int(below[-1]) + 1 if below.size else 0
+        levels = np.where(np.arange(m) < r, r * alpha / m, min(r + 1, m) * alpha / m)
+    else:
+        raise ValueError(f"unknown correction {method!r}: choose one of {', '.join(CORRECTIONS)}")
+    out[idx[order]] = levels
+    return out
 
 
 def holm(pvalues) -> np.ndarray:

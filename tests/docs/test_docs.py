@@ -197,6 +197,13 @@ def _helps(argvs: list[list[str]]) -> dict:
         return dict(zip(map(tuple, argvs), pool.map(one, argvs)))
 
 
+def _example_studies() -> set[str]:
+    """The studies the packages under ``examples/`` declare (entry points ``ltrrepro.studies``)."""
+    import tomllib
+    return {name for p in (ROOT / "examples").glob("*/pyproject.toml")
+            for name in tomllib.loads(p.read_text())["project"].get("entry-points", {}).get("ltrrepro.studies", {})}
+
+
 def _extras() -> set[str]:
     import tomllib
     return set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
@@ -237,7 +244,13 @@ def test_every_command_in_readme_and_docs_runs(tmp_path, monkeypatch):
                 bad.append(f"{page}: {cmd}: no module {argv[2]}")
         elif argv == ["python", "-m"]:
             continue                                                         # prose: "the `python -m` entry points"
+        elif argv[:3] == ["python", "-m", "experiments"] and len(argv) > 3 and not argv[3].startswith("-") \
+                and argv[3] not in parsers:
+            if argv[3] not in _example_studies() and not _is_placeholder(argv[3]):       # installed by the page
+                bad.append(f"{page}: {cmd}: no study {argv[3]} (built in or in examples/)")
         elif argv[:2] == ["python", "-m"] and len(argv) > 2 and argv[2].startswith("experiments"):
+            if argv[2] == "experiments" and len(argv) > 3 and argv[3] in parsers:
+                argv = ["python", "-m", f"experiments.{argv[3]}", *argv[4:]]    # python -m experiments NAME
             mod = argv[2]
             if _is_placeholder(mod.rsplit(".", 1)[-1]):
                 continue                                                     # python -m experiments.NAME
@@ -361,9 +374,9 @@ def test_python_m_experiments_lists_every_study_on_one_line(capsys):
         assert [ln for ln in out if ln.split()[:1] == [name]] == [f"  {name:<16}  {exp.title}"], name
     assert "report" in {ln.split()[0] for ln in out if ln.startswith("  ")}
     assert main(["--help"]) == 0 and capsys.readouterr().out.splitlines() == out
-    assert main(["quality"]) == 2
+    assert main(["table9"]) == 2                  # python -m experiments NAME runs a study; an unknown one:
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "python -m experiments.NAME" in err and err.count("\n") == 1
+    assert err.startswith("error: unknown study 'table9'") and "python -m experiments" in err and err.count("\n") == 1
 
 
 def test_the_readme_claims_are_the_committed_runs():

@@ -67,12 +67,12 @@ def test_the_python_api_raises_user_errors_and_reads_runs_back(tmp_path):
         experiments.run("table9", out=tmp_path / "o")
     with pytest.raises(UsageError, match="out belong"):                 # execution is not configuration
         experiments.configure("quality", out=tmp_path / "o")
-    res = experiments.run("jensen_gap", out=tmp_path / "j", lists=2, draws=20, docs=10, jobs=1)
+    res = experiments.run("jensen_gap", out=tmp_path / "j", trials=2, draws=20, docs=10, jobs=1)
     assert res.exit_code == 0 and "fig1_jensen_gap" in res.tables and len(res.claims) == 1
     again = experiments.load(tmp_path / "j")
     assert again.tables["fig1_jensen_gap"].equals(res.tables["fig1_jensen_gap"])
     # the same study from a configuration object: the same records, nothing recomputed
     cfg = JensenConfig(experiment="jensen_gap", trials=2, draws=20, docs=10)
-    assert cfg == experiments.configure("jensen_gap", lists=2, draws=20, docs=10)
+    assert cfg == experiments.configure("jensen_gap", trials=2, draws=20, docs=10)
     res2 = experiments.run(cfg, Execution(out=str(tmp_path / "j"), quiet=True))
     assert res2.manifest["n_done"] == 0 and res2.manifest["n_skipped"] == 2

@@ -16,6 +16,7 @@ from experiments.report import rebuild
 from experiments.zheng2007.protocol import DCG5
 import experiments as study
 from ltrrepro.report import file_stem
+from ltrrepro.fit import SYSTEMS
 from ltrrepro.store import ResultStore, StoreError
 
 NDCG = [canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10")]
@@ -34,6 +35,9 @@ def _store(root, experiment, cfg, units):
         key = f"d/t{trial:03d}/{','.join(f'{k}={v}' for k, v in setting.items()) or 'base'}/{model}"
         rec = {"unit": {"experiment": experiment, "dataset": "d", "trial": trial, "model": model, "setting": setting,
                         "seed": 0}, "fit": {"best_iteration": 3}, "timings": {"train_s": 0.1, "unit_s": 0.1}}
+        system = SYSTEMS.get(model)             # the identity every unit function stores
+        if system is not None:
+            rec["system"] = {"family": system.family, "variant": system.variant}
         store.write(key, {**rec, **fields}, arrays)
     store.finish("ok")
     return store

@@ -25,6 +25,8 @@ class Tilted(Objective):
 '''
 SPEC = "userloss:Tilted(tilt=2)"
 LABEL = "Tilted(tilt=2)"
+#: Xia's rounds per system (what --rounds 3 sets), its curves every round
+ROUNDS = (("mcrank", 3), ("lambdamart", 3))
 
 
 @pytest.fixture
@@ -47,8 +49,8 @@ def _spy_isolation(monkeypatch) -> list:
 @pytest.mark.slow
 def test_a_plugin_is_a_xia_arm_under_se_and_rwse(user_module, monkeypatch):
     isolated = _spy_isolation(monkeypatch)
-    res = experiments.run("split_principles", out="xia", queries=40, trials=1, rounds=3, leaves="4", rates="0.1",
-                          models=f"lambdamart-se,{SPEC}-se,{SPEC}-rwse", jobs=1)
+    res = experiments.run("split_principles", out="xia", queries=40, trials=1, rounds=ROUNDS, every=1, leaves=(4,),
+                          rates=(0.1,), models=("lambdamart-se", f"{SPEC}-se", f"{SPEC}-rwse"), jobs=1)
     assert res.exit_code == 0, res.failed
     assert sorted(isolated) == ["userloss.Tilted@tilt=2-rwse", "userloss.Tilted@tilt=2-se"]    # not lambdamart-se
     table = res.tables["table_se_ole"]
@@ -57,10 +59,10 @@ def test_a_plugin_is_a_xia_arm_under_se_and_rwse(user_module, monkeypatch):
     assert any(c["claim"].startswith("userloss.Tilted@tilt=2: RWSE beats SE") for c in res.claims)
     assert any("extension: plug-in userloss:Tilted(tilt=2) as an arm under SE, RWSE" in d for d in res.deviations)
     with pytest.raises(USER_ERRORS, match="the OLE principle needs the pair structure"):
-        experiments.run("split_principles", out="xia-ole", queries=40, models=f"{SPEC}-ole")
+        experiments.run("split_principles", out="xia-ole", queries=40, models=(f"{SPEC}-ole",))
     # a plug-in-only run reports too (no paper system, no OLE arm)
-    alone = experiments.run("split_principles", out="xia-alone", queries=40, trials=1, rounds=3, leaves="4",
-                            rates="0.1", models=f"{SPEC}-se", jobs=1)
+    alone = experiments.run("split_principles", out="xia-alone", queries=40, trials=1, rounds=ROUNDS, every=1, leaves=(4,),
+                            rates=(0.1,), models=(f"{SPEC}-se",), jobs=1)
     assert alone.exit_code == 0 and list(alone.tables["table_se_ole"].system) == ["userloss.Tilted@tilt=2"]
     assert not any(c["claim"].startswith("lambdamart") for c in alone.claims)
 
@@ -68,8 +70,8 @@ def test_a_plugin_is_a_xia_arm_under_se_and_rwse(user_module, monkeypatch):
 @pytest.mark.slow
 def test_a_plugin_is_a_zheng_run_beside_gbt(user_module, monkeypatch):
     isolated = _spy_isolation(monkeypatch)
-    res = experiments.run("qbrank", out="zheng", queries=100, trials=1, rounds=3, models=f"gbt,{SPEC}",
-                          gbt_grid="0.1:4", jobs=1)
+    res = experiments.run("qbrank", out="zheng", queries=100, trials=1, rounds=3, models=("gbt", SPEC),
+                          grid=((0.1, 4),), jobs=1)
     assert res.exit_code == 0, res.failed
     assert isolated == ["userloss.Tilted@tilt=2"]
     assert f"{LABEL}(L2)" in set(res.tables["dcg5"].run)
@@ -80,7 +82,7 @@ def test_a_plugin_is_a_zheng_run_beside_gbt(user_module, monkeypatch):
 @pytest.mark.slow
 def test_the_same_plugin_is_a_bruch_model(user_module):
     res = experiments.run("quality", out="bruch", queries=60, trials=1, preset="tiny",
-                          models=f"lambdamart,{SPEC}", jobs=1)
+                          models=("lambdamart", SPEC), jobs=1)
     assert res.exit_code == 0, res.failed
     assert LABEL in set(res.tables["table1"].model)
     assert any(c["claim"].startswith(f"{LABEL} > λMART") for c in res.claims)

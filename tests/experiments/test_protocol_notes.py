@@ -40,7 +40,7 @@ def test_bruch_epsilon_is_a_deviation_gamma_and_neumann_as_the_paper():
     assert where(notes, "γ ~ U") == {"as_paper"} and where(notes, "Neumann series to order 2") == {"as_paper"}
     assert where(notes, "validation metric .* drops queries without a relevant") == {"choices"}
     # without XE_NDCG or ListNet there is no ε and no γ to speak of
-    bare = columns("quality", models="lambdamart")
+    bare = columns("quality", models=("lambdamart",))
     assert not where(bare, "ε = 0") and not where(bare, "γ ~ U")
 
 

@@ -113,7 +113,7 @@ def test_an_execution_is_checked_when_built(kwargs, message):
 def test_a_report_only_run_computes_nothing(tmp_path):
     import experiments
 
-    cfg = experiments.configure("jensen_gap", lists=2, draws=10, docs=5)
+    cfg = experiments.configure("jensen_gap", trials=2, draws=10, docs=5)
     with pytest.raises(FileNotFoundError, match="no manifest"):
         experiments.run(cfg, Execution(out=str(tmp_path / "none"), report_only=True, quiet=True))
     experiments.run(cfg, Execution(out=str(tmp_path / "j"), quiet=True, no_report=True))

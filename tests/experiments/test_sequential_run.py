@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from experiments import sequential_run
+from experiments import study
 from experiments.quality import main
 from ltrrepro.inference import sequential as sq
 
@@ -21,9 +21,8 @@ def _run(out, *more, max_trials=6, looks=3):
 
 def _no_futility(monkeypatch):
     """Claims stay open until an efficacy bound or the maximum (every look is taken)."""
-    real = sq.futility_bounds
-    monkeypatch.setattr(sq, "futility_bounds", lambda t, c, drift, spending="obf", final=True:
-                        (np.where(np.arange(len(t)) == len(t) - 1, real(t, c, drift, spending)[0], -np.inf), 0.0))
+    monkeypatch.setattr(sq.Monitor, "futility", lambda self, c, c_all:
+                        np.where(np.arange(len(self.sizes)) == len(self.sizes) - 1, c_all[-1], -np.inf))
 
 
 @pytest.mark.slow
@@ -56,7 +55,7 @@ def test_auto_resumes_from_its_last_look_to_the_same_result(tmp_path, monkeypatc
     whole = json.loads((tmp_path / "whole" / "claims.json").read_text())
     assert whole["sequential"]["stop"].startswith("stopped at look 2 of 2")     # every look taken
 
-    real, calls = sequential_run.run_units, []
+    real, calls = study.run_units, []
 
     def interrupted(units, *a, **k):                      # Ctrl-C during the second wave, after its first unit
         calls.append(len(units))
@@ -64,10 +63,10 @@ def test_auto_resumes_from_its_last_look_to_the_same_result(tmp_path, monkeypatc
             real(units[:5], *a, **k)
             raise KeyboardInterrupt
         return real(units, *a, **k)
-    monkeypatch.setattr(sequential_run, "run_units", interrupted)
+    monkeypatch.setattr(study, "run_units", interrupted)
     assert _run(tmp_path / "cut", max_trials=4, looks=2) == 130
     assert json.loads((tmp_path / "cut" / "manifest.json").read_text())["status"] == "interrupted"
-    monkeypatch.setattr(sequential_run, "run_units", real)
+    monkeypatch.setattr(study, "run_units", real)
     capsys.readouterr()
     assert _run(tmp_path / "cut", max_trials=4, looks=2) == 0
     man = json.loads((tmp_path / "cut" / "manifest.json").read_text())

@@ -200,7 +200,7 @@ def test_monitor_recycles_alpha_within_a_family():
 
 def test_monitor_settles_futility_and_the_maximum_with_stagewise_inference():
     sizes = [20, 40, 60]
-    m = sq.Monitor(sizes, alpha=0.05, correction="none")
+    m = sq.Monitor(sizes, alpha=0.05, correction="none", law="normal")
     # powered against an effect of 0.5 SD at 60 trials (drift 3.9, b_1 = −1.36): a z of −1.5 is futile
     m.look(0, [_entry("F", -1.5, effect=0.5), _entry("O", 0.5)])
     assert m.decisions["F"]["stop"] == sq.FUTILITY and "O" not in m.decisions

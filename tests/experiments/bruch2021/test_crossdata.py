@@ -89,7 +89,7 @@ def test_more_pronounced_claims_follow_the_data():
     assert got["documents"].verdict == "supported"          # larger on Yahoo: the paper's 3a/b
     assert got["labels"].verdict == "contradicted"          # but the paper says larger on Web30K for labels
     assert got["documents"].family == got["labels"].family and got["documents"].p_raw is not None
-    assert got["documents"].power > 0.9 and got["documents"].trials_80 <= 12
+    assert got["documents"].power > 0.8 and got["documents"].trials_80 <= 12     # both parts (Bonferroni bound)
 
 
 def test_a_run_that_cannot_see_the_effect_is_inconclusive():
@@ -176,3 +176,14 @@ def test_report_of_two_runs_writes_both_datasets_and_the_claims(tmp_path, capsys
     (mine / "notes.txt").write_text("keep")
     assert report_main([str(web), str(yahoo), "--out", str(mine), "--quiet"]) == 2
     assert "holds no cross-dataset report" in capsys.readouterr().err and (mine / "notes.txt").exists()
+
+
+def test_more_pronounced_needs_the_degradation_on_that_dataset():
+    """Issue 38: neither dataset shows λMART degrading faster (both slopes negative), yet Yahoo's
+    is less negative: the difference points the claimed way, the claim must not — its value is
+    Yahoo's own slope (< 0), and no number of trials makes it supported."""
+    rng = np.random.default_rng(8)
+    web, yahoo = rng.normal(-5e-4, 5e-5, 12), rng.normal(-1e-4, 5e-5, 12)
+    got = _claims(web_slopes=web, yahoo_slopes=yahoo)["documents"]
+    assert got.value < 0 and got.verdict in ("not supported", "inconclusive (underpowered)", "contradicted")
+    assert "Yahoo slope" in got.detail and "relative reading" in got.detail

@@ -1,0 +1,114 @@
+"""Stored runs across versions: the schema version of manifests and unit records, and the one
+place where an older stored run is read as the current one.
+
+Every manifest and unit record the store writes carries ``"schema": SCHEMA``; one written
+before the version existed is schema 0. :func:`manifest` and :func:`record` bring a stored dict
+to :data:`SCHEMA` by applying each step in turn (:data:`MANIFEST_STEPS`, :data:`RECORD_STEPS`:
+step *i* reads schema *i* and returns schema *i* + 1), on read, in memory — a stored file is
+rewritten only by the run that owns it, so a results directory copied from elsewhere is read
+as it is. A run resumes a store of any older schema with nothing recomputed: a record is
+*this configuration's* when its hash is the configuration's, or one the configuration had
+before (:func:`accepted_hashes`), and the store then re-stamps it with the current hash.
+
+Adding a field to a record or a manifest, or renaming one, is one step here (and
+``SCHEMA`` + 1); no reader anywhere else guesses at older layouts.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+from .fileio import to_jsonable
+
+__all__ = ["SCHEMA", "manifest", "record", "accepted_hashes", "hashed_config", "config_hash", "UNHASHED"]
+
+#: the schema of what the store writes now
+SCHEMA = 1
+
+#: configuration entries written to the manifest for readers but left out of the hash: the
+#: protocol notes (deviations, choices, settings as the paper) are prose computed from the
+#: fields, so re-wording a sentence, or moving it between columns, recomputes nothing
+UNHASHED = ("deviations", "choices", "as_paper")
+
+
+def config_hash(config: dict) -> str:
+    blob = json.dumps(to_jsonable(config), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha1(blob.encode()).hexdigest()[:16]
+
+
+def hashed_config(config: dict) -> dict:
+    """The entries of a stored configuration that decide its hash (the prose left out)."""
+    return {k: v for k, v in config.items() if k not in UNHASHED}
+
+
+# ---------------------------------------------------------------------------------- steps 0 -> 1
+def _manifest_0(man: dict) -> dict:
+    """Schema 0 -> 1: Zheng's ``qbrank_params`` (``gbt-tuned`` | ``paper``) is ``shared_params``
+    (``tuned`` | ``paper``) since the flag was renamed."""
+    cfg = man.get("config")
+    if isinstance(cfg, dict) and "qbrank_params" in cfg:
+        cfg = dict(cfg)
+        old = cfg.pop("qbrank_params")
+        cfg.setdefault("shared_params", "paper" if old == "paper" else "tuned")
+        man = {**man, "config": cfg}
+    return man
+
+
+def _record_0(rec: dict) -> dict:
+    """Schema 0 -> 1: the system's identity (``family``, ``variant``) as the unit stores it now,
+    from the registered system of its model where the record has none; Zheng's tree runs'
+    ``info["shared_params"]`` from their own ``eta``/``leaves`` where it is missing."""
+    out = dict(rec)
+    unit = rec.get("unit")
+    if not isinstance(rec.get("system"), dict) and isinstance(unit, dict) and "model" in unit:
+        from .fit import SYSTEMS
+
+        system = SYSTEMS.get(unit["model"])
+        if system is not None:
+            out["system"] = {"family": system.family, "variant": system.variant}
+    info = rec.get("info")
+    if isinstance(info, dict) and "shared_params" not in info and "leaves" in info and "eta" in info:
+        out["info"] = {**info, "shared_params": {"eta": info["eta"], "leaves": info["leaves"]}}
+    return out
+
+
+#: step i brings a manifest of schema i to schema i + 1
+MANIFEST_STEPS = (_manifest_0,)
+#: step i brings a unit record of schema i to schema i + 1
+RECORD_STEPS = (_record_0,)
+assert len(MANIFEST_STEPS) == len(RECORD_STEPS) == SCHEMA
+
+
+def _migrate(d: dict, steps) -> dict:
+    version = d.get("schema", 0)
+    if not isinstance(version, int) or version > SCHEMA:
+        return d                     # a newer harness wrote it: read as it is (the store warns on resume)
+    for step in steps[version:]:
+        d = step(d)
+    return {**d, "schema": SCHEMA}
+
+
+def manifest(man: dict) -> dict:
+    """A stored manifest at the current schema."""
+    return _migrate(man, MANIFEST_STEPS)
+
+
+def record(rec: dict) -> dict:
+    """A stored unit record at the current schema."""
+    return _migrate(rec, RECORD_STEPS)
+
+
+def accepted_hashes(config: dict, stored_manifest: dict | None) -> set:
+    """The hashes other than the current one under which ``config``'s records may be stored:
+    the hash it had when the prose was hashed too (stores written before :data:`UNHASHED`),
+    and the hash a stored manifest recorded when its configuration, brought to the current
+    schema, is this one but for the prose (a renamed field, re-worded notes)."""
+    if not any(k in config for k in UNHASHED):
+        return set()
+    out = {config_hash(config)}
+    man = manifest(stored_manifest) if isinstance(stored_manifest, dict) else {}
+    cfg, h = man.get("config"), man.get("config_hash")
+    if isinstance(cfg, dict) and isinstance(h, str) and config_hash(hashed_config(cfg)) == \
+            config_hash(hashed_config(config)):
+        out.add(h)
+    return out

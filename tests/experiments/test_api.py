@@ -1,0 +1,59 @@
+"""The Python API builds no command line: ``experiments.configure(name, **fields)`` is
+``dataclasses.replace`` of the study's complete default configuration (its record's
+``default``; on another dataset with the fields whose default differs there), which is what
+the command runs with no flag."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import experiments
+from experiments import registry
+from experiments.cli import parse_command
+from experiments.errors import UsageError
+
+BUILT_IN = ("quality", "convergence", "robustness", "clicks", "jensen_gap", "qbrank", "split_principles")
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_every_study_has_a_complete_default_that_the_command_runs_too(name):
+    exp = registry.get(name)
+    default = exp.default()
+    assert isinstance(default, exp.config_cls) and default.experiment == name
+    assert experiments.configure(name) == default == parse_command(name, [])[0]
+    if name == "jensen_gap":
+        return
+    for dataset in ("web30k", "yahoo", "web10k", "synthetic-yahoo"):       # the paper's trials on real data
+        assert experiments.configure(name, dataset=dataset) == parse_command(name, ["--dataset", dataset])[0], \
+            (name, dataset)
+
+
+def test_configure_is_a_replace_of_the_default():
+    cfg = experiments.configure("robustness", queries=200, levels=[0, 50])
+    assert cfg == dataclasses.replace(registry.get("robustness").default(), queries=200, levels=(0, 50))
+    spec = "plugin_losses:Squared(scale=2)"                                 # tests/ is on the path
+    plug = experiments.configure("split_principles", models=["lambdamart-se", f"{spec}-se"])
+    assert plug.models == ("lambdamart-se", "plugin_losses.Squared@scale=2-se")
+    assert plug.plugins == (("plugin_losses.Squared@scale=2", spec),)
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"lists": 2}, "unknown field(s) lists"),
+    ({"out": "x"}, "out belong(s) to the execution"),
+    ({"trials": "3"}, "field 'trials' must be int"),
+    ({"models": "gbt,qbrank"}, "field 'models' is a tuple"),
+    ({"trials": 0}, "trials must be >= 1"),
+])
+def test_a_bad_field_is_one_usage_error(fields, message):
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        experiments.configure("qbrank", **fields)
+
+
+def test_run_splits_keywords_into_execution_and_configuration(tmp_path):
+    from experiments.api import run_keywords
+    from experiments.execution import Execution
+
+    cfg, ex = run_keywords("jensen_gap", {"out": tmp_path / "j", "jobs": 1, "trials": 2, "draws": 10})
+    assert ex == Execution(out=str(tmp_path / "j"), jobs=1, quiet=True)
+    assert cfg == dataclasses.replace(registry.get("jensen_gap").default(), trials=2, draws=10)

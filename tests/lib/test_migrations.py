@@ -1,0 +1,66 @@
+"""Stored runs across versions (ltrrepro.migrations): every manifest and record the store writes
+carries the schema; an older one is brought to it step by step on read; the committed runs,
+written before the schema existed, resume with nothing recomputed."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ltrrepro import migrations
+from ltrrepro.store import ResultStore, config_hash
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_what_the_store_writes_carries_the_schema(tmp_path):
+    store = ResultStore(tmp_path, {"type": "X", "seed": 0})
+    store.start("x", argv=[])
+    store.write("u1", {"unit": {"model": "lambdamart"}, "means": {}})
+    assert json.loads((tmp_path / "manifest.json").read_text())["schema"] == migrations.SCHEMA
+    assert json.loads((tmp_path / "units" / "u1.json").read_text())["schema"] == migrations.SCHEMA
+    assert len(migrations.MANIFEST_STEPS) == len(migrations.RECORD_STEPS) == migrations.SCHEMA
+
+
+def test_a_schema_0_record_gains_what_readers_now_expect():
+    old = {"unit": {"model": "lambdamart"}, "info": {"eta": 0.05, "leaves": 20}, "means": {}}
+    new = migrations.record(old)
+    assert new["schema"] == 1 and new["system"] == {"family": "lambdamart", "variant": "builtin"}
+    assert new["info"]["shared_params"] == {"eta": 0.05, "leaves": 20}
+    assert "system" not in old                                           # read in memory, the input untouched
+    plugin = migrations.record({"unit": {"model": "mylosses.Focal"}})     # a model no registry knows: as it is
+    assert "system" not in plugin
+    newer = {"schema": migrations.SCHEMA + 1, "unit": {"model": "x"}}     # a newer harness wrote it: read as it is
+    assert migrations.record(newer) == newer
+
+
+def test_a_renamed_configuration_field_resumes_its_records(tmp_path):
+    """Zheng's qbrank_params became shared_params: a store whose manifest and records were written
+    under the old name is this configuration's (its records re-stamped), and --config reads it."""
+    from experiments.config import load_manifest_config
+
+    old = {"type": "ZhengConfig", "seed": 0, "qbrank_params": "gbt-tuned", "deviations": ["few trials"]}
+    new = {"type": "ZhengConfig", "seed": 0, "shared_params": "tuned", "deviations": ["few trials"]}
+    ResultStore(tmp_path, old).write("u1", {"unit": {"model": "gbt_L2"}, "means": {}})
+    h = config_hash({k: v for k, v in old.items() if k != "deviations"})
+    (tmp_path / "manifest.json").write_text(json.dumps({"config": old, "config_hash": h}))
+    assert migrations.manifest(json.loads((tmp_path / "manifest.json").read_text()))["config"]["shared_params"] == \
+        "tuned"
+    assert load_manifest_config(tmp_path)["shared_params"] == "tuned"
+    assert ResultStore(tmp_path, new).is_done("u1")
+    assert not ResultStore(tmp_path, {**new, "shared_params": "paper"}).is_done("u1")
+
+
+@pytest.mark.slow
+def test_a_committed_run_without_a_schema_resumes_with_nothing_recomputed(tmp_path):
+    """results/zheng2007 was written before the schema: re-run with --config, every unit resumes."""
+    from experiments.qbrank import main
+
+    src = ROOT / "results" / "zheng2007"
+    assert "schema" not in json.loads((src / "manifest.json").read_text())
+    d = tmp_path / "zheng"
+    shutil.copytree(src, d)
+    assert main(["--config", str(d / "manifest.json"), "--out", str(d), "--quiet", "--jobs", "1"]) == 0
+    man = json.loads((d / "manifest.json").read_text())
+    assert man["n_done"] == 0 and man["n_skipped"] == len(list((src / "units").glob("*.json")))
+    assert man["schema"] == migrations.SCHEMA
