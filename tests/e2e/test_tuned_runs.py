@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_cluster import _children, cluster as cluster_for_tuning  # noqa: E402,F401  (a scheduler and two workers)
 
-SMALL = dict(queries=30, trials=2, preset="tiny", rounds=3, models="lambdamart,xendcg", jobs=1, threads=1)
+SMALL = dict(queries=30, trials=2, preset="tiny", rounds=3, models=("lambdamart", "xendcg"), jobs=1, threads=1)
 
 
 def _configs(record) -> list:
@@ -88,8 +88,7 @@ def test_estimate_counts_the_searches(tmp_path, capsys):
 @pytest.mark.parametrize("tune_on", ["first-split", "per-trial"])
 def test_a_tuned_robustness_run_trains_every_unit_with_the_searched_values(tmp_path, capsys, tune_on):
     out = tmp_path / "r"
-    small = {**SMALL, "models": "lambdamart,xendcg"}
-    res = experiments.run("robustness", out=str(out), tune=2, tune_on=tune_on, levels="0,50", noise="labels", **small)
+    res = experiments.run("robustness", out=str(out), tune=2, tune_on=tune_on, levels=(0, 50), noise=("labels",), **SMALL)
     assert res.exit_code == 0 and (out / "tables" / "tuning.md").exists()
     assert "not part of this command" not in capsys.readouterr().err        # the searches are the run's own
     from ltrrepro.store import ResultStore
