@@ -54,11 +54,21 @@ def default_out(dirs) -> Path:
     return first[0].parent / f"{first[1].experiment}-across-datasets"
 
 
+def _stored_frame(d, cfg):
+    """The frame of the run in ``d`` read under its lock (a run still going is refused), with
+    the units of its configuration that are not stored in ``attrs["absent"]``."""
+    store = ResultStore.open(d)
+    with store.lock(create=False):
+        store.expect(u.key for u in registry.get(cfg.experiment).units(cfg))
+        return an.frame(store)
+
+
 def write(dirs, out=None, quiet: bool = False, *, inference):
     """Write the cross-dataset report of the runs in ``dirs`` under ``out`` (default
     :func:`default_out`): its tables, figures, claims, and ``sources.json`` naming each run
-    (directory, dataset, trials, configuration hash) it was built from, under the report's
-    statistics ``inference`` (:class:`ltrrepro.inference.Inference`). Returns the report."""
+    (directory, dataset, the trials stored and configured, the units not stored, configuration
+    hash) it was built from, under the report's statistics ``inference``
+    (:class:`ltrrepro.inference.Inference`). Each run is read under its lock. Returns the report."""
     runs = _runs(dirs)
     across = registry.get(runs[0][1].experiment).across
     if across is None or len({cfg.experiment for _, cfg, _ in runs}) != 1:
@@ -72,11 +82,13 @@ def write(dirs, out=None, quiet: bool = False, *, inference):
     if out.is_dir() and any(out.iterdir()) and not (out / "sources.json").exists():
         raise UsageError(f"{out} exists and holds no cross-dataset report (no sources.json): give an empty or new "
                          "directory (--out), so that nothing of yours is overwritten")
-    sources = {"runs": [{"dir": str(d), "dataset": cfg.dataset, "trials": cfg.trials,
-                         "config_hash": man.get("config_hash")} for d, cfg, man in runs]}
-    rep = across.build([(d, cfg, an.frame(ResultStore.open(d)),
-                         {k: list(man["config"].get(k, [])) for k in ("as_paper", "choices", "deviations")})
-                        for d, cfg, man in runs], inference, sources).write(out)
+    frames = [_stored_frame(d, cfg) for d, cfg, _ in runs]
+    sources = {"runs": [{"dir": str(d), "dataset": cfg.dataset,
+                         "trials": int(df["trial"].nunique()) if "trial" in df else 0, "configured_trials": cfg.trials,
+                         "absent_units": list(df.attrs.get("absent") or []), "config_hash": man.get("config_hash")}
+                        for (d, cfg, man), df in zip(runs, frames)]}
+    rep = across.build([(d, cfg, df, {k: list(man["config"].get(k, [])) for k in ("as_paper", "choices", "deviations")})
+                        for (d, cfg, man), df in zip(runs, frames)], inference, sources).write(out)
     if not quiet:
         print(rep.text)
         print(f"cross-dataset report written to {out}")

@@ -35,7 +35,9 @@ def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
     the timings; with ``fields``, those record fields as they are (curves, sizes: a column of
     lists or dicts; None where a record has none), with ``arrays``, those stored per-query
     arrays (``test:<metric>``, a column of numpy arrays). Everything a report reads of a run
-    is in this frame, so its tables, figures and claims are functions of (frame, config)."""
+    is in this frame, so its tables, figures and claims are functions of (frame, config).
+    ``df.attrs["absent"]``: the units of the configuration the store has no record of
+    (:meth:`~ltrrepro.store.ResultStore.absent`), which :func:`missing_notes` names."""
     rows = []
     for r in store.records():
         if r.get("kind") == "tuning":         # a --tune search (experiments.tuning), not a trained unit
@@ -50,7 +52,9 @@ def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
             stored = store.arrays(r["key"])
             row.update({a: stored[a] for a in arrays})
         rows.append(row)
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    df.attrs["absent"] = store.absent() if hasattr(store, "absent") else []
+    return df
 
 
 def identity(record: dict) -> dict:
@@ -119,15 +123,25 @@ def finite_test(a, b, *, test: str):
 
 def missing_notes(df: pd.DataFrame, metrics, part: str = "test") -> list[str]:
     """One sentence per group of ``metrics`` that have no value in some rows (units) of
-    ``df``: how many, and why. Empty when every value is defined (normal runs)."""
+    ``df``: how many, and why; and one naming the units of the configuration that are not
+    stored at all (:func:`frame`'s ``absent``). Empty when every value is defined (normal runs)."""
+    absent = list(df.attrs.get("absent") or [])
+    out = [absent_note(absent)] if absent else []
     groups: dict = {}
     for m in metrics:
         if m in df and len(df):
             bad = int((~np.isfinite(df[m].astype(float))).sum())
             if bad:
                 groups.setdefault((bad, undefined_reason(m, part)), []).append(label(m))
-    return [f"{', '.join(names)}: no value in {bad} of {len(df)} unit(s) ({why}); shown as –, left out of the "
-            f"means and tests" for (bad, why), names in groups.items()]
+    return out + [f"{', '.join(names)}: no value in {bad} of {len(df)} unit(s) ({why}); shown as –, left out of "
+                  f"the means and tests" for (bad, why), names in groups.items()]
+
+
+def absent_note(absent, shown: int = 12) -> str:
+    """The sentence naming the units of a configuration that have no stored record."""
+    names = ", ".join(absent[:shown]) + (f" and {len(absent) - shown} more" if len(absent) > shown else "")
+    return (f"{len(absent)} unit(s) of the configuration are not stored (not run yet, failed, or the run is going "
+            f"on): {names}; the tables and claims are over the units stored")
 
 
 def adjust_within(df: pd.DataFrame, family: str | None, method: str) -> np.ndarray:

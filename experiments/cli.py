@@ -8,7 +8,7 @@ configuration (or the one a ``--config`` manifest stored) and the
 :class:`~experiments.execution.Execution` — then :func:`experiments.run`. A flag a study does
 not take is refused by argparse like any unknown one. Every
 experiment takes the execution flags (:data:`EXECUTION`: ``--seed --out --jobs --threads
---backend --scheduler --scheduler-timeout --force --quiet --no-report --debug --config``);
+--backend --scheduler --scheduler-timeout --unit-timeout --force --quiet --no-report --debug --config``);
 the boosting length is ``--rounds`` and the model list ``--models`` wherever they apply.
 
 **User errors** (a bad option, a missing or malformed data file, an unusable ``--out`` or
@@ -26,7 +26,7 @@ from experiments.config import DATASETS
 from experiments.errors import USER_ERRORS, ArgumentParser, UsageError, cli
 from experiments.execution import BACKENDS as EXECUTION_BACKENDS, Execution
 from experiments.study import run
-from experiments.values import parse_levels, parse_names, positive_int, seed_int, trials_arg
+from experiments.values import bounded_int, parse_levels, parse_names, positive_int, seed_int, trials_arg
 from ltrrepro.device import DEVICES
 from ltrrepro.fit.backends import BACKENDS
 from ltrrepro.fit.boosting import PRESETS
@@ -49,9 +49,9 @@ class TrialsAction(argparse.Action):
 
 def sequential_flags(ap) -> None:
     """``--max-trials`` and ``--looks``: the design of ``--trials auto`` (:mod:`experiments.design`)."""
-    ap.add_argument("--max-trials", type=int, default=None, metavar="N",
+    ap.add_argument("--max-trials", type=bounded_int("trials", low=-2 ** 63), default=None, metavar="N",
                     help="with --trials auto: the most trials the run may take (default: the paper's)")
-    ap.add_argument("--looks", type=int, default=None, metavar="K",
+    ap.add_argument("--looks", type=bounded_int("looks", low=-2 ** 63), default=None, metavar="K",
                     help=f"with --trials auto: equally spaced looks at the claims (default {DEFAULT_LOOKS})")
 
 
@@ -67,6 +67,7 @@ def apply_design(args, build):
         return build(args)
     if max_trials is not None and max_trials < 2:
         raise UsageError(f"--max-trials must be at least 2 (a paired test needs two trials), got {max_trials}")
+    given = looks is not None
     looks = DEFAULT_LOOKS if looks is None else looks
     if looks < 2:
         raise UsageError(f"--looks must be at least 2 (one look is the fixed design: --trials N), got {looks}")
@@ -75,6 +76,9 @@ def apply_design(args, build):
     n = max_trials or cfg.paper_trials
     if n < 2:
         raise UsageError(f"--trials auto: the paper's {n} trial(s) leave nothing to look at; give --max-trials N")
+    if not given:                                   # the default: as many of its looks as fit
+        from ltrrepro.inference.sequential import look_sizes
+        looks = max([k for k in range(2, looks + 1) if len(look_sizes(n, k)) == k] or [looks])
     return dataclasses.replace(cfg, trials=n, looks=looks)
 
 
@@ -87,7 +91,7 @@ def _flag_specs() -> dict:
                                      "help": ", ".join(DATASETS) + "; svmlight (your files, with --data-dir); or "
                                              "the path of your SVMlight/LETOR file or directory"}),
         "data-dir": (("--data-dir",), {"default": None, "help": "folder with the dataset (or $LTRREPRO_DATA_DIR)"}),
-        "queries": (("--queries",), {"type": positive_int, "default": None,
+        "queries": (("--queries",), {"type": bounded_int("queries"), "default": None,
                                      "help": "synthetic data: number of queries"}),
         "trials": (("--trials",), {"type": trials_arg, "action": TrialsAction, "default": None, "metavar": "N|auto",
                                    "help": "randomized splits (default: the paper's on real data, fewer on "
@@ -101,7 +105,7 @@ def _flag_specs() -> dict:
         "preset": (("--preset",), {"default": None, "choices": sorted(PRESETS),
                                    "help": "hyperparameters (default: the paper's for real data, 'fast' for "
                                            "synthetic data)"}),
-        "rounds": (("--rounds",), {"type": positive_int, "default": None,
+        "rounds": (("--rounds",), {"type": bounded_int("rounds"), "default": None,
                                    "help": "boosting length (the maximum, with early stopping)"}),
         "models": (("--models",), {"default": None, "help": "comma-separated model (system) names and plug-in "
                                                                 "objectives package.module:Name(k=v, ...) (Xia: "
@@ -119,13 +123,13 @@ def _flag_specs() -> dict:
         "tune-on": (("--tune-on",), {"choices": ("first-split", "per-trial"), "default": None,
                                      "help": "where --tune searches: trial 0's split, its best configuration shared "
                                              "by every trial (default), or each trial's own validation part"}),
-        "every": (("--every",), {"type": positive_int, "default": None, "help": "curve resolution in rounds"}),
+        "every": (("--every",), {"type": bounded_int("every"), "default": None, "help": "curve resolution in rounds"}),
     }
 
 
 #: the execution and output flags every experiment takes
 EXECUTION = ("out", "jobs", "threads", "backend", "scheduler", "scheduler-timeout", "force", "quiet",
-             "no-report", "debug", "config", "estimate", "save-runs", *("test", "correction", "effect"))
+             "no-report", "debug", "config", "estimate", "save-runs", "unit-timeout", *("test", "correction", "effect"))
 
 
 def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
@@ -151,6 +155,9 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--scheduler-timeout", type=positive_int, default=d.scheduler_timeout,
                     help="seconds to wait for the dask scheduler to answer, and for a cluster that lost every "
                          "worker or its scheduler mid-run before the run ends (finished units kept; default 30)")
+    ap.add_argument("--unit-timeout", type=_seconds, default=d.unit_timeout, metavar="SECONDS",
+                    help="a unit running longer fails with its reason (the others finish; the same command "
+                         "retries it); default: no limit")
     ap.add_argument("--force", action="store_true", help="recompute units already stored")
     ap.add_argument("--quiet", action="store_true", help="no progress bar and no per-unit log lines")
     ap.add_argument("--no-report", action="store_true", help="run the units only")
@@ -165,6 +172,19 @@ def execution_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--config", default=None, metavar="MANIFEST",
                     help="re-run the configuration stored in a run's manifest.json (give only execution flags "
                          "beside it)")
+
+
+def _seconds(text: str) -> float:
+    """``--unit-timeout``: a positive number of seconds, at most a week."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(v) and 0 < v <= 7 * 86400):
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 604800 (a week)")
+    return v
 
 
 def statistics_flags(ap: argparse.ArgumentParser) -> None:

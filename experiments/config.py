@@ -12,12 +12,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import types
 import typing
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
+from experiments.values import check_bounds, check_looks
+from experiments.values import field_hints as _hints
+from experiments.values import typed_value as _typed
 from ltrrepro import migrations
 from ltrrepro.datasets import REGISTRY, SYNTHETIC, is_synthetic
 from ltrrepro.fit.plugins import PluginError
@@ -55,6 +57,7 @@ class RunConfig:
     added_fields = ()
 
     def __post_init__(self):
+        self._check_types()
         if self.dataset not in (*DATASETS, "svmlight", "simulated"):
             if not Path(self.dataset).exists() and os.path.lexists(self.dataset):
                 raise UsageError(f"--dataset {self.dataset!r}: a symbolic link that leads nowhere (a loop or a missing "
@@ -82,6 +85,17 @@ class RunConfig:
             raise UsageError(f"--queries {self.queries}: a 60/20/20 split needs at least 10 queries")
         if not self.synthetic and self.queries is not None:
             raise UsageError("--queries sizes a synthetic dataset; a real one has its own queries")
+        check_bounds({f.name: getattr(self, f.name) for f in fields(self)})
+        if self.looks is not None:
+            check_looks(self.trials, self.looks)
+
+    def _check_types(self) -> None:
+        """Every field of its declared type (:func:`_typed`), however built; lists become tuples."""
+        hints = _hints(type(self))
+        for f in fields(self):
+            if isinstance(getattr(self, f.name), list):
+                object.__setattr__(self, f.name, _tuple(getattr(self, f.name)))
+            _typed(f.name, getattr(self, f.name), hints.get(f.name), "configuration", convert=False)
 
     @property
     def study(self):
@@ -251,29 +265,6 @@ class RunConfig:
 
 #: what a manifest's configuration holds beside the fields: derived, written for readers
 STORED_EXTRAS = frozenset({"type", "plugin_sources", "deviations", "choices", "as_paper", "data"})
-
-
-def _typed(name: str, value, hint, where: str):
-    """``value`` if it is of the declared type ``hint`` (``int``, ``float``, ``str``, ``bool``,
-    ``tuple``, ``X | None``), else a :class:`UsageError` naming the field."""
-    options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
-    for t in options:
-        if t is type(None) and value is None:
-            return value
-        if t is bool and isinstance(value, bool):
-            return value
-        if t is int and isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if t is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if t is str and isinstance(value, str):
-            return value
-        if t is tuple and isinstance(value, tuple):
-            return value
-        if t not in (type(None), bool, int, float, str, tuple):
-            return value                          # a type this check does not know: __post_init__ decides
-    want = " or ".join("null" if t is type(None) else getattr(t, "__name__", str(t)) for t in options)
-    raise UsageError(f"{where}: field {name!r} must be {want}, got {value!r}")
 
 
 def load_manifest_config(path) -> dict:

@@ -48,7 +48,7 @@ def cli(main):
         except USER_ERRORS as err:
             if "--debug" in argv:
                 raise
-            print(f"error: {err}", file=sys.stderr)
+            print(f"error: {error_text(err)}", file=sys.stderr)
             return 2
         except KeyboardInterrupt as err:
             if "--debug" in argv:
@@ -86,3 +86,14 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"error: {message} (see --help)\n")
+
+
+def error_text(err: BaseException) -> str:
+    """The one line of a user error; never empty (a ``MemoryError`` carries no message)."""
+    text = str(err).strip()
+    if text:
+        return text
+    if isinstance(err, MemoryError):
+        return ("out of memory: the design is too large for this machine (give fewer trials, levels, models or "
+                "queries; --estimate prints its cost first)")
+    return type(err).__name__

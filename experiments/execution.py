@@ -31,7 +31,9 @@ class Execution:
     progress; ``no_report``: run the units only; ``estimate``: print the cost from a short
     calibration and stop; ``report_only``: report on the stored units, run none (what
     ``python -m experiments.report`` does); ``save_runs``: also write the units' test rankings as
-    TREC runs and each trial's qrels under ``out/trec`` (:mod:`experiments.export`)."""
+    TREC runs and each trial's qrels under ``out/trec`` (:mod:`experiments.export`);
+    ``unit_timeout``: seconds a unit may run before it fails with its reason, the others going
+    on (:func:`ltrrepro.runner.run_units`)."""
 
     out: str | None = None
     jobs: int | None = None
@@ -50,12 +52,18 @@ class Execution:
     test: str | None = None
     correction: str | None = None
     effect: str | None = None
+    #: seconds a unit may run before it fails with its reason (None: no limit); execution, not
+    #: configuration: a unit that finishes within it gives the same record
+    unit_timeout: float | None = None
 
     def __post_init__(self):
         for name in ("jobs", "threads"):
             v = getattr(self, name)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
                 raise UsageError(f"--{name} must be an integer >= 1, got {v!r}")
+        t = self.unit_timeout
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 7 * 86400):
+            raise UsageError(f"--unit-timeout must be a number of seconds in (0, 604800] (a week), got {t!r}")
         if not isinstance(self.scheduler_timeout, int) or self.scheduler_timeout < 1:
             raise UsageError(f"--scheduler-timeout must be an integer >= 1 (seconds), got {self.scheduler_timeout!r}")
         if self.backend not in BACKENDS:
@@ -85,7 +93,9 @@ class Execution:
         from ltrrepro.inference.choices import Inference
 
         try:
-            base = Inference.from_dict(stored if isinstance(stored, dict) else {})
+            base = Inference.from_dict({} if stored is None else stored)
+            if base.effects:                     # stored effects get the --effect checks (family, sign)
+                parse_effects(",".join(f"{f}={100 * v:g}%" if r else f"{f}={v!r}" for f, v, r in base.effects))
             return Inference(test=self.test or base.test, correction=self.correction or base.correction,
                              effects=base.effects if self.effect is None else parse_effects(self.effect))
         except ValueError as err:
@@ -121,7 +131,12 @@ class Execution:
 
 def check_outputs(out: Path) -> Path:
     """``out`` is (or can be made) a writable directory; checked before any data is loaded."""
+    import os
+
     out = Path(out)
+    if os.path.islink(out) and not out.exists():
+        raise UsageError(f"--out {out} is a symbolic link that leads nowhere (to {os.readlink(out)}): create its "
+                         f"target, remove the link, or choose another path")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a directory: choose another path")
     try:

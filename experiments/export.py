@@ -51,6 +51,11 @@ def save_runs(store, dest=None, raw: bool = False, quiet: bool = False) -> dict:
         where = Path(dest) if dest is not None else Path(store.root) / "trec"
         print(f"TREC: {len(out['runs'])} run file(s) and {len(out['qrels'])} qrels file(s) in {where} "
               f"({out['bytes'] / 1024:.0f} KiB, gzip)", file=sys.stderr)
+    if out.get("absent"):
+        absent = out["absent"]
+        print(f"note: {len(absent)} unit(s) of the configuration are not stored (not run yet, failed, or the run "
+              f"is going on), so not exported: {', '.join(absent[:10])}{', ...' if len(absent) > 10 else ''}",
+              file=sys.stderr)
     return out
 
 
@@ -58,12 +63,37 @@ def export(run_dir, dest=None, raw: bool = False, quiet: bool = False) -> dict:
     """The TREC files of the finished run in ``run_dir`` (its manifest's configuration)."""
     from ltrrepro.store import ResultStore
 
+    from experiments import registry
+
     store = ResultStore.open(run_dir)
-    name = store.read_manifest().get("experiment")
+    man = store.read_manifest()
+    name = man.get("experiment")
     if not _keeps_rankings(name):
         raise UsageError(f"{run_dir}: a {name} run; its units keep no test rankings (TREC runs come from "
                          f"{', '.join(ranking_studies())})")
+    exp = registry.get(name)
+    store.expect(u.key for u in exp.units(exp.config_cls.from_stored(man.get("config") or {})))
     return save_runs(store, dest, raw=raw, quiet=quiet)
+
+
+def destinations(dirs, to) -> list:
+    """Where each run of ``dirs`` goes: ``RUN/trec`` without ``to``; ``to`` for one run; with
+    several, ``to/<run folder name>`` — and where two runs share a name
+    (``runs/web30k/quality``, ``runs/yahoo/quality``), as many parent names as tell them apart
+    (``to/web30k-quality``, ``to/yahoo-quality``): two runs never share a folder."""
+    if to is None:
+        return [None] * len(dirs)
+    if len(dirs) == 1:
+        return [Path(to)]
+    parts = [Path(d).resolve().parts[1:] or ("run",) for d in dirs]
+    if len(set(parts)) != len(parts):
+        raise UsageError("a results directory is given twice: give each run once")
+    names = None
+    for k in range(1, max(map(len, parts)) + 1):
+        names = ["-".join(p[-k:]) for p in parts]
+        if len(set(names)) == len(names):
+            break
+    return [Path(to) / n for n in names]
 
 
 @cli
@@ -71,7 +101,8 @@ def main(argv=None) -> int:
     ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+", help="results directories")
     ap.add_argument("--to", default=None, metavar="DIR", help="where to write (default RESULTS_DIR/trec; with "
-                                                                "several directories, DIR/<name of each>)")
+                                                                "several directories, DIR/<name of each>, parent "
+                                                                "names added where two share a name)")
     ap.add_argument("--raw-scores", action="store_true",
                     help="write the models' scores as they are (ties then ranked by each tool's own rule)")
     ap.add_argument("--quiet", action="store_true")
@@ -80,7 +111,7 @@ def main(argv=None) -> int:
     for d in args.dirs:
         if not (Path(d) / "manifest.json").is_file():
             raise UsageError(f"{d}: no manifest.json; give a results directory written by an ltrrepro study")
-        dest = None if args.to is None else (Path(args.to) / Path(d).name if len(args.dirs) > 1 else Path(args.to))
+    for d, dest in zip(args.dirs, destinations(args.dirs, args.to)):
         export(d, dest, raw=args.raw_scores, quiet=args.quiet)
     return 0
 

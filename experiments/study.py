@@ -147,14 +147,15 @@ def _report_only(exp, config, execution: Execution, design) -> StudyResult:
     stored configuration (its hash), as the run that wrote them reported (a sequential run:
     its looks again, up to the last one its stored trials cover) — running none."""
     store = ResultStore.open(execution.out_dir(config))
-    if not store.records():                   # those of the stored configuration (its hash)
-        raise UsageError(f"{store.root}: no finished unit to report on")
-    man = store.read_manifest()
-    inference = execution.inference(man.get("statistics"))
-    if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
-        atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
-    units = exp.units(config) if isinstance(design, Sequential) else None      # a fixed run: every stored unit
-    with store.lock():
+    with store.lock():                        # a run still going is refused (one line), not reported half-way
+        if not store.records():               # those of the stored configuration (its hash)
+            raise UsageError(f"{store.root}: no finished unit to report on")
+        store.expect(u.key for u in exp.units(config))        # the report names the units not stored
+        man = store.read_manifest()
+        inference = execution.inference(man.get("statistics"))
+        if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
+            atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
+        units = exp.units(config) if isinstance(design, Sequential) else None      # a fixed run: every stored unit
         info, _ = _waves(design, execution, store, units, None, lambda s: exp.report(s, inference), None, None,
                          inference)
     if info is None:
@@ -206,11 +207,14 @@ def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inf
                 break
             store.select([u.key for u in wave])
         if counts is not None:
-            summary = run_units(wave, unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
+            # --force recomputes each unit once: a later wave runs only its new trials' units
+            todo = [u for u in wave if u.trial >= design.sizes[k - 1]] if execution.force and k else wave
+            summary = run_units(todo, unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
                                 backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
-                                quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout)
+                                quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout,
+                                unit_timeout=getattr(execution, "unit_timeout", None))
             counts["n_done"] += summary.n_done
-            counts["n_skipped"] += summary.n_skipped - before
+            counts["n_skipped"] += summary.n_skipped - (before if todo is wave else 0)
             before = len(wave)
             failed = summary.failed
             if failed:

@@ -3,9 +3,32 @@ levels and models (with plug-in specs). The ground floor: each raises
 :class:`~experiments.errors.UsageError` (or argparse's type error) naming the flag."""
 from __future__ import annotations
 
+import functools
+import types
+import typing
+
 from experiments.errors import UsageError
 
-__all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "trials_arg"]
+__all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "bounded_int", "BOUNDS",
+           "check_bounds", "check_looks", "field_hints", "typed_value", "trials_arg",
+           "MAX_TRIALS", "MAX_LOOKS"]
+
+#: the largest number of trials a run may ask for (the papers use at most 100; each trial is a
+#: unit per model and level): beyond it a design is refused where it is parsed and built, so
+#: that ``--max-trials 1000000000000`` is one line, not a run (or an estimate) that never ends
+MAX_TRIALS = 10_000
+#: the most looks of a ``--trials auto`` run (each look is a report)
+MAX_LOOKS = 100
+
+#: field -> (least, largest, flag): the range of every numeric design field, checked when a
+#: flag is parsed (:func:`bounded_int`) and when a configuration is built, by hand or from a
+#: manifest (:func:`check_bounds`); a field absent from a configuration is not checked
+BOUNDS = {"trials": (1, MAX_TRIALS, "--trials"), "looks": (2, MAX_LOOKS, "--looks"),
+          "seed": (0, 2 ** 63 - 1, "--seed"), "queries": (1, 1_000_000, "--queries"),
+          "rounds": (1, 100_000, "--rounds"), "every": (1, 100_000, "--every"),
+          "impressions": (1, 10_000, "--impressions"), "max_pairs": (1, 10 ** 9, "--max-pairs"),
+          "leaves": (1, 131_072, "--leaves"), "max_bin": (2, 65_535, "--max-bin"),
+          "min_data_in_leaf": (1, 10 ** 9, "--min-data-in-leaf")}
 
 
 def _int_at_least(low: int, words: str):
@@ -24,14 +47,56 @@ def _int_at_least(low: int, words: str):
 
 
 positive_int = _int_at_least(1, "at least 1")
-seed_int = _int_at_least(0, "a non-negative integer")
+
+
+def bounded_int(field: str, low: int | None = None, words: str | None = None):
+    """An argparse type for the design field ``field``: an integer within :data:`BOUNDS`
+    (``low`` replaces the least value where a later check words the lower bound better;
+    ``words`` says the lower bound in the error)."""
+    import argparse
+
+    least, most, _ = BOUNDS[field]
+    least = least if low is None else low
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if v < least:
+            raise argparse.ArgumentTypeError(f"{text!r} must be {words or f'at least {least}'}")
+        if v > most:
+            raise argparse.ArgumentTypeError(f"{text!r} is more than {most:,}, the most a run takes")
+        return v
+    parse.__name__ = "int"
+    return parse
+
+
+seed_int = bounded_int("seed", words="a non-negative integer")
+
+
+def check_bounds(values: dict, where: str = "") -> None:
+    """Each field of ``values`` named in :data:`BOUNDS` within its range (an integer field; a
+    tuple of ``(name, value)`` pairs, as Xia's per-system rounds, value by value); a
+    :class:`UsageError` naming the field and its flag otherwise. Types are checked before
+    (:meth:`experiments.config.RunConfig.__post_init__`)."""
+    for name, (least, most, flag) in BOUNDS.items():
+        if name not in values:
+            continue
+        v = values[name]
+        items = [x[1] for x in v if isinstance(x, tuple) and len(x) == 2] if isinstance(v, tuple) else [v]
+        for x in items:
+            if isinstance(x, bool) or not isinstance(x, int):
+                continue
+            if not least <= x <= most:
+                raise UsageError(f"{where}{name} ({flag}) must be between {least} and {most:,}, got {x!r}")
 
 
 def trials_arg(text: str):
     """``--trials``: a positive integer, or ``auto`` (a group-sequential run)."""
     if str(text).strip().lower() == "auto":
         return "auto"
-    return positive_int(text)
+    return bounded_int("trials")(text)
 
 
 def _number(x: str):
@@ -102,3 +167,52 @@ def parse_models(text: str, known, flag: str = "--models", suffixes=()) -> tuple
     if len(set(models)) != len(models):
         raise UsageError(f"{flag} repeats a model: {text!r}")
     return tuple(models), tuple(plugins.items())
+
+
+def check_looks(trials: int, looks: int) -> None:
+    """``looks`` equally spaced looks fit in at most ``trials`` trials (each look at least 2
+    trials and more than the one before: :func:`ltrrepro.inference.sequential.look_sizes`), else one
+    :class:`UsageError` giving the most that fit — a run never takes fewer looks than it says."""
+    from ltrrepro.inference.sequential import look_sizes
+
+    if len(look_sizes(trials, looks)) == looks:
+        return
+    fit = [k for k in range(2, looks) if len(look_sizes(trials, k)) == k]
+    if not fit:
+        raise UsageError(f"--max-trials {trials} leaves room for one look only (a look needs 2 trials, the next "
+                         f"more): a sequential run needs --max-trials 3 or more (or the fixed design, --trials "
+                         f"{trials})")
+    sizes = ", ".join(map(str, look_sizes(trials, fit[-1])))
+    raise UsageError(f"--looks {looks} with --max-trials {trials}: equally spaced looks of at least 2 trials each "
+                     f"(each more than the last) fit {fit[-1]} look(s) at most ({sizes} trials); give --looks "
+                     f"{fit[-1]} or a larger --max-trials")
+
+
+@functools.lru_cache(maxsize=None)
+def field_hints(cls) -> dict:
+    """The declared types of a configuration class's fields (cached)."""
+    return typing.get_type_hints(cls)
+
+
+def typed_value(name: str, value, hint, where: str, convert: bool = True):
+    """``value`` if it is of the declared type ``hint`` (``int``, ``float``, ``str``, ``bool``,
+    ``tuple``, ``X | None``), else a :class:`UsageError` naming the field (``convert``: an
+    integer given for a float field becomes a float)."""
+    options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    for t in options:
+        if t is type(None) and value is None:
+            return value
+        if t is bool and isinstance(value, bool):
+            return value
+        if t is int and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if t is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value) if convert else value
+        if t is str and isinstance(value, str):
+            return value
+        if t is tuple and isinstance(value, tuple):
+            return value
+        if t not in (type(None), bool, int, float, str, tuple):
+            return value                          # a type this check does not know: __post_init__ decides
+    want = " or ".join("null" if t is type(None) else getattr(t, "__name__", str(t)) for t in options)
+    raise UsageError(f"{where}: field {name!r} must be {want}, got {value!r}")

@@ -237,7 +237,7 @@ class RankingDataset:
             raise ValueError(f"from_frame: column {features[c]!r}, row {r}: {float(X[r, c])} is infinite (or beyond "
                              f"float32); features must be finite numbers or NaN for missing")
         return cls(X=X, y=y.astype(np.int32), qid=q,
-                   docid=None if docid is None else df[docid].astype(str).str.encode("latin-1").to_numpy(dtype="S"),
+                   docid=None if docid is None else df[docid].astype(str).str.encode("utf-8").to_numpy(dtype="S"),
                    name=name)
 
     @staticmethod

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["default_cache_dir", "file_mode", "atomic_path", "atomic_write_bytes", "atomic_write_text",
-           "write_json", "to_jsonable", "WriteError"]
+           "write_json", "to_jsonable", "WriteError", "LinkError", "check_no_links", "inside"]
 
 
 class WriteError(OSError):
@@ -27,24 +27,82 @@ class WriteError(OSError):
     what to do. Nothing partial is left behind (see :func:`atomic_path`)."""
 
     @classmethod
-    def of(cls, path, err: OSError) -> "WriteError":
+    def of(cls, path, err: OSError, flag: str = "--out") -> "WriteError":
+        """The error of writing ``path`` that failed with ``err``; its advice names ``flag``,
+        the option that chose the folder (``--out``; an export's ``--to``)."""
         import errno as _errno
 
         code = err.errno
-        what = {_errno.ENOSPC: "free space on that filesystem or choose another --out",
-                _errno.EDQUOT: "free space within your quota or choose another --out",
-                _errno.EROFS: "the filesystem is read-only: choose another --out",
-                _errno.EACCES: "make the directory writable or choose another --out",
-                _errno.EPERM: "make the directory writable or choose another --out"}.get(
+        what = {_errno.ENOSPC: f"free space on that filesystem or choose another {flag}",
+                _errno.EDQUOT: f"free space within your quota or choose another {flag}",
+                _errno.EROFS: f"the filesystem is read-only: choose another {flag}",
+                _errno.EACCES: f"make the directory writable or choose another {flag}",
+                _errno.EPERM: f"make the directory writable or choose another {flag}"}.get(
                     code, "check the path, then re-run: finished units are kept")
         name = _errno.errorcode.get(code, "") if code is not None else ""
         reason = err.strerror or str(err)
         out = cls(code, f"cannot write {path}: {reason}{f' ({name})' if name else ''}; {what}")
-        out.filename = str(path)
+        out.filename, out.cause = str(path), err
         return out
+
+    def for_flag(self, flag: str) -> "WriteError":
+        """The same error advising another ``flag`` (an export re-words the store's ``--out``)."""
+        cause = getattr(self, "cause", None)
+        return WriteError.of(self.filename, cause, flag) if cause is not None else self
 
     def __str__(self) -> str:
         return self.strerror or super().__str__()
+
+
+class LinkError(WriteError):
+    """A path under a results directory that is a symbolic link ltrrepro did not make (a
+    ``figures`` folder pointing at a paper's folder, a directory received with links in it):
+    nothing is written through it, moved or deleted; the message names the link and its target."""
+
+    @classmethod
+    def at(cls, root, link: Path, flag: str = "--out") -> "LinkError":
+        import errno as _errno
+
+        try:
+            target = os.readlink(link)
+        except OSError:
+            target = "?"
+        out = cls(_errno.ELOOP, f"{link} is a symbolic link (to {target}); ltrrepro writes under {root} only through "
+                                f"folders it made, and never moves or deletes a file outside it: nothing was written, "
+                                f"moved or deleted; remove the link (the files it points to are yours and stay) or "
+                                f"choose another {flag}")
+        out.filename = str(link)
+        return out
+
+
+def check_no_links(root, names=None, flag: str = "--out") -> None:
+    """Refuse (:class:`LinkError`) when one of ``names`` under ``root`` — relative paths of the
+    files and folders a writer owns there, or with None every entry of ``root`` — or a folder
+    on the way to it is a symbolic link. ``root`` itself may be a link (the user named it).
+    Absent paths are fine: the writer makes them. ``flag``: the option that chose ``root``."""
+    root = Path(root)
+    if names is None:
+        try:
+            names = [e.name for e in os.scandir(root)]
+        except OSError:
+            return
+    for name in names:
+        here = root
+        for part in Path(name).parts:
+            here = here / part
+            if os.path.islink(here):
+                raise LinkError.at(root, here, flag)
+            if not os.path.lexists(here):
+                break
+
+
+def inside(root, path) -> bool:
+    """``path`` is no link itself and its real location lies under ``root``'s: the only files
+    a clean-up may move or delete."""
+    if os.path.islink(path):
+        return False
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return os.path.commonpath([real, base]) == base and real != base
 
 
 def default_cache_dir() -> Path:

@@ -21,12 +21,13 @@ def main(job_path: str) -> int:
     with open(job_path, "rb") as fh:
         sys.path[:] = pickle.load(fh)
         job = pickle.load(fh)
-    from ltrrepro.runner import _set_threads, _watch_parent
+    from ltrrepro.runner import _set_threads, _watch_parent, seed_globals
 
     _watch_parent(int(job["parent_pid"]))
     _set_threads(int(job["ctx"].get("threads", 1)))
     try:
-        out = ("ok", job["fn"](job["unit"], job["ctx"]))
+        with seed_globals(job["unit"]):          # the unit's global random state, whatever --jobs
+            out = ("ok", job["fn"](job["unit"], job["ctx"]))
     except SystemExit as err:
         out = ("failed", (f"SystemExit: the unit called sys.exit({err.code!r}); a unit must return or raise",
                           traceback.format_exc()))

@@ -23,14 +23,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .fileio import atomic_write_bytes, atomic_write_text, write_json
+from .fileio import atomic_write_bytes, atomic_write_text, check_no_links, write_json
 from .inference.choices import Inference
 from .inference.claim import Claim
 from .inference.rendering import CLAIM_FORMATS, CLAIM_RENAME, claims_frame, claims_legend, claims_lines
 
 __all__ = ["Report", "Table", "Figure", "Claim", "write_table", "markdown_table", "latex_table", "display_frame",
            "fmt_value", "pm", "ci", "save_figure", "band", "write_json", "write_claims", "claims_text",
-           "protocol_notes", "file_stem", "read_report_index", "REPORT_INDEX", "OUTPUT_DIRS"]
+           "protocol_notes", "file_stem", "read_report_index", "report_paths", "REPORT_INDEX", "OUTPUT_DIRS"]
 
 
 def fmt_value(v, spec=4) -> str:
@@ -324,39 +324,70 @@ def read_report_index(root) -> list[str] | None:
         raise ValueError(f"{path}: the record of the last report is damaged ({type(err).__name__}: {err})") from None
 
 
-def _record_report(root: Path, written) -> dict:
-    """Write ``root/report.json`` (the files of this report) and take away the stale files of
-    :data:`OUTPUT_DIRS` (see :meth:`Report.write`)."""
+def report_paths(json_files=()) -> tuple:
+    """What a report owns under its directory (relative paths): checked for symbolic links
+    before anything is written (:func:`~ltrrepro.fileio.check_no_links`)."""
+    return (*OUTPUT_DIRS, STALE_DIR, REPORT_INDEX, *(f"claims.{x}" for x in ("json", "md", "tex", "csv")),
+            *json_files)
+
+
+def _owned_files(root: Path):
+    """The regular files under ``root``'s :data:`OUTPUT_DIRS`, as relative paths, without
+    following a link: a linked file or folder found there is left alone (and listed second)."""
     import os
 
-    root_abs = root.resolve()
+    files, links = [], []
+    for sub in OUTPUT_DIRS:
+        top = root / sub
+        if os.path.islink(top) or not top.is_dir():
+            continue
+        for here, dirs, names in os.walk(top, followlinks=False):
+            for d in list(dirs):
+                if os.path.islink(os.path.join(here, d)):
+                    links.append(Path(here, d).relative_to(root).as_posix())
+                    dirs.remove(d)
+            for n in names:
+                p = Path(here, n)
+                (links if os.path.islink(p) else files).append(p.relative_to(root).as_posix())
+    return sorted(files), sorted(links)
+
+
+def _record_report(root: Path, written) -> dict:
+    """Write ``root/report.json`` (the files of this report) and take away the stale files of
+    :data:`OUTPUT_DIRS` (see :meth:`Report.write`). Only regular files whose real path lies
+    under ``root`` are moved or deleted: a symbolic link found there (made by someone else) and
+    whatever it points to are left as they are, and listed."""
+    import os
+
+    from .fileio import inside
+
+    root_abs = Path(os.path.realpath(root))
     rel = set()
     for f in written:
-        try:
-            rel.add(Path(f).resolve().relative_to(root_abs).as_posix())
-        except ValueError:
-            continue                     # written outside the directory: not its output
+        real = Path(os.path.realpath(f))
+        if os.path.commonpath([real, root_abs]) == str(root_abs):
+            rel.add(real.relative_to(root_abs).as_posix())
     try:
         before = set(read_report_index(root) or ())
     except ValueError:
         before = set()                   # a damaged record is rewritten below
     removed, set_aside = [], []
-    for sub in OUTPUT_DIRS:
-        d = root / sub
-        for f in sorted(d.rglob("*")) if d.is_dir() else []:
-            name = f.relative_to(root).as_posix()
-            if not f.is_file() or f.name.startswith(".") or name in rel:
-                continue                 # (dot files: another writer's temporary file)
-            if name in before:
-                f.unlink(missing_ok=True)
-                removed.append(name)
-            else:
-                target = root / STALE_DIR / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(f, target)
-                set_aside.append(name)
+    files, links = _owned_files(root)
+    for name in files:
+        f = root / name
+        if Path(name).name.startswith(".") or name in rel or not inside(root, f):
+            continue                     # (dot files: another writer's temporary file)
+        if name in before:
+            f.unlink(missing_ok=True)
+            removed.append(name)
+        else:
+            target = root / STALE_DIR / name
+            check_no_links(root, [Path(STALE_DIR, name).parent.as_posix()])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(f, target)
+            set_aside.append(name)
     atomic_write_text(root / REPORT_INDEX, json.dumps({"files": sorted(rel)}, indent=1) + "\n")
-    return {"files": sorted(rel), "removed": removed, "set_aside": set_aside}
+    return {"files": sorted(rel), "removed": removed, "set_aside": set_aside, "links": links}
 
 
 # --------------------------------------------------------------------------- the report object
@@ -460,10 +491,14 @@ class Report:
         under ``root/tables`` and ``root/figures`` that this report did not write: removed where
         the previous ``report.json`` lists them (an earlier report wrote them: the tables of a
         noise type or plug-in the run no longer has), moved to ``root/stale/`` otherwise (their
-        origin is unknown: a directory from before the record). Returns the report with
+        origin is unknown: a directory from before the record). Nothing is written through a
+        symbolic link: a link at ``tables``, ``figures``, ``stale``, ``report.json`` or a
+        claims file is a :class:`~ltrrepro.fileio.LinkError` before anything is written, and a
+        link inside them is left alone (said in the notes). Returns the report with
         :attr:`files`, :attr:`stale` and the notes the text ends with. :func:`ltrrepro.study.load` returns
         exactly the files of ``report.json``."""
         root = Path(root)
+        check_no_links(root, report_paths(self.json_files))     # nothing written through a link
         files: list[Path] = []
         for t in self.tables:
             files += t.write(root / "tables", self.notes)
@@ -480,6 +515,9 @@ class Report:
         if rec["set_aside"]:
             notes.append(f"moved {len(rec['set_aside'])} file(s) that no report of {root} recorded to "
                          f"{root / STALE_DIR}: {', '.join(rec['set_aside'])}")
+        if rec["links"]:
+            notes.append(f"left {len(rec['links'])} symbolic link(s) that no report made, and what they point to, "
+                         f"untouched: {', '.join(rec['links'])}")
         return replace(self, files=files, stale=rec["removed"] + rec["set_aside"], write_notes=notes)
 
     # transitional: ``info["text"]`` / ``info.get("text")`` of the report dicts this object replaces

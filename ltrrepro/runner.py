@@ -9,6 +9,9 @@ the order, the number of workers or which units ran before:
 * ``(trial, 1, h(setting))`` — the training-data transform of a setting (noise, clicks),
   shared by every model of the trial: the comparison is paired;
 * ``(trial, 2, h(setting), h(model))`` — the model's own randomness (XE_NDCG's γ, library seeds);
+* ``(trial, 3, h(setting), h(model))`` — ``np.random``'s and ``random``'s global state, seeded
+  in the process that runs the unit just before it runs (:func:`seed_globals`), so that code
+  that draws from them anyway (a plug-in) gives the same numbers at every ``--jobs``;
 
 ``h`` is CRC-32 of the canonical text of the setting or model name.
 
@@ -30,6 +33,7 @@ import sys
 import time
 import traceback
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -40,11 +44,11 @@ import numpy as np
 from .data import RankingDataset, content_hash, load_npy_dir, npy_dir_ok, save_npy_dir
 from .store import ResultStore
 
-__all__ = ["Unit", "UnitRecord", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary", "default_jobs_threads",
-           "UnitProcessDied", "ClusterError",
-           "STREAM_SPLIT", "STREAM_TRANSFORM", "STREAM_MODEL"]
+__all__ = ["Unit", "UnitRecord", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary",
+           "default_jobs_threads", "UnitProcessDied", "UnitTimeout", "ClusterError", "seed_globals",
+           "STREAM_SPLIT", "STREAM_TRANSFORM", "STREAM_MODEL", "STREAM_GLOBAL"]
 
-STREAM_SPLIT, STREAM_TRANSFORM, STREAM_MODEL = 0, 1, 2
+STREAM_SPLIT, STREAM_TRANSFORM, STREAM_MODEL, STREAM_GLOBAL = 0, 1, 2, 3
 
 
 def _h(text: str) -> int:
@@ -81,6 +85,10 @@ class Unit:
     def model_seed(self) -> np.random.SeedSequence:
         return unit_seed(self.seed, self.trial, STREAM_MODEL, self.setting_text, self.model)
 
+    def global_seed(self) -> np.random.SeedSequence:
+        """Seed of ``np.random``'s and ``random``'s global state while the unit runs."""
+        return unit_seed(self.seed, self.trial, STREAM_GLOBAL, self.setting_text, self.model)
+
     def describe(self) -> dict:
         return {"experiment": self.experiment, "dataset": self.dataset, "trial": self.trial, "model": self.model,
                 "setting": dict(self.setting), "seed": self.seed}
@@ -93,6 +101,26 @@ def unit_seed(seed: int, trial: int, stream: int, *labels: str) -> np.random.See
     stream of :func:`ltrrepro.splits.trial_split`.
     """
     return np.random.SeedSequence(seed, spawn_key=(int(trial), int(stream), *(_h(x) for x in labels)))
+
+
+@contextmanager
+def seed_globals(unit: Unit):
+    """Within the block, ``np.random``'s and ``random``'s global state are seeded from the
+    unit's own stream (:meth:`Unit.global_seed`), whatever ran in this process before; the
+    process's previous states are restored after it. Units must draw from their generators;
+    this makes one that draws from the global state anyway (a plug-in calling
+    ``np.random.rand`` after iteration 0, on long lists only) repeatable at any ``--jobs``."""
+    import random
+
+    state = unit.global_seed().generate_state(4)              # 128 bits, uint32
+    before = np.random.get_state(), random.getstate()
+    np.random.seed(state)
+    random.seed(int.from_bytes(state.tobytes(), "little"))
+    try:
+        yield
+    finally:
+        np.random.set_state(before[0])
+        random.setstate(before[1])
 
 
 # --------------------------------------------------------------------------- what a unit returns
@@ -324,6 +352,11 @@ class UnitProcessDied(RuntimeError):
     out-of-memory killer): the unit fails with this reason, the run goes on."""
 
 
+class UnitTimeout(RuntimeError):
+    """A unit that ran longer than ``--unit-timeout``: it fails with this reason (its process,
+    where it had one of its own, killed), the run goes on."""
+
+
 def _execute(fn: Callable, unit: Unit, ctx: dict):
     """Run one unit in a worker; never raises (a failure comes back as a record).
 
@@ -331,16 +364,23 @@ def _execute(fn: Callable, unit: Unit, ctx: dict):
     not know) runs in a child process of its own (:func:`_run_isolated`), so that a plug-in
     that kills its process — ``os._exit``, a segfault, the out-of-memory killer — fails its
     own unit with the reason, and the worker and the other units go on. ``SystemExit`` raised
-    by a unit (``sys.exit`` in a plug-in) is a failure too, never the end of the run."""
+    by a unit (``sys.exit`` in a plug-in) is a failure too, never the end of the run.
+    ``ctx["unit_timeout"]`` (seconds): a unit that runs longer fails with
+    :class:`UnitTimeout` — an isolated unit's process is killed; another is stopped by a
+    timer signal in this process's main thread (at the next Python instruction: a round of
+    the library, a kernel call), or, where there is none (a dask worker's thread), it runs
+    isolated. ``np.random`` and ``random`` are seeded for the unit (:func:`seed_globals`)."""
     if ctx.get("_parent_pid"):
         _watch_parent(int(ctx["_parent_pid"]))
     _set_threads(ctx.get("threads", 1))
+    limit = ctx.get("unit_timeout")
     t0 = time.perf_counter()
     try:
-        if unit.model in ctx.get("isolated", ()):
+        if unit.model in ctx.get("isolated", ()) or (limit and not _can_alarm()):
             record, arrays = _run_isolated(fn, unit, ctx)
         else:
-            record, arrays = fn(unit, ctx)
+            with seed_globals(unit), _time_limit(limit, unit):
+                record, arrays = fn(unit, ctx)
         if isinstance(record, UnitRecord):
             record = record.to_dict()
         return "ok", unit, record, arrays, time.perf_counter() - t0, os.getpid()
@@ -352,20 +392,59 @@ def _execute(fn: Callable, unit: Unit, ctx: dict):
             time.perf_counter() - t0, os.getpid()
 
 
+def _can_alarm() -> bool:
+    import signal
+    import threading
+
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def _timeout_text(unit: Unit, limit: float) -> str:
+    return (f"the unit ran longer than --unit-timeout {limit:g} s and was stopped (a model stuck in a loop, or a "
+            f"limit too short for it); the other units go on")
+
+
+@contextmanager
+def _time_limit(limit, unit: Unit):
+    """Raise :class:`UnitTimeout` in this (main) thread when the block runs longer than
+    ``limit`` seconds (None: no limit)."""
+    if not limit:
+        yield
+        return
+    import signal
+
+    armed = [True]
+
+    def alarm(signum, frame):
+        if armed[0]:
+            raise UnitTimeout(_timeout_text(unit, limit))
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, float(limit))
+    try:
+        yield
+    finally:
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _run_isolated(fn: Callable, unit: Unit, ctx: dict):
     """``fn(unit, ctx)`` in a fresh Python process (``python -m ltrrepro.isolated``); its
     result, its exception (as a failure carrying the child's traceback), or
-    :class:`UnitProcessDied` naming how the child ended. A plain subprocess, not
+    :class:`UnitProcessDied` naming how the child ended, or :class:`UnitTimeout` (the child
+    killed) after ``ctx["unit_timeout"]`` seconds. A plain subprocess, not
     ``multiprocessing``: it works from a loky worker and from a daemonic dask worker alike.
     Costs a process start (1.7 s of imports measured on 2 cores; numba kernels come from their on-disk
     cache). The child gets this process's ``sys.path`` and watches it: it exits when this
-    process is gone."""
+    process is gone; it seeds its global random state for the unit (:func:`seed_globals`)."""
     import pickle
     import shutil
     import signal
     import subprocess
     import tempfile
 
+    timeout = ctx.get("unit_timeout")
     tmp = tempfile.mkdtemp(prefix="ltrrepro-unit-")
     try:
         result = os.path.join(tmp, "result.pickle")
@@ -373,8 +452,11 @@ def _run_isolated(fn: Callable, unit: Unit, ctx: dict):
             pickle.dump(list(sys.path), fh, protocol=pickle.HIGHEST_PROTOCOL)
             pickle.dump({"parent_pid": os.getpid(), "fn": fn, "unit": unit, "ctx": ctx, "result": result}, fh,
                         protocol=pickle.HIGHEST_PROTOCOL)
-        code = subprocess.run([sys.executable, "-m", "ltrrepro.isolated", os.path.join(tmp, "job.pickle")],
-                              stdin=subprocess.DEVNULL).returncode
+        try:
+            code = subprocess.run([sys.executable, "-m", "ltrrepro.isolated", os.path.join(tmp, "job.pickle")],
+                                  stdin=subprocess.DEVNULL, timeout=timeout or None).returncode
+        except subprocess.TimeoutExpired:          # subprocess.run has killed the child
+            raise UnitTimeout(_timeout_text(unit, timeout)) from None
         if os.path.exists(result):
             with open(result, "rb") as fh:
                 status, value = pickle.load(fh)
@@ -416,8 +498,10 @@ class RunSummary:
 
 def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore, *, jobs: int | None = None,
               threads: int | None = None, backend: str = "loky", scheduler=None, force: bool = False,
-              quiet: bool = False, log=None, scheduler_timeout: float = 30) -> RunSummary:
-    """Run every unit not already in ``store`` (all of them with ``force``).
+              quiet: bool = False, log=None, scheduler_timeout: float = 30,
+              unit_timeout: float | None = None) -> RunSummary:
+    """Run every unit not already in ``store`` (all of them with ``force``); a unit running
+    longer than ``unit_timeout`` seconds fails with :class:`UnitTimeout` (see :func:`_execute`).
 
     ``fn(unit, ctx) -> (record: UnitRecord | dict, arrays: dict)`` must be importable by the workers
     (a module-level function). ``ctx`` is passed to every call with ``threads`` added;
@@ -442,7 +526,7 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
     if not pending:
         return summary
     jobs, threads = default_jobs_threads(jobs, threads, len(pending))
-    ctx = {**ctx, "threads": threads}
+    ctx = {**ctx, "threads": threads, **({"unit_timeout": float(unit_timeout)} if unit_timeout else {})}
     if backend == "loky" and jobs > 1:       # local workers watch this process (see _watch_parent)
         ctx["_parent_pid"] = os.getpid()
     t0 = time.perf_counter()

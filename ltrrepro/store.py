@@ -106,6 +106,9 @@ class ResultStore:
         #: current hash when found (:meth:`current`), so a run resumes across the upgrade
         self.legacy_hashes = migrations.accepted_hashes(self.config, self._stored_manifest()) if config else set()
         self.selected: set[str] | None = None
+        #: the units of the configuration (:meth:`expect`, :meth:`select`): those without a
+        #: current record are :meth:`absent`, and reports and exports name them
+        self.expected: list[str] | None = None
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self.code = {"ltrrepro": library_versions().get("ltrrepro"), "git_commit": git_commit()}
 
@@ -118,14 +121,51 @@ class ResultStore:
         return man if isinstance(man, dict) else None
 
     # ---------------------------------------------------------------- one run at a time
+    #: what a run writes under its directory (relative paths): none may be a symbolic link
+    #: (:meth:`lock` refuses one, naming it, before anything is written)
+    OWNED = ("units", "failures", "manifest.json", ".lock", ".cache", "trec", "tables", "figures", "stale",
+             "report.json", "claims.json", "claims.md", "claims.tex", "claims.csv", "summary.json", "sources.json")
+
     @contextmanager
-    def lock(self):
-        """Hold ``RUN/.lock`` (an advisory lock the system drops when the process dies)."""
+    def lock(self, create: bool = True):
+        """Hold ``RUN/.lock`` (an advisory lock the system drops when the process dies); a
+        store object that holds it already goes on (re-entrant: a report or an export inside its
+        run); another one — in this process or another — is refused. The lock
+        file is opened without following a link (``O_NOFOLLOW``), and none of :data:`OWNED` may
+        be a symbolic link: either is a :class:`StoreError` naming it, before anything is
+        written. ``create=False`` (a reader of a run it does not write: an export elsewhere)
+        goes on without the lock where the directory cannot be written."""
+        import errno
         import fcntl
 
-        self.root.mkdir(parents=True, exist_ok=True)
+        from .fileio import LinkError, check_no_links
+
+        if create:
+            self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            check_no_links(self.root, self.OWNED)
+        except LinkError as err:
+            raise StoreError(str(err)) from None
+        if getattr(self, "_held", 0):
+            self._held += 1
+            try:
+                yield self
+            finally:
+                self._held -= 1
+            return
         path = self.root / ".lock"
-        fh = open(path, "a+")
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                         0o666)
+        except OSError as err:
+            if err.errno == errno.ELOOP or os.path.islink(path):
+                raise StoreError(f"{path} is a symbolic link (to {os.readlink(path)}); the lock is never opened through "
+                                 f"one (its target would be overwritten): remove it") from None
+            if not create and err.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOENT):
+                yield self                  # a directory this process cannot write: nothing here writes it
+                return
+            raise
+        fh = os.fdopen(fd, "r+")
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -134,6 +174,7 @@ class ResultStore:
             fh.close()
             raise StoreError(f"another run is using {self.root} (pid {holder}); wait for it to end or choose "
                              f"another --out") from None
+        self._held = 1
         try:
             fh.seek(0)
             fh.truncate()
@@ -141,6 +182,7 @@ class ResultStore:
             fh.flush()
             yield self
         finally:
+            self._held = 0
             fcntl.flock(fh, fcntl.LOCK_UN)
             fh.close()
 
@@ -149,6 +191,7 @@ class ResultStore:
         are left out of :meth:`records`, with a warning that says how many. Warns too when
         stored records of these units come from another code version."""
         self.selected = set(keys)
+        self.expected = sorted(self.selected)
         others, versions = 0, set()
         for js in sorted(self.units_dir.glob("*.json")) if self.units_dir.exists() else []:
             rec = self._load_record(js)
@@ -165,6 +208,19 @@ class ResultStore:
             self.log(f"warning: stored units of this command were computed by other code versions "
                      f"({', '.join(sorted(versions))}; now {self.code['git_commit']}): the results mix versions; "
                      f"--force recomputes them")
+
+    def expect(self, keys) -> None:
+        """The units the configuration has (a report or export of a stored run: every unit of
+        its configuration), without leaving other records out (:meth:`select` does)."""
+        self.expected = sorted(set(keys))
+
+    def absent(self) -> list[str]:
+        """The expected units (:meth:`expect`, :meth:`select`) with no current record: not run
+        yet, failed, or of a run still going; [] when nothing is expected."""
+        if not self.expected:
+            return []
+        have = {r.get("key") for r in self.records(current_only=True, quiet=True)}
+        return [k for k in self.expected if k not in have]
 
     # ---------------------------------------------------------------- manifest
     @property
@@ -217,15 +273,21 @@ class ResultStore:
         name = safe_key(key)
         return self.units_dir / f"{name}.json", self.units_dir / f"{name}.npz", self.failures_dir / f"{name}.json"
 
-    def _load_record(self, js: Path) -> dict | None:
-        """The record of ``js``, or None (with a warning naming the file) when it is damaged."""
+    def _load_record(self, js: Path, strict: bool = False, quiet: bool = False) -> dict | None:
+        """The record of ``js``, or None (with a warning naming the file, unless ``quiet``)
+        when it is damaged; ``strict``: a damaged record is a :class:`StoreError` instead (a
+        reader that recomputes nothing: an export)."""
         try:
             rec = json.loads(js.read_text())
             if isinstance(rec, dict):
                 return migrations.record(rec)
             raise ValueError("not a JSON object")
         except (ValueError, UnicodeDecodeError, OSError) as err:
-            self.log(f"warning: {js} is damaged ({err}); its unit will be recomputed")
+            if strict:
+                raise StoreError(f"{js} is damaged ({err}); re-run the study's command (it recomputes that unit), "
+                                 f"then export again") from None
+            if not quiet:
+                self.log(f"warning: {js} is damaged ({err}); its unit will be recomputed")
             return None
 
     def record(self, key: str) -> dict | None:
@@ -305,14 +367,15 @@ class ResultStore:
                                                          "config_hash": self.config_hash}),
                                            indent=1))
 
-    def records(self, current_only: bool = True) -> list[dict]:
+    def records(self, current_only: bool = True, strict: bool = False, quiet: bool = False) -> list[dict]:
         """Stored records: by default those of the current configuration and, after
-        :meth:`select`, of the selected units only. Damaged files are named and left out."""
+        :meth:`select`, of the selected units only. Damaged files are named and left out
+        (``strict``: a :class:`StoreError`; ``quiet``: left out unsaid)."""
         out = []
         if not self.units_dir.exists():
             return out
         for js in sorted(self.units_dir.glob("*.json")):
-            rec = self._load_record(js)
+            rec = self._load_record(js, strict=strict, quiet=quiet)
             if rec is None:
                 continue
             if current_only and self.config and not self.current(rec):

@@ -12,7 +12,8 @@ query ids are ``test:qid``. About 5 bytes per test document (``benchmarks/bench_
 * ``qrels/<dataset>__t<trial>.qrels.gz`` — one per trial (every unit of a trial is tested on
   the same queries), ``qid 0 docid grade`` per line, every test document (grade 0 included).
 
-**Document ids**: the file's ``#docid`` where it has one, else ``<qid>-<i>``, the document's
+**Document ids**: the file's ``#docid`` where it has one (its bytes as they are: UTF-8 ids
+such as ``café`` written as UTF-8, never re-encoded), else ``<qid>-<i>``, the document's
 position ``i`` (from 0) in its query as the data file lists it (stable: the harness never
 reorders a query's documents). Ids with white space, or repeated within a query, are made
 unique as ``<docid>-<i>`` for the whole run.
@@ -40,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["SCORE", "LABEL", "SIZE", "DOCID", "QID", "test_arrays", "harness_order", "run_lines",
-           "qrels_lines", "write_gz", "export_store", "ExportError"]
+           "qrels_lines", "write_gz", "export_store", "ExportError", "decode_id", "EXPORT_INDEX"]
 
 SCORE, LABEL, SIZE, DOCID, QID = "test:score", "test:label", "test:size", "test:docid", "test:qid"
 
@@ -87,12 +88,19 @@ def _qids(qid, sizes) -> np.ndarray:
     return np.repeat(q, np.asarray(sizes, dtype=np.int64))
 
 
+def decode_id(raw: bytes) -> str:
+    """A document id as the data file's bytes spell it: UTF-8 (``café`` stays ``café``); bytes
+    that are not UTF-8 (a Latin-1 file) are kept byte for byte (``surrogateescape``), so the
+    run files carry the very bytes the user's qrels have."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def _docids(arrays) -> np.ndarray:
     sizes = np.asarray(arrays[SIZE], dtype=np.int64)
     pos = (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)).astype(str)
     if DOCID not in arrays:
         return np.char.add(np.char.add(_qids(arrays[QID], sizes).astype(str), "-"), pos).astype(object)
-    d = np.char.decode(np.asarray(arrays[DOCID], dtype="S"), "latin-1").astype(object)
+    d = np.array([decode_id(x) for x in np.asarray(arrays[DOCID], dtype="S").tolist()], dtype=object)
     qindex = np.repeat(np.arange(sizes.size), sizes)
     if len(set(zip(qindex.tolist(), d.tolist()))) != d.size or any((not x) or any(c.isspace() for c in x) for x in d):
         d = np.char.add(np.char.add(d.astype(str), "-"), pos).astype(object)
@@ -128,25 +136,90 @@ def write_gz(path: Path, text: str) -> int:
 
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=6) as fh:
-        fh.write(text.encode("utf-8"))
+        fh.write(text.encode("utf-8", "surrogateescape"))     # ids: the data file's bytes (decode_id)
     atomic_write_bytes(Path(path), buf.getvalue())
     return len(buf.getvalue())
+
+
+#: the record an export leaves in its folder: which run's files these are
+EXPORT_INDEX = "export.json"
+
+
+def _claim_folder(store, dest: Path) -> None:
+    """``dest`` may take ``store``'s export: new, empty, under the run, or holding an export of
+    this very run (:data:`EXPORT_INDEX`); another run's export, or a folder of other files, is
+    an :class:`ExportError` — an export never overwrites another run's files."""
+    import json
+    import os
+
+    from .fileio import LinkError, check_no_links
+
+    run = os.path.realpath(store.root)
+    try:
+        check_no_links(dest, ["runs", "qrels", EXPORT_INDEX], flag="--to")
+    except LinkError as err:
+        raise ExportError(str(err)) from None
+    if os.path.commonpath([os.path.realpath(dest), run]) == run:
+        return                                  # OUT/trec (or another folder of the run itself)
+    index = dest / EXPORT_INDEX
+    if index.is_file():
+        try:
+            other = json.loads(index.read_text(encoding="utf-8")).get("run")
+        except (ValueError, OSError, AttributeError):
+            other = None
+        if other != run:
+            raise ExportError(f"{dest} holds the export of another run ({other or 'unreadable ' + str(index)}): "
+                              f"export {store.root} to another --to folder (nothing was overwritten)")
+        return
+    if dest.is_dir() and any(dest.iterdir()):
+        raise ExportError(f"{dest} holds files that are no export of {store.root}: give a new or empty --to "
+                          f"folder (nothing was overwritten)")
 
 
 def export_store(store, dest=None, raw: bool = False) -> dict:
     """Write the TREC runs of every current unit of ``store`` (a
     :class:`~ltrrepro.store.ResultStore`) and each trial's qrels under ``dest`` (default
-    ``<store>/trec``). Returns ``{"runs": [paths], "qrels": [paths], "bytes": total}``.
-    A unit stored without test scores (an older run, or a study that keeps none) is an
-    :class:`ExportError` naming it and what to do."""
+    ``<store>/trec``), holding the run's lock (a run still going is refused; a run directory
+    that cannot be written is read without it). Returns ``{"runs": [paths], "qrels": [paths],
+    "bytes": total, "absent": [unit keys]}`` — ``absent``: units the store expects
+    (:meth:`~ltrrepro.store.ResultStore.expect`) that have no record, so none in the export.
+    A unit stored without test scores (an older run, or a study that keeps none), a damaged
+    record, or a ``dest`` holding another run's export (:func:`_claim_folder`) is an
+    :class:`ExportError` naming it and what to do. ``dest/export.json`` names the run."""
+    import json
+    import os
+
+    from .fileio import WriteError, atomic_write_text
     from .store import StoreError, safe_key
 
+    flag = "--out" if dest is None else "--to"               # what chose the folder: named in write errors
     dest = Path(dest) if dest is not None else Path(store.root) / "trec"
-    records = store.records()
-    if not records:
-        raise ExportError(f"{store.root}: no finished unit to export")
-    (dest / "runs").mkdir(parents=True, exist_ok=True)
-    (dest / "qrels").mkdir(parents=True, exist_ok=True)
+    try:
+        with store.lock(create=False):
+            records = store.records(strict=True)
+            if not records:
+                raise ExportError(f"{store.root}: no finished unit to export")
+            _claim_folder(store, dest)
+            out = _export(store, records, dest, raw, safe_key)
+            atomic_write_text(dest / EXPORT_INDEX, json.dumps({"run": os.path.realpath(store.root),
+                                                               "config_hash": store.config_hash}, indent=1) + "\n")
+            out["absent"] = store.absent()
+            return out
+    except StoreError as err:
+        raise ExportError(str(err)) from None
+    except WriteError as err:
+        raise err.for_flag(flag) from None
+
+
+def _export(store, records, dest: Path, raw: bool, safe_key) -> dict:
+    from .fileio import WriteError
+    from .store import StoreError
+
+    try:
+        (dest / "runs").mkdir(parents=True, exist_ok=True)
+        (dest / "qrels").mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise WriteError.of(dest, err) from None
     out: dict = {"runs": [], "qrels": [], "bytes": 0}
     qrels: dict = {}
     for rec in records:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label, paper_reference
+from experiments import analysis as an
 from experiments import registry
 from experiments.errors import UsageError
 from experiments.bruch2021.claims_noise import NAMES, PRONOUNCED, noise_levels, pronounced_claims
@@ -121,11 +122,20 @@ def _build(runs, sources, parts, inference) -> Report:
     notes = {paper_reference(cfg.dataset): n for _, cfg, _, n in runs}
     joined = {k: [f"{NAMES[r]}: {x}" for r in frames for x in notes[r][k]] for k in ("as_paper", "choices", "deviations")}
     tab, tables, figures, claims = parts(frames, inference)
+    missing = [f"{NAMES[r]}: {an.absent_note(df.attrs['absent'])}" for r, (_, df) in frames.items()
+               if df.attrs.get("absent")]
     return Report(title=f"Bruch (2021) {study} across datasets: "
-                        + " and ".join(f"{NAMES[r]} ({c.dataset}, {c.trials} trials)" for r, (c, _) in frames.items()),
+                        + " and ".join(f"{NAMES[r]} ({c.dataset}, {stored_trials(c, df)})" for r, (c, df) in frames.items()),
                   tables=tables, figures=figures, claims=claims, lines=[tab.to_string(index=False)], inference=inference,
-                  claims_caption="Claims check across datasets (Bruch 2021)",
+                  claims_caption="Claims check across datasets (Bruch 2021)", missing=missing,
                   json_files={"sources.json": sources} if sources is not None else {}, **joined)
+
+
+def stored_trials(cfg, df) -> str:
+    """The trials a run has stored, and of how many its configuration asks where they differ
+    (a run cut short, or going on)."""
+    n = int(df["trial"].nunique()) if "trial" in df and len(df) else 0
+    return f"{n} trials" + (f" stored of {cfg.trials}" if n != cfg.trials else "")
 
 
 def _table1_parts(frames, inference):

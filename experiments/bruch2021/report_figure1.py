@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments import analysis as an
 from experiments.bruch2021.claims import figure1_claims
 from ltrrepro.inference import Inference
 from ltrrepro.report import Figure, Report, Table
@@ -76,7 +77,7 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, infe
                                 legend=f"label probabilities {list(cfg.probs)}; scores U[0,1]; {cfg.draws} draws "
                                        f"of γ.")],
                   figures=[figure(ex, cfg)], claims=figure1_claims(ex, inference=inference), deviations=list(deviations),
-                  choices=list(choices), as_paper=list(as_paper),
+                  choices=list(choices), as_paper=list(as_paper), missing=an.missing_notes(df, []),
                   lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.3e}"),
                          *(f"Sanity check [{c['result']}]: {c['check']}: {c['detail']}" for c in checks)],
                   inference=inference, claims_caption="Claims check (Bruch Figure 1)", claims_extra={"sanity_checks": checks})

@@ -110,5 +110,5 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, infe
                                 rename={"Δ": "Δ [95% CI]"})],
                   figures=[figure(c)], claims=figure2_claims(c, inference=inference), deviations=list(deviations),
                   choices=list(choices), as_paper=list(as_paper),
-                  missing=missing(c), lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.4f}")],
+                  missing=an.missing_notes(df, []) + missing(c), lines=[tab.to_string(index=False, float_format=lambda v: f"{v:.4f}")],
                   inference=inference, claims_caption="Claims check (Bruch Figure 2)")

@@ -74,6 +74,7 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--models: unknown system(s) {bad}; known: {', '.join(MODELS)}, and plug-in "
                              f"objectives package.module:Name(k=v)-<se|rwse|ole>")
         self.check_plugins(suffixes=ARM_PRINCIPLES)  # imported and checked (OLE without pairs: one line)
+        self.check_arms()
         if any(lv < 2 for lv in self.leaves) or any(not 0 < r <= 1 for r in self.rates):
             raise UsageError("--leaves must be >= 2 and --rates in (0, 1]")
         if self.growth not in GROWTH:
@@ -85,6 +86,20 @@ class XiaConfig(RunConfig):
         if self.fold_layout and self.trials > REGISTRY[self.dataset].n_folds:
             raise UsageError(f"{self.dataset} has {REGISTRY[self.dataset].n_folds} folds; --trials must be <= "
                              f"{REGISTRY[self.dataset].n_folds}")
+
+    def check_arms(self) -> None:
+        """Each plug-in arm can run under its principle with this run's leaf rule
+        (:func:`ltrrepro.fit.plugins.check_arm`: ``--leaf-rule exact`` needs the pair structure
+        in SE and RWSE arms too), one line now rather than every unit failing."""
+        from ltrrepro.fit.plugins import check_arm, load_plugin
+        from ltrrepro.fit.xia import arm_of
+
+        specs = dict(self.plugins)
+        for m in self.plugin_models(self.models):
+            key, principle = arm_of(m) or (m, None)
+            if key in specs and principle is not None:
+                opts = load_plugin(specs[key]).options
+                check_arm(specs[key], opts.objective(**dict(opts.objective_kwargs)), principle, self.leaf_rule)
 
     @property
     def fold_layout(self) -> bool:

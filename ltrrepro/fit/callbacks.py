@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..objectives.adapters import LightGBMObjective
-from ..objectives.base import Objective
+from ..objectives.adapters import LightGBMObjective, RoundState
+from ..objectives.base import Objective, check_grad_hess
 
 __all__ = ["LeafRescaleCallback", "UnitHessian", "NewtonLeafCallback"]
 
@@ -18,7 +18,9 @@ class LeafRescaleCallback:
     ``step = step_fn(scores, tree_output)`` is a line search on the true objective (QBRank,
     Zheng et al. Algorithm 2: h <- h + η s_m g_m). Train with ``learning_rate=1`` so that the
     tree's raw output is the fitted g_m. The adapter (``track_scores=True``) receives the
-    updated scores, so the next gradients are computed at the model's real scores.
+    updated scores, so the next gradients are computed at the model's real scores: the
+    backend's ``train`` binds this callback to the training run's
+    :class:`~ltrrepro.objectives.RoundState` (:meth:`bind`), where the adapter reads them.
     LightGBM's own cached training/validation scores are stale afterwards: evaluate with
     ``Booster.predict``. The applied steps are kept in ``steps``.
     """
@@ -33,20 +35,27 @@ class LeafRescaleCallback:
         self.step_fn = step_fn
         self.shrinkage = float(shrinkage)
         self.steps: list[float] = []
+        self.state: RoundState | None = None
+
+    def bind(self, state: RoundState) -> None:
+        """Keep the scores in ``state``, the training run's (its adapter reads them)."""
+        self.state = state
+        if state.scores is None:
+            state.scores = np.zeros(self.X.shape[0])
 
     def __call__(self, env) -> None:
         booster = env.model
         it = booster.num_trees() - 1
         g = booster.predict(self.X, start_iteration=it, num_iteration=1, raw_score=True,
                             num_threads=int(env.params.get("num_threads", 0)))
-        h = self.adapter.scores
+        h = self.state.scores
         step = float(self.step_fn(h, g))
         factor = self.shrinkage * step
         tree = booster.dump_model(start_iteration=it, num_iteration=1)["tree_info"][0]
         n_leaves = tree["num_leaves"]
         for leaf in range(n_leaves):
             booster.set_leaf_output(it, leaf, booster.get_leaf_output(it, leaf) * factor)
-        self.adapter.scores = h + factor * g
+        self.state.scores = h + factor * g
         self.steps.append(step)
 
 
@@ -66,7 +75,9 @@ class UnitHessian(Objective):
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         grad, hess = self.objective.grad_hess(scores, labels, offsets, iteration=iteration, rng=rng)
-        self.last = (np.asarray(grad), np.asarray(hess))
+        grad, hess = np.asarray(grad), np.asarray(hess)
+        check_grad_hess(grad, hess, self.objective.name, iteration)   # the true Hessian: its leaves' Newton steps
+        self.last = (grad, hess)
         return grad, np.ones_like(hess)
 
     def loss(self, scores, labels, offsets, **kw):
@@ -93,8 +104,13 @@ class NewtonLeafCallback:
         self.lr = float(learning_rate)
         self.K = int(n_outputs)
         self.min_hessian = float(min_hessian)
-        n = X.shape[0]
-        adapter.scores = np.zeros((n, self.K)) if self.K > 1 else np.zeros(n)
+        self.state: RoundState | None = None
+
+    def bind(self, state: RoundState) -> None:
+        """Keep the scores in ``state``, the training run's (its adapter reads them)."""
+        n = self.X.shape[0]
+        state.scores = np.zeros((n, self.K)) if self.K > 1 else np.zeros(n)
+        self.state = state
 
     def __call__(self, env) -> None:
         booster = env.model
@@ -105,7 +121,7 @@ class NewtonLeafCallback:
         leaves = booster.predict(self.X, pred_leaf=True, start_iteration=it, num_iteration=1,
                                  num_threads=int(env.params.get("num_threads", 0)))
         leaves = np.asarray(leaves, dtype=np.int64).reshape(self.X.shape[0], -1)
-        scores = self.adapter.scores.reshape(self.X.shape[0], -1)
+        scores = self.state.scores.reshape(self.X.shape[0], -1)
         for k in range(self.K):
             tree = it * self.K + k
             nl = int(leaves[:, k].max()) + 1

@@ -184,10 +184,7 @@ def plugin_system(spec: str, principle: str | None = None) -> System:
         raise PluginError(f"plug-in {spec!r}: no split principle {principle!r}; the principles are "
                           f"{', '.join(PRINCIPLES)}")
     objective = PluginObjective(base.options.objective, base.options.objective_kwargs)
-    if needs_pairs(principle) and not callable(getattr(objective(None), "grad_hess_pairs", None)):
-        raise PluginError(f"plug-in {spec!r}: the OLE principle needs the pair structure of the objective's Hessian "
-                          f"(a grad_hess_pairs method, as ltrrepro's pairwise and listwise objectives have) and "
-                          f"{type(objective(None)).__name__} has none; run it under se or rwse")
+    check_arm(spec, objective(None), principle)
     return principle_system(arm(base.name, principle), f"{base.label} ({principle.upper()})", objective, principle,
                             family=base.family, paper=base.paper)
 
@@ -253,6 +250,54 @@ def _smoke(spec: str, objective: Objective) -> None:
         raise PluginError(f"plug-in {spec!r}: two calls with the generator in the same state gave different "
                           f"gradients; draw every random number from the rng argument (not np.random's global "
                           f"state, random or the clock), or the run cannot be repeated")
+
+
+def check_arm(spec: str, objective: Objective, principle: str, leaf_rule: str = "diagonal") -> None:
+    """The plug-in ``objective`` can run under ``principle`` with ``leaf_rule``: where the arm
+    needs the pair structure of its Hessian (OLE's gain; exact leaf values,
+    :func:`~ltrrepro.fit.xia.needs_pairs`) and the objective is not derivative-additive, it has
+    a working ``grad_hess_pairs`` (:func:`_smoke_pairs`) — else one :class:`PluginError` now,
+    not a failure of every unit of the arm."""
+    if not needs_pairs(principle, leaf_rule) or getattr(objective, "derivative_additive", False):
+        return
+    what = "the OLE principle" if principle == "ole" else f"--leaf-rule {leaf_rule} (exact leaf values)"
+    if not callable(getattr(objective, "grad_hess_pairs", None)):
+        raise PluginError(f"plug-in {spec!r}: {what} needs the pair structure of the objective's Hessian "
+                          f"(a grad_hess_pairs method, as ltrrepro's pairwise and listwise objectives have) and "
+                          f"{type(objective).__name__} has none; run it under se or rwse"
+                          + (" with --leaf-rule diagonal or own" if principle != "ole" else ""))
+    _smoke_pairs(spec, objective)
+
+
+def _smoke_pairs(spec: str, objective: Objective) -> None:
+    """An OLE arm's pair structure on the two-list example of :func:`_smoke`: ``grad_hess_pairs``
+    returns ``(grad, hess, (i, j, rho))`` — one gradient and non-negative Hessian per document,
+    pairs of documents of one list, finite non-negative terms ``rho`` — else one
+    :class:`PluginError` now, rather than every unit of the arm failing later."""
+    scores = np.array([0.3, -0.1, 0.0, 0.5, 0.2])
+    labels = np.array([2, 0, 1, 0, 1])
+    offsets = np.array([0, 3, 5])
+    try:
+        g, h, (i, j, rho) = objective.grad_hess_pairs(scores.copy(), labels.copy(), offsets.copy(), iteration=0,
+                                                      rng=np.random.default_rng(20261124))
+        g, h = np.asarray(g, dtype=np.float64), np.asarray(h, dtype=np.float64)
+        i, j, rho = np.asarray(i), np.asarray(j), np.asarray(rho, dtype=np.float64)
+    except Exception as err:  # noqa: BLE001 - whatever the plug-in raised or returned
+        raise PluginError(f"plug-in {spec!r}: the OLE principle calls grad_hess_pairs, which on a two-list example "
+                          f"failed ({type(err).__name__}: {err}); it must return (grad, hess, (i, j, rho)); run the "
+                          f"plug-in under se or rwse") from None
+    query = np.repeat(np.arange(2), np.diff(offsets))
+    ok_pairs = (i.shape == j.shape == rho.shape and i.ndim == 1 and np.issubdtype(i.dtype, np.integer)
+                and np.issubdtype(j.dtype, np.integer) and ((i >= 0) & (i < 5) & (j >= 0) & (j < 5)).all()
+                and (query[i.clip(0, 4)] == query[j.clip(0, 4)]).all() and np.isfinite(rho).all() and (rho >= 0).all())
+    if g.shape != scores.shape or h.shape != scores.shape or not ok_pairs:
+        raise PluginError(f"plug-in {spec!r}: grad_hess_pairs on a two-list example returned no valid pair structure "
+                          f"(one gradient and Hessian per document; integer pairs (i, j) within one list; finite "
+                          f"non-negative terms rho); run the plug-in under se or rwse")
+    try:
+        check_grad_hess(g, h, f"plug-in {spec!r} (grad_hess_pairs)", 0)
+    except FloatingPointError as err:
+        raise PluginError(str(err)) from None
 
 
 def source_files(module, obj) -> list[str]:

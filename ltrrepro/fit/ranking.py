@@ -115,9 +115,10 @@ class RankingTrainer(Trainer):
         self.builtin = builtin.get(library)
         if builtin and self.builtin is None:
             raise ValueError(f"system {system.name!r} exists only in {', '.join(builtin)}")
-        self.adapter = None
-        if self.builtin is None:           # the adapter's generator first, then the library seed
-            self.adapter = self.backend.adapter(self.make_objective(), seed=seed.spawn(1)[0])
+        self.adapter = self.objective_seed = None
+        if self.builtin is None:           # the objective's generator first, then the library seed
+            self.adapter = self.backend.adapter(self.make_objective())
+            self.objective_seed = seed.spawn(1)[0]
         self.lib_seed = int_seed(seed)
         self.params = self.backend.params(self.builtin or self.adapter, self.boosting, threads=self.threads,
                                           seed=self.lib_seed, device=self.options.device, own_metric=True)
@@ -147,7 +148,7 @@ class RankingTrainer(Trainer):
         patience = b.early_stopping if b.early_stopping is not None else b.rounds
         run = self.backend.train(self.params, self.dtrain, b.rounds, obj=self.adapter, valid=self.dvalid,
                                  metric=("ndcg@5", _observed(lambda preds: _valid_metric(preds, va), self.on_valid)),
-                                 patience=patience)
+                                 patience=patience, seed=self.objective_seed if self.objective_seed is not None else 0)
         return Fitted(self.backend.predictor(run.booster, self.threads), run.best_iteration, run.n_rounds,
                       valid_curve=run.curve, params=self.backend.record_params(self.params, self.adapter),
                       info=dict(self.sizes), ranges_add=self.backend.ranges_add)

@@ -212,17 +212,17 @@ class LibraryMcRankTrainer(Trainer):
         obj = McRank(n_classes=N_CLASSES)
         hooks = []
         if principle == "se":
-            adapter = be.adapter(UnitHessian(obj), seed=seed, track_scores=True)
+            adapter = be.adapter(UnitHessian(obj), track_scores=True)
             hooks.append(be.newton_leaves(adapter, tr.X, b.learning_rate, N_CLASSES))
         else:
-            adapter = be.adapter(obj, seed=seed)
+            adapter = be.adapter(obj)
         # LightGBM's own names: the system is pinned to it (libraries=("lightgbm",))
         params = be.params(adapter, b, threads=self.threads, seed=seed, min_leaf_hessian=MIN_SUM_HESSIAN,
                            n_outputs=N_CLASSES, min_data_in_bin=1, feature_pre_filter=False,
                            max_depth=int(self.options.max_depth))
         # McRank raises on a label >= N_CLASSES
         run = be.train(params, be.dataset(tr, params, threads=self.threads, grouped=False), b.rounds, obj=adapter,
-                       callbacks=hooks)
+                       callbacks=hooks, seed=seed)
         raw = be.predictor(run.booster, self.threads)
         loss = float(obj.loss(raw(tr.X, 0, b.rounds), tr.y))
         used = {k: v for k, v in params.items() if k != "objective"}

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..data import RankingDataset
 from ..metrics import evaluate
-from ..objectives import mcrank_scores
+from ..objectives import check_grad_hess, mcrank_scores
 from ..fileio import atomic_write_bytes
 from . import kernels as K
 from .binning import BinMapper
@@ -123,6 +123,26 @@ class Model:
 
 
 def _objective_step(objective, scores, y, offsets, it, rng, need_pairs):
+    """``(grad, hess, pairs)`` of the objective at ``scores``, checked as the library adapters
+    check theirs (:func:`~ltrrepro.objectives.check_grad_hess`: finite gradients, non-negative
+    finite Hessians of one per document and output), so that every arm of every study refuses
+    a negative Hessian alike."""
+    g, h, pairs = _raw_step(objective, scores, y, offsets, it, rng, need_pairs)
+    g, h = np.asarray(g), np.asarray(h)
+    if g.shape != scores.shape or h.shape != scores.shape:
+        raise ValueError(f"{objective.name}: grad_hess returned shapes {g.shape} and {h.shape} for scores of shape "
+                         f"{scores.shape} at iteration {it} (one gradient and one Hessian per document and output)")
+    check_grad_hess(g, h, _label(objective), it)
+    return g, h, pairs
+
+
+def _label(objective) -> str:
+    cls = type(objective)
+    name = getattr(objective, "name", cls.__name__)
+    return name if cls.__module__.startswith("ltrrepro.") else f"{name} ({cls.__module__}:{cls.__qualname__})"
+
+
+def _raw_step(objective, scores, y, offsets, it, rng, need_pairs):
     if need_pairs:
         if objective.derivative_additive:
             g, h = objective.grad_hess(scores, y, offsets, iteration=it, rng=rng)

@@ -64,16 +64,35 @@ class Inference:
     @classmethod
     def from_dict(cls, d) -> "Inference":
         """From :meth:`to_dict` (a manifest's ``statistics``); missing keys at their defaults
-        (a manifest written before ``alpha`` was stored ran at the default)."""
+        (a manifest written before ``alpha`` was stored ran at the default). Checked as the
+        flags are (a bad test or correction, effects that are not a mapping of families to
+        positive values, an alpha that is not a number: one ``ValueError`` naming them)."""
         d = d or {}
+        if not isinstance(d, dict):
+            raise ValueError(f"the stored statistics {d!r} are not a mapping of test, correction and effects")
         base = cls()
         effects = d.get("effects") or {}
+        if not isinstance(effects, dict):
+            raise ValueError(f"the stored effects {effects!r} are not a mapping FAMILY: VALUE (as --effect "
+                             f"FAMILY=VALUE,... stores them)")
+        for key in ("test", "correction"):
+            if key in d and not isinstance(d[key], str):
+                raise ValueError(f"the stored {key} {d[key]!r} is not a name (--{key})")
+        alpha = d.get("alpha", base.alpha)
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise ValueError(f"the stored alpha {alpha!r} is not a number")
         return cls(test=d.get("test", base.test), correction=d.get("correction", base.correction),
-                   effects=tuple(_effect_item(f, v) for f, v in effects.items()), alpha=d.get("alpha", base.alpha))
+                   effects=tuple(_effect_item(f, v) for f, v in effects.items()), alpha=alpha)
 
 
 def _effect_item(family: str, value) -> tuple:
+    """A stored effect ``family: value`` (``"2%"``: relative) as ``(family, value, relative)``;
+    the family and the sign are checked by :func:`~ltrrepro.inference.effects.parse_effects`
+    where the statistics are taken (``Execution.inference``)."""
     text = str(value).strip()
     rel = text.endswith("%")
-    v = float(text[:-1]) / 100 if rel else float(text)
-    return family, v, rel
+    try:
+        v = float(text[:-1]) / 100 if rel else float(text)
+    except ValueError:
+        raise ValueError(f"the stored effect {family}={value!r} is not a number (or percentage)") from None
+    return str(family), v, rel

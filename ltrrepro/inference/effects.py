@@ -76,6 +76,9 @@ def parse_effects(text: str | None) -> tuple:
     >>> parse_effects("ndcg=0.005,dcg=2%")
     (('ndcg', 0.005, False), ('dcg', 0.02, True))
     """
+    if text is not None and not isinstance(text, str):
+        raise ValueError(f"--effect {text!r}: give one text of comma-separated FAMILY=VALUE items (e.g. "
+                         f"'ndcg=0.005,dcg=2%'), not a {type(text).__name__}")
     out = {}
     for item in (text or "").split(","):
         item = item.strip()
@@ -83,6 +86,8 @@ def parse_effects(text: str | None) -> tuple:
             continue
         fam, sep, value = item.partition("=")
         fam = fam.strip().lower()
+        if fam in out:
+            raise ValueError(f"--effect {text!r} gives the family {fam!r} twice: give each family once")
         if not sep or fam not in EFFECT_FAMILIES:
             raise ValueError(f"--effect {item!r}: write FAMILY=VALUE or FAMILY=VALUE% with FAMILY one of "
                              f"{', '.join(EFFECT_FAMILIES)} (e.g. --effect ndcg=0.005,dcg=2%)")

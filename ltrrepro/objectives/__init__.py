@@ -1,5 +1,5 @@
 """Ranking objectives as small callable classes, with LightGBM and XGBoost adapters."""
-from .adapters import LightGBMObjective, XGBoostObjective
+from .adapters import LightGBMObjective, RoundState, XGBoostObjective
 from .base import HESS_FLOOR, Objective, check_grad_hess, objective_factory
 from .listwise import XENDCG, ListNet
 from .mcrank_listmle import ListMLE, McRank, mcrank_scores
@@ -8,4 +8,4 @@ from .pointwise import SquaredLoss
 
 __all__ = ["Objective", "objective_factory", "XENDCG", "ListNet", "LambdaMART", "RankNet", "SquaredLoss", "QBRank", "qbrank_step", "McRank", "mcrank_scores",
            "ListMLE",
-           "LightGBMObjective", "XGBoostObjective", "check_grad_hess", "HESS_FLOOR"]
+           "LightGBMObjective", "XGBoostObjective", "RoundState", "check_grad_hess", "HESS_FLOOR"]

@@ -73,5 +73,5 @@ def check_grad_hess(grad: np.ndarray, hess: np.ndarray, name: str, iteration: in
         raise FloatingPointError(f"{name}: non-finite gradient at document {bad}, iteration {iteration}")
     if not np.all(np.isfinite(hess)) or np.any(hess < 0):
         bad = int(np.flatnonzero(~(np.isfinite(hess) & (hess >= 0)))[0])
-        raise FloatingPointError(f"{name}: negative or non-finite Hessian {hess[bad]!r} at document {bad}, "
+        raise FloatingPointError(f"{name}: negative or non-finite Hessian {float(np.ravel(hess)[bad])!r} at document {bad}, "
                                  f"iteration {iteration}")

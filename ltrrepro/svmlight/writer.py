@@ -31,9 +31,9 @@ def write_svmlight(ds: RankingDataset, path, comment_docid: bool = True) -> None
                 if feats:
                     line += " " + feats
                 if comment_docid and ds.docid is not None:
-                    line += " #docid = " + ds.docid[r].decode("latin-1")
+                    line += " #docid = " + ds.docid[r].decode("utf-8", "surrogateescape")
                 lines.append(line)
-            fh.write(("\n".join(lines) + "\n").encode())
+            fh.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))   # ids: their bytes as read
 
 
 def _open_write(path: Path, name: str):

@@ -11,7 +11,7 @@ from scipy import stats
 from conftest import random_lists
 from ltrrepro.metrics import ndcg
 from ltrrepro.objectives import (XENDCG, LambdaMART, LightGBMObjective, ListMLE, ListNet, McRank, QBRank, RankNet,
-                                 SquaredLoss, XGBoostObjective, check_grad_hess, mcrank_scores, qbrank_step)
+                                 RoundState, SquaredLoss, XGBoostObjective, check_grad_hess, mcrank_scores, qbrank_step)
 from ltrrepro.splits import trial_split
 from ltrrepro.synthetic import make_synthetic
 
@@ -143,7 +143,7 @@ def test_lambdamart_builds_lightgbms_trees(params):
     builtin = lgb.train({**p, "objective": "lambdarank"}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 8)
     obj = LambdaMART(sigma=p["sigmoid"], truncation_level=p.get("lambdarank_truncation_level", 30),
                      norm=p["lambdarank_norm"])
-    custom = lgb.train({**p, "objective": LightGBMObjective(obj)}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 8)
+    custom = lgb.train({**p, "objective": LightGBMObjective(obj).bind(RoundState.start())}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 8)
     # same splits, same leaves: identical up to LightGBM's float32 accumulation of lambdas
     np.testing.assert_allclose(custom.predict(ds.X), builtin.predict(ds.X), atol=1e-6)
     assert custom.num_trees() == builtin.num_trees() == 8
@@ -154,7 +154,7 @@ def test_lambdamart_builds_lightgbms_trees_on_mq2008(mq2008_dir):
     ds = load_dataset("svmlight", paths=[mq2008_dir / "vali.txt", mq2008_dir / "test.txt"])
     p = {**LGB_BASE, "num_leaves": 7, "min_data_in_leaf": 10}
     builtin = lgb.train({**p, "objective": "lambdarank"}, lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 20)
-    custom = lgb.train({**p, "objective": LightGBMObjective(LambdaMART())},
+    custom = lgb.train({**p, "objective": LightGBMObjective(LambdaMART()).bind(RoundState.start())},
                        lgb.Dataset(ds.X, ds.y, group=ds.query_sizes), 20)
     np.testing.assert_allclose(custom.predict(ds.X), builtin.predict(ds.X), atol=1e-6)
 
@@ -170,7 +170,7 @@ def _paired_xendcg_runs(ds, n_trials, rounds, params):
         sp = trial_split(ds.n_queries, seed=5, trial=t)
         tr, te = ds.subset(sp.train), ds.subset(sp.test)
         p = {**params, "seed": t, "objective_seed": t}
-        a = _fit_predict(p, LightGBMObjective(XENDCG(), seed=t), tr, None, te.X, rounds)
+        a = _fit_predict(p, LightGBMObjective(XENDCG()).bind(RoundState.start(t)), tr, None, te.X, rounds)
         b = _fit_predict(p, "rank_xendcg", tr, None, te.X, rounds)
         ours.append(np.nanmean(ndcg(a, te.y, te.offsets, k=5)))
         ref.append(np.nanmean(ndcg(b, te.y, te.offsets, k=5)))
@@ -198,10 +198,10 @@ def test_lightgbm_sklearn_and_xgboost_adapters_and_determinism():
     sp = trial_split(ds.n_queries, seed=0, trial=0)
     tr, te = ds.subset(sp.train), ds.subset(sp.test)
     # LGBMRanker, 4-argument objective
-    r1 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG(), seed=4).sklearn, n_estimators=20, num_leaves=15,
+    r1 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG()).sklearn(RoundState.start(4)), n_estimators=20, num_leaves=15,
                         min_child_samples=20, min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True)
     r1.fit(tr.X, tr.y, group=tr.query_sizes)
-    r2 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG(), seed=4).sklearn, n_estimators=20, num_leaves=15,
+    r2 = lgb.LGBMRanker(objective=LightGBMObjective(XENDCG()).sklearn(RoundState.start(4)), n_estimators=20, num_leaves=15,
                         min_child_samples=20, min_child_weight=0.0, verbose=-1, n_jobs=1, deterministic=True)
     r2.fit(tr.X, tr.y, group=tr.query_sizes)
     np.testing.assert_array_equal(r1.predict(te.X), r2.predict(te.X))      # same seed, same model
@@ -216,8 +216,8 @@ def test_lightgbm_sklearn_and_xgboost_adapters_and_determinism():
             sp = trial_split(ds.n_queries, seed=0, trial=t)
             tr, te = ds.subset(sp.train), ds.subset(sp.test)
             bx = xgb.train(xgboost_params(max_leaves=15), xgb.DMatrix(tr.X, tr.y, group=tr.query_sizes), 60,
-                           obj=XGBoostObjective(mk(), seed=t))
-            bl = lgb.train(lightgbm_params(LightGBMObjective(mk(), seed=t), num_leaves=15),
+                           obj=XGBoostObjective(mk()).bind(RoundState.start(t)))
+            bl = lgb.train(lightgbm_params(LightGBMObjective(mk()).bind(RoundState.start(t)), num_leaves=15),
                            lgb.Dataset(tr.X, tr.y, group=tr.query_sizes), 60)
             gaps.append(np.nanmean(ndcg(bx.predict(xgb.DMatrix(te.X)), te.y, te.offsets, k=5))
                         - np.nanmean(ndcg(bl.predict(te.X), te.y, te.offsets, k=5)))
@@ -257,8 +257,8 @@ def test_qbrank_without_pairs_is_gbt():
     obj = QBRank(w=0.5, labeled=np.ones(ds.n_docs, bool))
     y = single.y.astype(float)
     p = {**LGB_BASE, "num_leaves": 20}
-    a = lgb.train({**p, "objective": LightGBMObjective(obj)}, lgb.Dataset(single.X, y, group=sizes), 10)
-    b = lgb.train({**p, "objective": LightGBMObjective(SquaredLoss())}, lgb.Dataset(single.X, y, group=sizes), 10)
+    a = lgb.train({**p, "objective": LightGBMObjective(obj).bind(RoundState.start())}, lgb.Dataset(single.X, y, group=sizes), 10)
+    b = lgb.train({**p, "objective": LightGBMObjective(SquaredLoss()).bind(RoundState.start())}, lgb.Dataset(single.X, y, group=sizes), 10)
     # identical trees; leaf values agree to the last bits (LightGBM's -G/(H + 1e-15) sees H halved)
     np.testing.assert_allclose(a.predict(single.X), b.predict(single.X), rtol=1e-12, atol=1e-15)
     assert a.model_to_string().count("split_feature=") == b.model_to_string().count("split_feature=")
@@ -307,7 +307,7 @@ def test_mcrank_gradients_and_lightgbm_multiclass():
     np.testing.assert_allclose(G.ravel(), _fd_grad(lambda f: obj.loss(f.reshape(7, 5), y), F.ravel()), atol=1e-6)
     ds = make_synthetic("web30k", n_queries=80, seed=5)
     p = {**LGB_BASE, "num_class": 5, "num_leaves": 10, "boost_from_average": False}
-    custom = lgb.train({**p, "objective": LightGBMObjective(McRank(5, hess_factor=5 / 4))},
+    custom = lgb.train({**p, "objective": LightGBMObjective(McRank(5, hess_factor=5 / 4)).bind(RoundState.start())},
                        lgb.Dataset(ds.X, ds.y.astype(float)), 5)
     builtin = lgb.train({**p, "objective": "multiclass"}, lgb.Dataset(ds.X, ds.y.astype(float)), 5)
     raw_c = custom.predict(ds.X, raw_score=True)
@@ -318,7 +318,7 @@ def test_mcrank_gradients_and_lightgbm_multiclass():
     import xgboost as xgb
     bx = xgb.train({"num_class": 5, "max_leaves": 10, "grow_policy": "lossguide", "tree_method": "hist",
                     "base_score": 0.0, "nthread": 1, "disable_default_eval_metric": 1},
-                   xgb.DMatrix(ds.X, ds.y), 5, obj=XGBoostObjective(McRank(5)))
+                   xgb.DMatrix(ds.X, ds.y), 5, obj=XGBoostObjective(McRank(5)).bind(RoundState.start()))
     assert bx.predict(xgb.DMatrix(ds.X), output_margin=True).shape == (ds.n_docs, 5)
 
 def test_qbrank_line_search_callback_scales_leaves_and_tracks_scores():
@@ -328,13 +328,15 @@ def test_qbrank_line_search_callback_scales_leaves_and_tracks_scores():
     adapter = LightGBMObjective(obj, track_scores=True)
     step_fn = lambda h, g: qbrank_step(obj, h, g, ds.y, ds.offsets)
     cb = LeafRescaleCallback(adapter, ds.X, step_fn, shrinkage=0.05)
+    state = RoundState.start()                      # the training run's, shared by the objective and the callback
+    cb.bind(state)
     losses = []
-    record = lambda env: losses.append(obj.loss(adapter.scores, ds.y, ds.offsets))
+    record = lambda env: losses.append(obj.loss(state.scores, ds.y, ds.offsets))
     record.order = 30                                  # after the rescale
-    bst = lgb.train({**LGB_BASE, "num_leaves": 20, "learning_rate": 1.0, "objective": adapter},
+    bst = lgb.train({**LGB_BASE, "num_leaves": 20, "learning_rate": 1.0, "objective": adapter.bind(state)},
                     lgb.Dataset(ds.X, ds.y.astype(float), group=ds.query_sizes), 15, callbacks=[cb, record])
     # the model's predictions are the scores the objective used (leaf values are the intended ones)
-    np.testing.assert_allclose(bst.predict(ds.X), adapter.scores, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(bst.predict(ds.X), state.scores, rtol=1e-6, atol=1e-9)
     assert all(s >= 0 for s in cb.steps) and max(cb.steps) > 0
     r0 = obj.loss(np.zeros(ds.n_docs), ds.y, ds.offsets)
     assert losses[0] < r0 and all(b <= a + 1e-9 for a, b in zip(losses, losses[1:]))   # R never increases

@@ -58,6 +58,21 @@ class Trained:
     curve: list = field(default_factory=list)
 
 
+def round_state(obj, callbacks, seed):
+    """The state of one training run (:class:`~ltrrepro.objectives.RoundState`, its generator
+    seeded with ``seed``), bound to the callbacks that keep scores in it; None without a custom
+    objective ``obj``."""
+    from ...objectives.adapters import RoundState
+
+    if obj is None:
+        return None
+    state = RoundState.start(seed)
+    for cb in callbacks:
+        if hasattr(cb, "bind"):
+            cb.bind(state)
+    return state
+
+
 class Backend:
     """One GBDT library behind the trainers (see the module docstring)."""
 
@@ -110,9 +125,10 @@ class Backend:
         return f"{self.label}'s trees up to {leaves} leaves"
 
     # ------------------------------------------------------------------ parameters
-    def adapter(self, objective, *, seed=0, track_scores: bool = False):
-        """The library's callable form of an ltrrepro objective
-        (:mod:`ltrrepro.objectives.adapters`), owning one generator seeded with ``seed``."""
+    def adapter(self, objective, *, track_scores: bool = False):
+        """The library's form of an ltrrepro objective (:mod:`ltrrepro.objectives.adapters`):
+        the function only; each :meth:`train` call hands it a fresh
+        :class:`~ltrrepro.objectives.RoundState`."""
         raise NotImplementedError
 
     def params(self, objective, boosting: Boosting, *, threads: int, seed: int, device: str = "cpu",
@@ -151,12 +167,14 @@ class Backend:
         raise NotImplementedError
 
     def train(self, params: dict, dtrain, rounds: int, *, obj=None, valid=None, metric=None,
-              patience: int | None = None, callbacks=()) -> Trained:
+              patience: int | None = None, callbacks=(), seed=0) -> Trained:
         """Boost ``rounds`` rounds. ``obj``: the :meth:`adapter` of a custom objective (the
-        one :meth:`params` was given); with ``valid`` (a :meth:`dataset` with the training set
-        as reference), ``metric = (name, fn)`` is evaluated on its raw scores after every
-        round (larger is better) and training stops after ``patience`` rounds without
-        improvement; ``callbacks``: per-round hooks (:meth:`rescale_leaves`,
+        one :meth:`params` was given), run over a :class:`~ltrrepro.objectives.RoundState`
+        this call makes — its generator seeded with ``seed`` — and shares with the
+        ``callbacks`` that take one (:func:`round_state`); with ``valid`` (a :meth:`dataset`
+        with the training set as reference), ``metric = (name, fn)`` is evaluated on its raw
+        scores after every round (larger is better) and training stops after ``patience``
+        rounds without improvement; ``callbacks``: per-round hooks (:meth:`rescale_leaves`,
         :meth:`newton_leaves`)."""
         raise NotImplementedError
 

@@ -168,7 +168,7 @@ class CatBoostBackend(Backend):
             return str(err)
         return None
 
-    def adapter(self, objective, *, seed=0, track_scores: bool = False):
+    def adapter(self, objective, *, track_scores: bool = False):
         raise ValueError(f"CatBoost takes no custom ranking objective from Python ({getattr(objective, 'name', objective)!r}): "
                          f"train it with --library lightgbm or xgboost; CatBoost's own losses are the systems "
                          f"{', '.join('catboost_' + k for k in LOSSES)}")
@@ -209,7 +209,7 @@ class CatBoostBackend(Backend):
                              thread_count=int(threads))
 
     def train(self, params, dtrain, rounds, *, obj=None, valid=None, metric=None, patience=None,
-              callbacks=()) -> Trained:
+              callbacks=(), seed=0) -> Trained:
         catboost = require_catboost()
         if obj is not None:
             self.adapter(obj)

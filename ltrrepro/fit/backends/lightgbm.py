@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from ...objectives.adapters import LightGBMObjective
-from .base import Backend, Trained
+from .base import Backend, Trained, round_state
 
 __all__ = ["LightGBMBackend", "lightgbm_params", "sampling_params"]
 
@@ -67,8 +67,8 @@ class LightGBMBackend(Backend):
         return (f"LightGBM's histogram trees ({boosting.max_bin} bins) grown leaf-wise (largest gain first) up to "
                 f"{leaves} leaves, at least {boosting.min_data_in_leaf} documents per leaf")
 
-    def adapter(self, objective, *, seed=0, track_scores: bool = False):
-        return LightGBMObjective(objective, seed=seed, track_scores=track_scores)
+    def adapter(self, objective, *, track_scores: bool = False):
+        return LightGBMObjective(objective, track_scores=track_scores)
 
     def params(self, objective, boosting, *, threads, seed, device="cpu", own_metric=False, min_leaf_hessian=None,
                start=None, n_outputs=1, **extra) -> dict:
@@ -123,10 +123,13 @@ class LightGBMBackend(Backend):
                            params=dparams).construct()
 
     def train(self, params, dtrain, rounds, *, obj=None, valid=None, metric=None, patience=None,
-              callbacks=()) -> Trained:
+              callbacks=(), seed=0) -> Trained:
         import lightgbm as lgb
         if obj is not None and params.get("objective") is not obj:
             raise ValueError("LightGBM: a custom objective is the 'objective' parameter (Backend.params)")
+        state = round_state(obj, callbacks, seed)
+        if state is not None:
+            params = {**params, "objective": obj.bind(state)}
         if valid is None:
             bst = lgb.train(params, dtrain, rounds, callbacks=list(callbacks))
             return Trained(bst, rounds, rounds)

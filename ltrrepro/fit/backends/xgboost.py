@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 from ...objectives.adapters import XGBoostObjective
-from .base import Backend, Trained
+from .base import Backend, Trained, round_state
 
 __all__ = ["XGBoostBackend", "xgboost_params"]
 
@@ -67,10 +67,10 @@ class XGBoostBackend(Backend):
         return (f"XGBoost's histogram trees ({boosting.max_bin} bins) grown loss-guided (largest gain first) up to "
                 f"{leaves} leaves, with no minimum leaf size and no L2 penalty")
 
-    def adapter(self, objective, *, seed=0, track_scores: bool = False):
+    def adapter(self, objective, *, track_scores: bool = False):
         if track_scores:
             raise ValueError("XGBoost: no leaf rewriting, so an adapter has no scores of its own to track")
-        return XGBoostObjective(objective, seed=seed)
+        return XGBoostObjective(objective)
 
     def params(self, objective, boosting, *, threads, seed, device="cpu", own_metric=False, min_leaf_hessian=None,
                start=None, n_outputs=1, **extra) -> dict:
@@ -118,10 +118,12 @@ class XGBoostBackend(Backend):
         return d
 
     def train(self, params, dtrain, rounds, *, obj=None, valid=None, metric=None, patience=None,
-              callbacks=()) -> Trained:
+              callbacks=(), seed=0) -> Trained:
         import xgboost as xgb
         if callbacks:
             raise NotImplementedError("XGBoost: no per-round leaf rewriting")
+        state = round_state(obj, callbacks, seed)
+        obj = obj.bind(state) if state is not None else None
         if valid is None:
             bst = xgb.train(params, dtrain, rounds, obj=obj)
             return Trained(bst, rounds, rounds)

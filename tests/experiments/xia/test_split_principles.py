@@ -19,7 +19,7 @@ from experiments.xia import claims as xc
 from experiments.xia import report as xr
 from ltrrepro.fit import NewtonLeafCallback, UnitHessian
 from ltrrepro.gbdt import BinMapper, TreeGrower
-from ltrrepro.objectives import LambdaMART, LightGBMObjective, McRank
+from ltrrepro.objectives import LambdaMART, LightGBMObjective, McRank, RoundState
 
 
 class _Recording(UnitHessian):
@@ -40,11 +40,13 @@ def _lgb_se(X, y, K, rounds, lr, leaves=2, min_data=1):
     wrap = _Recording(McRank(n_classes=K))
     adapter = LightGBMObjective(wrap, track_scores=True)
     cb = NewtonLeafCallback(adapter, X, lr, K)
-    params = {"objective": adapter, "num_class": K, "num_leaves": leaves, "learning_rate": lr,
+    state = RoundState.start()                      # the training run's, shared by the objective and the callback
+    cb.bind(state)
+    params = {"objective": adapter.bind(state), "num_class": K, "num_leaves": leaves, "learning_rate": lr,
               "min_data_in_leaf": min_data, "min_data_in_bin": 1, "min_sum_hessian_in_leaf": 1e-3,
               "num_threads": 1, "verbose": -1, "deterministic": True, "feature_pre_filter": False}
     bst = lgb.train(params, lgb.Dataset(X, y.astype(float)), rounds, callbacks=[cb])
-    return bst, wrap, adapter
+    return bst, wrap, state
 
 
 def test_se_in_lightgbm_sets_newton_leaves_on_a_hand_built_case():
@@ -55,12 +57,12 @@ def test_se_in_lightgbm_sets_newton_leaves_on_a_hand_built_case():
     X = np.array([[0.0], [0.0], [1.0], [1.0]])
     y = np.array([0, 0, 0, 1])
     lr = 0.1
-    bst, wrap, adapter = _lgb_se(X, y, K=2, rounds=2, lr=lr)
+    bst, wrap, state = _lgb_se(X, y, K=2, rounds=2, lr=lr)
     raw1 = bst.predict(X, raw_score=True, num_iteration=1)
     assert np.allclose(raw1[:, 0], [2 * lr, 2 * lr, 0, 0])
     assert np.allclose(raw1[:, 1], [-2 * lr, -2 * lr, 0, 0])
     assert np.allclose(wrap.calls[1], raw1)                  # round 2 sees the rescaled scores
-    assert np.allclose(adapter.scores, bst.predict(X, raw_score=True))
+    assert np.allclose(state.scores, bst.predict(X, raw_score=True))
 
 
 def test_se_in_lightgbm_leaves_and_scores_are_the_intended_ones_on_random_data():
@@ -69,7 +71,7 @@ def test_se_in_lightgbm_leaves_and_scores_are_the_intended_ones_on_random_data()
     X = rng.integers(0, 8, size=(n, 4)).astype(float)
     y = (X[:, 0] > 3).astype(int) + (X[:, 1] > 5) + (rng.random(n) < 0.1)
     y = np.minimum(y, K - 1)
-    bst, wrap, adapter = _lgb_se(X, y, K, rounds=4, lr=lr, leaves=5, min_data=5)
+    bst, wrap, state = _lgb_se(X, y, K, rounds=4, lr=lr, leaves=5, min_data=5)
     obj = McRank(n_classes=K)
     for t in range(4):
         prev = bst.predict(X, raw_score=True, num_iteration=t) if t else np.zeros((n, K))
