@@ -12,7 +12,8 @@ configuration repeated. The study supplies the search itself as its configuratio
 :class:`~experiments.registry.Experiment`'s ``tune_fn(unit, ctx)``, which reads only the
 split's training and validation parts.
 
-The units then read the frozen configurations from ``ctx["tuned"]`` (:func:`tuned_for`).
+The units then read the frozen configurations from ``ctx["tuned"]``, keyed by
+:func:`ltrrepro.tuning.search_key` (the study's unit function looks them up).
 """
 from __future__ import annotations
 
@@ -20,13 +21,9 @@ import sys
 from pathlib import Path
 
 from ltrrepro.runner import Unit, run_units
-from ltrrepro.store import safe_key
+from ltrrepro.tuning import TUNED, data_setting, search_key, storage_file
 
-__all__ = ["TUNED", "tuning_units", "phase", "before_units", "tuned_for", "untuned", "estimate_lines", "storage_path", "data_setting",
-           "manifest_summary"]
-
-#: the setting a unit trained with tuned hyperparameters carries (beside its data setting)
-TUNED = ("hp", "tuned")
+__all__ = ["tuning_units", "phase", "before_units", "untuned", "estimate_lines", "manifest_summary"]
 
 
 def tuning_units(cfg, units) -> list[Unit]:
@@ -36,26 +33,16 @@ def tuning_units(cfg, units) -> list[Unit]:
     tuned = [u for u in units if TUNED in u.setting]
     if not tuned:
         return []
-    data = tuple(kv for kv in tuned[0].setting if kv != TUNED)
+    data = data_setting(tuned[0].setting)
     trials = sorted({u.trial for u in tuned}) if cfg.tune_on == "per-trial" else [0]
     models = list(dict.fromkeys(u.model for u in tuned))
     return [Unit(cfg.experiment, cfg.unit_dataset, t, m, (("tune", cfg.tune), ("on", cfg.tune_on), *data), seed=cfg.seed)
             for t in trials for m in models]
 
 
-def storage_path(ctx: dict, unit: Unit) -> Path:
-    """The Optuna storage of a search: ``OUT/tuning/<unit>.sqlite3``."""
-    return Path(ctx["tuning_dir"]) / f"{safe_key(unit.key)}.sqlite3"
-
-
-def data_setting(unit: Unit) -> tuple:
-    """A search unit's data setting (what its study transforms the parts by)."""
-    return tuple(kv for kv in unit.setting if kv[0] not in ("tune", "on"))
-
-
 def phase(tune_fn, cfg, execution, store, units, ctx: dict) -> dict:
     """Run (or resume) the searches of ``units`` into ``store``; ``{"<model>@<trial>": tuned
-    params}`` for :func:`tuned_for` (trial 0 stands for every trial with ``first-split``)."""
+    params}`` (trial 0 stands for every trial with ``first-split``)."""
     todo = tuning_units(cfg, units)
     if not todo:
         return {}
@@ -64,7 +51,7 @@ def phase(tune_fn, cfg, execution, store, units, ctx: dict) -> dict:
     Path(ctx["tuning_dir"]).mkdir(parents=True, exist_ok=True)
     if execution.force:                  # recompute: the searches start afresh too
         for u in todo:
-            storage_path(ctx, u).unlink(missing_ok=True)
+            storage_file(ctx["tuning_dir"], u.key).unlink(missing_ok=True)
     if not execution.quiet:
         print(f"tuning: {len(todo)} search(es) of {cfg.tune} configuration(s) ({cfg.tune_on})", file=sys.stderr)
     with store.lock():
@@ -76,7 +63,7 @@ def phase(tune_fn, cfg, execution, store, units, ctx: dict) -> dict:
         first = store.failure(summary.failed[0])
         raise UsageError(f"tuning {summary.failed[0]} failed: {first.get('error', '?')} (the units need its "
                          f"configuration; tracebacks in {store.failures_dir})")
-    return {f"{u.model}@{u.trial}": store.record(u.key)["tuned"] for u in todo}
+    return {search_key(u.model, u.trial): store.record(u.key)["tuned"] for u in todo}
 
 
 def before_units(exp, cfg, execution, store, units, ctx: dict) -> dict:
@@ -87,14 +74,6 @@ def before_units(exp, cfg, execution, store, units, ctx: dict) -> dict:
         return {}
     ctx["tuned"] = phase(exp.tune_fn, cfg, execution, store, units, ctx)
     return {"tuning": manifest_summary(ctx["tuned"])}
-
-
-def tuned_for(unit: Unit, ctx: dict, tune_on: str) -> dict | None:
-    """The search's record (``params``, ``value``, budget, pruned, space) a unit trains with,
-    or None for a unit at the fixed settings."""
-    if TUNED not in unit.setting:
-        return None
-    return ctx["tuned"][f"{unit.model}@{unit.trial if tune_on == 'per-trial' else 0}"]
 
 
 def manifest_summary(tuned: dict) -> dict:

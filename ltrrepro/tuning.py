@@ -37,7 +37,29 @@ from .fit.base import System, int_seed
 from .fit.boosting import Boosting
 from .fit.space import OBJECTIVE_PREFIX, describe
 
-__all__ = ["Tuned", "tune", "apply", "TuningError"]
+__all__ = ["Tuned", "tune", "apply", "TuningError", "TUNED", "data_setting", "search_key", "storage_file"]
+
+#: the setting a run's unit trained with tuned hyperparameters carries, beside its data setting
+TUNED = ("hp", "tuned")
+#: the setting names of a search unit (its budget and where it searches), beside its data setting
+SEARCH_SETTINGS = ("tune", "on")
+
+
+def data_setting(setting) -> tuple:
+    """A unit's data setting: its setting without the tuning names (:data:`TUNED`, a search's)."""
+    return tuple(kv for kv in setting if kv != TUNED and kv[0] not in SEARCH_SETTINGS)
+
+
+def search_key(model: str, trial: int) -> str:
+    """How a run's searches are keyed: ``<model>@<trial>`` (trial 0 stands for every trial of a
+    first-split search)."""
+    return f"{model}@{trial}"
+
+
+def storage_file(directory, unit_key: str) -> Path:
+    """A search's Optuna storage: ``<directory>/<unit key, file-safe>.sqlite3``."""
+    from .store import safe_key
+    return Path(directory) / f"{safe_key(unit_key)}.sqlite3"
 
 
 class TuningError(RuntimeError):

@@ -5,12 +5,11 @@ and the trainer each trains with (:func:`trainer`). The run's tuning phase is
 from __future__ import annotations
 
 from experiments.errors import UsageError
-from experiments.tuning import TUNED, data_setting, storage_path, tuned_for
 from ltrrepro.runner import DataRef, Unit
 from ltrrepro.splits import trial_split
-from ltrrepro.tuning import apply, tune
+from ltrrepro.tuning import TUNED, apply, data_setting, search_key, storage_file, tune
 
-__all__ = ["TUNE_ON", "check", "tune_unit_fn", "trainer", "tuned_units"]
+__all__ = ["TUNE_ON", "check", "tune_unit_fn", "tuned_for", "trainer", "tuned_units"]
 
 TUNE_ON = ("first-split", "per-trial")
 
@@ -31,16 +30,24 @@ def tune_unit_fn(unit: Unit, ctx: dict):
     cfg = ctx["cfg"]
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
-    probe = Unit(unit.experiment, unit.dataset, unit.trial, unit.model, data_setting(unit), unit.seed)
+    probe = Unit(unit.experiment, unit.dataset, unit.trial, unit.model, data_setting(unit.setting), unit.seed)
     train, _ = transform_train(probe, ds.subset(split.train), cfg)
     valid, _ = transform_valid(probe, ds.subset(split.valid), cfg)
     system = cfg.system(unit.model)
     res = tune(system, system.resolve_library(cfg.library), cfg.boosting, train, valid, budget=cfg.tune,
-               seed=probe.model_seed(), storage=storage_path(ctx, unit), name=ctx["tuning_study"],
+               seed=probe.model_seed(), storage=storage_file(ctx["tuning_dir"], unit.key), name=ctx["tuning_study"],
                threads=ctx["threads"], options={"device": cfg.device})
     tuned = {**res.to_dict(), "trial": unit.trial, "tune_on": cfg.tune_on}
     pruned = f", {res.n_pruned} pruned" if res.n_pruned else ""
     return {"kind": "tuning", "tuned": tuned, "log": f"validation ndcg@5={res.value:.4f} ({res.budget} configurations{pruned})"}, {}
+
+
+def tuned_for(unit: Unit, ctx: dict, tune_on: str) -> dict | None:
+    """The search's record (``params``, ``value``, budget, pruned, space) a unit trains with,
+    or None for a unit at the fixed settings."""
+    if TUNED not in unit.setting:
+        return None
+    return ctx["tuned"][search_key(unit.model, unit.trial if tune_on == "per-trial" else 0)]
 
 
 def trainer(unit: Unit, ctx: dict, cfg, system):

@@ -13,7 +13,9 @@ from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS, BruchCon
 from experiments.bruch2021 import report_table1 as table1
 from experiments.bruch2021.claims import TABLE1_FAMILY, XE_OTHERS_FAMILY
 from experiments.errors import UsageError
-from experiments.tuning import TUNED, tuned_for, tuning_units
+from experiments.bruch2021.protocol_tuning import tuned_for
+from experiments.tuning import tuning_units
+from ltrrepro.tuning import TUNED
 from ltrrepro.runner import Unit, materialize
 from ltrrepro.inference import Inference
 from ltrrepro.inference.tests import holm
