@@ -40,6 +40,8 @@ def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
     (:meth:`~ltrrepro.store.ResultStore.absent`), which :func:`missing_notes` names."""
     rows = []
     for r in store.records():
+        if r.get("kind") == "tuning":         # a --tune search (experiments.tuning), not a trained unit
+            continue
         u = r["unit"]
         fit = r.get("fit", {})
         row = {pair_on: u["trial"], "model": u["model"], **identity(r), **u["setting"], **r["means"],

@@ -117,6 +117,12 @@ def _flag_specs() -> dict:
         "device": (("--device",), {"choices": DEVICES, "default": "cpu",
                                    "help": "where the library grows trees: cpu or cuda (XGBoost's wheels; LightGBM "
                                            "built with CUDA); refused with a clear error where unavailable"}),
+        "tune": (("--tune",), {"type": positive_int, "default": None, "metavar": "N",
+                               "help": "tune every system with the same budget of N configurations (Optuna TPE, "
+                                       "pruned) on validation NDCG, never test data (docs/tuning.md)"}),
+        "tune-on": (("--tune-on",), {"choices": ("first-split", "per-trial"), "default": None,
+                                     "help": "where --tune searches: trial 0's split, its best configuration shared "
+                                             "by every trial (default), or each trial's own validation part"}),
         "every": (("--every",), {"type": bounded_int("every"), "default": None, "help": "curve resolution in rounds"}),
     }
 

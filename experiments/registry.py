@@ -109,6 +109,9 @@ class Experiment:
     spec: Any = None
     default: Callable[[], Any] | None = None
     data_defaults: Callable[[str], dict] | None = None
+    #: ``--tune``'s search of one system, ``fn(unit, ctx) -> (record, {})`` (:mod:`experiments.tuning`): the
+    #: studies that take ``--tune`` (None: their systems run at fixed settings only)
+    tune_fn: Callable | None = None
 
     def report(self, store, inference):
         """The report of the run in ``store`` under ``inference`` (the report's test,

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from experiments import registry
+from experiments import registry, tuning
 from experiments.design import Fixed, Sequential, design_of
 from experiments.errors import UsageError
 from experiments.estimate import estimate
@@ -126,17 +126,19 @@ def run(config, execution: Execution | None = None) -> StudyResult:
            "isolated": config.plugin_models(u.model for u in units)}      # plug-ins run in their own process
     inference = execution.inference(_stored_statistics(out))     # the report's statistics (never hashed)
     if execution.estimate:
-        with store.lock():
-            lines = design.estimate(config, store, units,
-                                    estimate(units, exp.unit_fn, ctx, store, execution, exp.size_of), inference)
+        with store.lock():               # --tune: calibrated at fixed settings, the searches counted beside
+            lines = design.estimate(config, store, units, estimate(tuning.untuned(units), exp.unit_fn, ctx, store,
+                                                                   execution, exp.size_of), inference)
+        lines += tuning.estimate_lines(config, units, store)
         print("\n".join(lines))
         return StudyResult(out=out, exit_code=0, estimate=lines)
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
               f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
+    tune_extra = tuning.before_units(exp, config, execution, store, units, ctx)   # --tune: the searches first
     code = run_and_report(config.experiment, execution, store, units, exp.unit_fn,
                           lambda s: exp.report(s, inference), ctx, header,
-                          extra={"statistics": inference.to_dict()}, design=design, inference=inference)
+                          extra={"statistics": inference.to_dict(), **tune_extra}, design=design, inference=inference)
     return _result(out, code)
 
 

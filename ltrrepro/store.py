@@ -197,7 +197,7 @@ class ResultStore:
             rec = self._load_record(js)
             if rec is None or not self.current(rec):
                 continue
-            if rec.get("key") not in self.selected:
+            if rec.get("key") not in self.selected and rec.get("kind") != "tuning":   # --tune's searches: the run's own
                 others += 1
             elif rec.get("code", {}).get("git_commit") != self.code["git_commit"]:
                 versions.add(str(rec.get("code", {}).get("git_commit")))

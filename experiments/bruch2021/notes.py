@@ -7,6 +7,7 @@ functions of a :class:`~experiments.bruch2021.protocol.BruchConfig` (its ``as_pa
 docs/protocols/bruch2021.md gives the sources."""
 from __future__ import annotations
 
+from experiments.bruch2021.notes_tuning import tuning_notes
 from ltrrepro.datasets import base_dataset
 from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.boosting import PRESETS
@@ -44,6 +45,7 @@ def as_paper(cfg, paper_preset: str | None) -> list[str]:
                    f"stopping at the first click, click probabilities {list(cfg.click_probs)[1:]} for grades 1–4 and "
                    "the label-0 probability on the x-axis"
                    + (f", {cfg.impressions} impressions per list" if cfg.impressions == PAPER_IMPRESSIONS else ""))
+    out += tuning_notes(cfg)["as_paper"]               # --tune (.notes_tuning)
     return out
 
 
@@ -79,6 +81,7 @@ def choices(cfg) -> list[str]:
         if cfg.click_model == "cascade":
             out.append("cascade clicks: each impression a fresh random shuffle of the list; a scan that ends with no "
                        "click gives no impression (no all-zero list)")
+    out += tuning_notes(cfg)["choices"]
     return out
 
 
@@ -105,6 +108,7 @@ def deviations(cfg, base: list[str], paper_preset: str | None) -> list[str]:
                    "model")
     if "clicks" in cfg.noise and cfg.impressions != PAPER_IMPRESSIONS:
         out.append(f"{cfg.impressions} impressions per list, not the paper's {PAPER_IMPRESSIONS}")
+    out += tuning_notes(cfg)["deviations"]
     return out
 
 

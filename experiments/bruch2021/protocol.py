@@ -23,7 +23,8 @@ import numpy as np
 
 from experiments.analysis import canonical
 from experiments.errors import UsageError
-from experiments.bruch2021 import notes
+from experiments.bruch2021 import notes, protocol_tuning
+from experiments.bruch2021.protocol_settings import check_settings
 from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.config import RunConfig
 from ltrrepro.datasets import base_dataset
@@ -105,6 +106,9 @@ class BruchConfig(RunConfig):
     baseline: str = "lambdamart"
     click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
     noise_probs: tuple = tuple(BRUCH_NOISE_PROBS)
+    tune: int = 0                   # --tune N: every system tuned with N configurations (.protocol_tuning)
+    tune_on: str = "first-split"    # or per-trial
+    added_fields = ("tune", "tune_on")          # out of the stored hash at their defaults: old runs keep theirs
 
     def __post_init__(self):
         if not self.preset:
@@ -137,6 +141,7 @@ class BruchConfig(RunConfig):
         if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
             raise UsageError("click model cascade or pbm, --eta > 0, --impressions >= 1")
         check_settings(self)
+        protocol_tuning.check(self)
 
     def system(self, model: str):
         return system_for(model, self.plugins)
@@ -236,8 +241,7 @@ def unit_fn(unit, ctx):
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     system = cfg.system(unit.model)
-    trainer = system.trainer(cfg.boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
-                             device=cfg.device)
+    trainer, tuned = protocol_tuning.trainer(unit, ctx, cfg, system)          # --tune: with its search's values
     train, info = transform_train(unit, ds.subset(split.train), cfg)
     trainer.add_train(train)
     del train                                   # the binned copy is all the library needs
@@ -255,45 +259,8 @@ def unit_fn(unit, ctx):
                            timings={"train_s": fitted.train_s},
                            fields={"n_dropped": max(r.n_dropped for r in res.values()),
                                    "valid_curve": fitted.valid_curve, "sizes": fitted.info, "params": fitted.params,
-                                   "transform": {**info, **vinfo}})
+                                   "transform": {**info, **vinfo}, **tuned})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     arrays.update(test_arrays(scores, test))                # the TREC run (ltrrepro.trec)
     return record, arrays
-
-
-def check_settings(cfg) -> None:
-    """Noise types and levels as the study's :class:`BruchStudy` allows them (a stored manifest
-    gets the same checks as the command line): robustness takes documents and/or labels at
-    finite levels >= 0 (labels <= 100), clicks click probabilities in [0, 1]; the label-noise
-    distribution ``noise_probs`` and the click probabilities ``click_probs`` (a manifest may set
-    them) are probabilities, the first summing to 1."""
-    probs = {"noise_probs": tuple(cfg.noise_probs), "click_probs": tuple(cfg.click_probs)}
-    for name, p in probs.items():
-        if len(p) < 2 or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1 for v in p):
-            raise UsageError(f"{name} must be two or more probabilities in [0, 1] (one per grade), got {list(p)}")
-    if abs(sum(probs["noise_probs"]) - 1.0) > 1e-9:
-        raise UsageError(f"noise_probs (label noise: the probability of each grade) must sum to 1, got "
-                         f"{sum(probs['noise_probs']):g}")
-    spec, allowed = cfg.spec, cfg.spec.noises
-    if not allowed:
-        return
-    rule = f"--noise takes {' and/or '.join(allowed)}, each once"
-    bad = [n for n in cfg.noise if n not in allowed]
-    if bad or not cfg.noise:
-        raise UsageError(f"{rule}; got {','.join(map(str, cfg.noise))!r}")
-    if len(set(cfg.noise)) != len(cfg.noise):
-        raise UsageError(f"--noise repeats a type: {','.join(cfg.noise)!r} ({rule[8:]})")
-    if not (levels := cfg.levels):
-        raise UsageError("--levels is empty")
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) for v in levels):
-        raise UsageError(f"--levels must be finite numbers, got {list(levels)}")
-    if len(set(levels)) != len(levels):
-        raise UsageError(f"--levels repeats a value: {list(levels)}")
-    if spec.levels == "probability" and any(not 0 <= c <= 1 for c in levels):
-        raise UsageError("--levels are click probabilities in [0, 1]")
-    if spec.levels == "percent":
-        if any(lv < 0 for lv in levels):
-            raise UsageError("--levels are percentages >= 0")
-        if any(lv > 100 for lv in levels) and "labels" in cfg.noise:
-            raise UsageError("label-noise levels are percentages in [0, 100]")

@@ -8,6 +8,7 @@ from functools import partial
 
 from experiments import analysis as an
 from experiments.bruch2021 import protocol_jensen_gap as jensen_gap
+from experiments.bruch2021 import protocol_tuning, report_tuning
 from experiments.bruch2021 import report_figure1 as figure1
 from experiments.bruch2021 import report_figure2 as figure2
 from experiments.bruch2021 import report_across, report_noise, report_table1
@@ -22,7 +23,7 @@ from ltrrepro.runner import Unit
 
 PAPER = "bruch2021"
 #: the shared flags of the studies that train ranking models
-RANKING_FLAGS = ("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device")
+RANKING_FLAGS = ("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "tune", "tune-on")
 PAPER_MODELS, BASELINES = report_table1.PAPER_MODELS, report_table1.BASELINES
 NOISE_MODELS = figure2.MODELS                         # λMART and XE_NDCG MART
 #: the datasets the cross-dataset reports of Table 1 and Figure 3 compare: one Web30K and one Yahoo run
@@ -44,7 +45,8 @@ def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_
                        trials=trials, seed=args.seed, library=args.library,
                        preset=args.preset or "", rounds=args.rounds, models=models, plugins=plugins,
                        baseline=plugin_key(baseline) if is_plugin_spec(baseline) else baseline,
-                       device=getattr(args, "device", "cpu"), **fields)
+                       device=getattr(args, "device", "cpu"), tune=getattr(args, "tune", None) or 0,
+                       tune_on=getattr(args, "tune_on", None) or "first-split", **fields)
 
 
 def _default(experiment: str, trials: int, models, **fields) -> BruchConfig:
@@ -84,9 +86,10 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models"),
     from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
                                          default_models=(*PAPER_MODELS, *BASELINES)),
-    units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
-    unit_fn=unit_fn, build=report_table1.build, frame=partial(an.frame, arrays=report_table1.ARRAYS),
-    size_of=train_size, paper_trials=100, keeps_rankings=True,
+    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
+    unit_fn=unit_fn, build=report_tuning.build_quality,
+    frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)), size_of=train_size,
+    tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100, keeps_rankings=True,
     across=Across(report_across.build_table1, ACROSS_PROFILES, paper_reference), spec=BruchStudy(),
     default=lambda: _default("quality", 5, (*PAPER_MODELS, *BASELINES)), data_defaults=_on_data(100)))
 
@@ -109,9 +112,10 @@ right panel and the table.""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "models"),
     from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
                                          real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
-    units=lambda cfg: _units(cfg, [(("noise", "none"),)]),
-    unit_fn=unit_fn, build=figure2.build, frame=partial(an.frame, fields=figure2.FIELDS), size_of=train_size,
-    paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True),
+    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
+    unit_fn=unit_fn, build=report_tuning.with_tuning(figure2.build),
+    frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")), size_of=train_size,
+    tune_fn=protocol_tuning.tune_unit_fn, paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True),
     default=lambda: _default("convergence", 4, NOISE_MODELS, early_stopping=False), data_defaults=_on_data(100)))
 
 
@@ -128,7 +132,7 @@ def _robustness_units(cfg: BruchConfig) -> list[Unit]:
     settings = [(("noise", "none"), ("level", 0))] if 0 in cfg.levels else []
     for n in cfg.noise:
         settings += [(("noise", n), ("level", lv)) for lv in cfg.levels if lv != 0]
-    return _units(cfg, settings)
+    return protocol_tuning.tuned_units(_units(cfg, settings), cfg, keep_paper=False)
 
 
 register(Experiment(
@@ -156,7 +160,8 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
     own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
                                          help="documents, labels or both (default both)"),
     from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn,
-    build=partial(report_noise.build, outputs=report_noise.FIGURE3), size_of=train_size, paper_trials=100,
+    build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE3)),
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100,
     keeps_rankings=True, across=Across(report_across.build_figure3, ACROSS_PROFILES, paper_reference),
     spec=BruchStudy(noises=("documents", "labels"), levels="percent"),
     default=lambda: _default("robustness", 6, NOISE_MODELS, noise=("documents", "labels"),
@@ -199,8 +204,10 @@ docs/protocols/bruch2021.md §6; 20 trials on real data). Claim checked: XE_NDCG
 robust to click noise (the per-trial slope of the NDCG@5 difference against C is positive).""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
     defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
-    units=lambda cfg: _units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
-    unit_fn=unit_fn, build=partial(report_noise.build, outputs=report_noise.FIGURE4), size_of=train_size,
+    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
+                                                  cfg, keep_paper=False),
+    unit_fn=unit_fn, build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE4)),
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn,
     paper_trials=20, keeps_rankings=True, spec=BruchStudy(noises=("clicks",), levels="probability"),
     default=lambda: _default("clicks", 4, NOISE_MODELS, noise=("clicks",), levels=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3)),
     data_defaults=_on_data(20)))

@@ -38,17 +38,30 @@ class Boosting:
     early_stopping: int | None = None
     sigmoid: float = 1.0
     lambdarank_norm: bool = False
+    #: column and row subsampling per tree and L2 on leaf values: off (1, 1, 0) in every preset
+    #: (Bruch §5.2: no regularization, no bagging); tuned by :mod:`ltrrepro.tuning`
+    feature_fraction: float = 1.0
+    bagging_fraction: float = 1.0
+    lambda_l2: float = 0.0
 
     def __post_init__(self):
         if not 0 < self.learning_rate <= 1:
             raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate}")
         if self.num_leaves < 2 or self.min_data_in_leaf < 1 or self.max_bin < 2 or self.rounds < 1:
             raise ValueError(f"num_leaves >= 2, min_data_in_leaf >= 1, max_bin >= 2, rounds >= 1: {self}")
+        if not (0 < self.feature_fraction <= 1 and 0 < self.bagging_fraction <= 1 and self.lambda_l2 >= 0):
+            raise ValueError(f"feature_fraction and bagging_fraction in (0, 1], lambda_l2 >= 0: {self}")
         if self.early_stopping is not None and self.early_stopping < 1:
             raise ValueError("early_stopping is a number of rounds >= 1, or None (no early stopping)")
 
     def replace(self, **changes) -> "Boosting":
         return replace(self, **changes)
+
+    def sampling(self) -> dict:
+        """The subsampling and L2 fields that differ from off (1, 1, 0): what a backend adds to
+        the preset's parameters (none for every preset, so their parameters are unchanged)."""
+        off = {"feature_fraction": 1.0, "bagging_fraction": 1.0, "lambda_l2": 0.0}
+        return {k: getattr(self, k) for k, v in off.items() if getattr(self, k) != v}
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -39,6 +39,7 @@ from ..objectives import LambdaMART, ListNet, RankNet, XENDCG
 from ..objectives.debiasing import IPSLambdaMART, IPSXENDCG, UnbiasedLambdaMART
 from .backends import BACKENDS, custom_objective_libraries
 from .base import Fitted, Labels, System, Trainer, int_seed, register
+from .space import OBJECTIVE_PREFIX
 
 __all__ = ["RankingTrainer", "RankingOptions", "ClickTrainer", "ClickOptions", "on_clicks", "hessian_floor", "SELECT_METRIC",
            "POSITION_MODES"]
@@ -68,9 +69,32 @@ class RankingOptions:
         if self.device not in DEVICES:
             raise ValueError(f"device: one of {', '.join(DEVICES)}, not {self.device!r}")
 
+    def space(self, library: str) -> dict:
+        """The search space of ``--tune`` (:mod:`ltrrepro.fit.space`): the library's, shared by
+        every system of it, and the objective factory's own ``search_space`` (a plug-in's
+        temperature, say) as ``objective.<keyword>``."""
+        own = getattr(self.objective, "search_space", None) or {}
+        if not isinstance(own, dict) or not all(hasattr(d, "suggest") for d in own.values()):
+            raise ValueError(f"{getattr(self.objective, '__name__', self.objective)}.search_space: a dict of "
+                             f"keyword -> LogUniform/Uniform/IntRange (ltrrepro.fit.space), got {own!r}")
+        return {**BACKENDS[library].search_space, **{OBJECTIVE_PREFIX + k: d for k, d in own.items()}}
+
 
 def _valid_metric(pred, labels: Labels) -> float:
     return next(iter(evaluate(pred, labels.y, labels.offsets, [SELECT_METRIC]).values())).mean
+
+
+def _observed(fn, on_valid):
+    """``fn`` (the validation metric), telling ``on_valid(round, value)`` each value it computes."""
+    if on_valid is None:
+        return fn
+    rounds = iter(range(1 << 62))
+
+    def metric(preds):
+        value = fn(preds)
+        on_valid(next(rounds), value)
+        return value
+    return metric
 
 
 def hessian_floor(objective, train: RankingDataset, min_data_in_leaf: int) -> float:
@@ -88,6 +112,9 @@ class RankingTrainer(Trainer):
     options: :class:`RankingOptions`."""
 
     uses_valid = True
+    #: ``on_valid(round, value)``, called with each round's validation value in every library
+    #: (Optuna's pruner: :mod:`ltrrepro.tuning`); it may raise to stop training
+    on_valid: Callable | None = None
 
     def __init__(self, system, boosting, library, seed, threads=1, **options):
         super().__init__(system, boosting, library, seed, threads, **options)
@@ -127,8 +154,8 @@ class RankingTrainer(Trainer):
         b, va = self.boosting, self.valid_labels
         patience = b.early_stopping if b.early_stopping is not None else b.rounds
         run = self.backend.train(self.params, self.dtrain, b.rounds, obj=self.adapter, valid=self.dvalid,
-                                 metric=("ndcg@5", lambda preds: _valid_metric(preds, va)), patience=patience,
-                                 seed=self.objective_seed if self.objective_seed is not None else 0)
+                                 metric=("ndcg@5", _observed(lambda preds: _valid_metric(preds, va), self.on_valid)),
+                                 patience=patience, seed=self.objective_seed if self.objective_seed is not None else 0)
         return Fitted(self.backend.predictor(run.booster, self.threads), run.best_iteration, run.n_rounds,
                       valid_curve=run.curve, params=self.backend.record_params(self.params, self.adapter),
                       info=dict(self.sizes), ranges_add=self.backend.ranges_add)

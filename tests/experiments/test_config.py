@@ -81,6 +81,7 @@ def _bruch_fields(tmp_path):
                "noise_probs": (0.1, 0.1, 0.1, 0.2, 0.5)}
     clicks = {"impressions": 3, "click_model": "pbm", "click_probs": (0.05, 0.9, 0.9, 0.9, 0.95)}
     covered = set(changes) | set(clicks) | {"eta", "plugins", "data_dir", "early_stopping"} | set(ELSEWHERE)
+    covered |= {"tune", "tune_on"}      # tests/experiments/bruch2021/test_tuned_claims.py: the units and searches they make
     assert {f.name for f in dataclasses.fields(base)} == covered
     ref = fingerprint(base, tmp_path / "base")
     same = [k for k, v in changes.items() if fingerprint(dataclasses.replace(base, **{k: v}), tmp_path / k) == ref]

@@ -39,6 +39,7 @@ import numpy as np
 
 from ...data import RankingDataset
 from ..boosting import Boosting
+from ..space import TREE_SPACE
 
 __all__ = ["Backend", "Trained", "RawPredictor"]
 
@@ -98,6 +99,9 @@ class Backend:
     choice: str | None = None
     #: the module the library is imported as (its version is recorded in every manifest)
     module: str = ""
+    #: the space ``--tune`` searches for every system of this library, in
+    #: :class:`~ltrrepro.fit.boosting.Boosting`'s names (:mod:`ltrrepro.fit.space`)
+    search_space: dict = TREE_SPACE
     #: a Python program that exits 0 when the library trains on a CUDA GPU here (None: CPU only;
     #: :func:`ltrrepro.device.check_device` runs it in a child process)
     gpu_probe: str | None = None

@@ -129,6 +129,20 @@ class _Selection:
         return len(self.curve) - 1 - self.best < self.patience
 
 
+def _catboost_sampling(b) -> dict:
+    """CatBoost's names for :meth:`~ltrrepro.fit.boosting.Boosting.sampling` (tuned runs; none
+    when off): ``rsm`` (features per split), Bernoulli bagging with ``subsample``, ``l2_leaf_reg``."""
+    s = b.sampling()
+    out = {}
+    if "feature_fraction" in s:
+        out["rsm"] = s["feature_fraction"]
+    if "bagging_fraction" in s:
+        out.update(bootstrap_type="Bernoulli", subsample=s["bagging_fraction"])
+    if "lambda_l2" in s:
+        out["l2_leaf_reg"] = s["lambda_l2"]
+    return out
+
+
 class CatBoostBackend(Backend):
     name = "catboost"
     tag = "cb"
@@ -174,6 +188,7 @@ class CatBoostBackend(Backend):
             extra = {"boost_from_average": False, **extra}
         if objective == "LambdaMart":
             loss = f"LambdaMart:sigma={b.sigmoid:g};norm={'true' if b.lambdarank_norm else 'false'}"
+        extra = {**_catboost_sampling(b), **extra}
         p = catboost_params(loss, max_leaves=b.num_leaves, learning_rate=b.learning_rate,
                             min_data_in_leaf=b.min_data_in_leaf, max_bin=b.max_bin, thread_count=threads, seed=seed,
                             **extra)

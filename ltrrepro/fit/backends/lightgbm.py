@@ -21,7 +21,7 @@ from __future__ import annotations
 from ...objectives.adapters import LightGBMObjective
 from .base import Backend, Trained, round_state
 
-__all__ = ["LightGBMBackend", "lightgbm_params"]
+__all__ = ["LightGBMBackend", "lightgbm_params", "sampling_params"]
 
 
 def lightgbm_params(objective, *, num_leaves=31, learning_rate=0.1, min_data_in_leaf=20, max_bin=255,
@@ -33,6 +33,16 @@ def lightgbm_params(objective, *, num_leaves=31, learning_rate=0.1, min_data_in_
          "force_row_wise": True, "verbose": -1, "lambda_l1": 0.0, "lambda_l2": 0.0}
     p.update(extra)
     return p
+
+
+def sampling_params(b) -> dict:
+    """LightGBM's names for a :class:`~ltrrepro.fit.boosting.Boosting`'s subsampling and L2
+    (tuned runs; none when off): ``feature_fraction`` per tree, ``bagging_fraction`` redrawn
+    every tree (``bagging_freq=1``), ``lambda_l2``; their seeds derive from ``seed``."""
+    s = b.sampling()
+    if "bagging_fraction" in s:
+        s["bagging_freq"] = 1
+    return s
 
 
 #: parameters that describe the objective, not the data: kept out of a Dataset's own parameters
@@ -84,6 +94,7 @@ class LightGBMBackend(Backend):
             more["min_sum_hessian_in_leaf"] = float(min_leaf_hessian)
         if n_outputs > 1:
             more["num_class"] = int(n_outputs)
+        more.update(sampling_params(b))
         p = lightgbm_params(objective, num_leaves=b.num_leaves, learning_rate=b.learning_rate,
                             min_data_in_leaf=b.min_data_in_leaf, max_bin=b.max_bin, num_threads=threads, seed=seed,
                             **more, **extra)
