@@ -21,12 +21,13 @@ def check(cfg) -> None:
                          f"{cfg.tune_on!r}")
 
 
-def tune_unit_fn(unit: Unit, ctx: dict):
+def tune_unit_fn(unit: Unit, ctx: dict, *, transforms):
     """One system's search: the tuning split's training and validation parts (transformed as the
-    study's first setting: clicks, say), never its test part; :func:`ltrrepro.tuning.tune` with
-    the configuration's budget, the unit's model seed, and its Optuna storage in the run."""
-    from experiments.bruch2021.protocol import transform_train, transform_valid
-
+    study's first setting: clicks, say, by ``transforms``, the protocol's ``(transform_train,
+    transform_valid)``, handed in by the study's record), never its test part;
+    :func:`ltrrepro.tuning.tune` with the configuration's budget, the unit's model seed, and its
+    Optuna storage in the run."""
+    transform_train, transform_valid = transforms
     cfg = ctx["cfg"]
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)

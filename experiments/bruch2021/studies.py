@@ -20,6 +20,10 @@ from experiments.registry import Across, Experiment, get, register
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.fit.plugins import is_plugin_spec, plugin_key
 from ltrrepro.runner import Unit
+from experiments.bruch2021 import protocol as _protocol
+
+#: a system's search (``--tune``): the tuning split transformed as the protocol's first setting
+_TUNE = partial(protocol_tuning.tune_unit_fn, transforms=(_protocol.transform_train, _protocol.transform_valid))
 
 PAPER = "bruch2021"
 #: the shared flags of the studies that train ranking models
@@ -89,7 +93,7 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
     units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
     unit_fn=unit_fn, build=report_tuning.build_quality,
     frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)), size_of=train_size,
-    tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100, keeps_rankings=True,
+    tune_fn=_TUNE, paper_trials=100, keeps_rankings=True,
     across=Across(report_across.build_table1, ACROSS_PROFILES, paper_reference), spec=BruchStudy(),
     default=lambda: _default("quality", 5, (*PAPER_MODELS, *BASELINES)), data_defaults=_on_data(100)))
 
@@ -115,7 +119,7 @@ right panel and the table.""",
     units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
     unit_fn=unit_fn, build=report_tuning.with_tuning(figure2.build),
     frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")), size_of=train_size,
-    tune_fn=protocol_tuning.tune_unit_fn, paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True),
+    tune_fn=_TUNE, paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True),
     default=lambda: _default("convergence", 4, NOISE_MODELS, early_stopping=False), data_defaults=_on_data(100)))
 
 
@@ -161,7 +165,7 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
                                          help="documents, labels or both (default both)"),
     from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn,
     build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE3)),
-    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn, paper_trials=100,
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=_TUNE, paper_trials=100,
     keeps_rankings=True, across=Across(report_across.build_figure3, ACROSS_PROFILES, paper_reference),
     spec=BruchStudy(noises=("documents", "labels"), levels="percent"),
     default=lambda: _default("robustness", 6, NOISE_MODELS, noise=("documents", "labels"),
@@ -207,7 +211,7 @@ robust to click noise (the per-trial slope of the NDCG@5 difference against C is
     units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
                                                   cfg, keep_paper=False),
     unit_fn=unit_fn, build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE4)),
-    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn,
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=_TUNE,
     paper_trials=20, keeps_rankings=True, spec=BruchStudy(noises=("clicks",), levels="probability"),
     default=lambda: _default("clicks", 4, NOISE_MODELS, noise=("clicks",), levels=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3)),
     data_defaults=_on_data(20)))

@@ -92,8 +92,9 @@ def test_a_xia_arm_fails_its_units_on_a_negative_hessian_as_bruch_does(tmp_path,
     (tmp_path / "neglater.py").write_text(LOSS)
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    res = experiments.run("split_principles", out="xia", queries=40, trials=1, rounds=3, leaves="4", rates="0.1",
-                          models="lambdamart-se,neglater:NegativeLater-se", jobs=1)
+    res = experiments.run("split_principles", out="xia", queries=40, trials=1, rounds=(("mcrank", 3), ("lambdamart", 3)),
+                          leaves=(4,), rates=(0.1,),
+                          models=("lambdamart-se", "neglater:NegativeLater-se"), jobs=1)
     assert res.exit_code == 1
     err = capsys.readouterr().err
     assert "negative or non-finite Hessian" in err and "Traceback" not in err

@@ -13,6 +13,7 @@ from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS, BruchCon
 from experiments.bruch2021 import report_table1 as table1
 from experiments.bruch2021.claims import TABLE1_FAMILY, XE_OTHERS_FAMILY
 from experiments.errors import UsageError
+from experiments.registry import get
 from experiments.bruch2021.protocol_tuning import tuned_for
 from experiments.tuning import tuning_units
 from ltrrepro.tuning import TUNED
@@ -146,13 +147,13 @@ def test_a_search_never_reads_the_test_part(tmp_path):
     cfg = _cfg(rounds=3, models=("lambdamart",), tune=2)
     ds = load_dataset("synthetic-web30k", n_queries=30, seed=0)
     unit = tuning_units(cfg, _units(cfg))[0]
-    clean, _ = protocol_tuning.tune_unit_fn(unit, _ctx(ds, tmp_path / "clean", cfg))
+    clean, _ = get("quality").tune_fn(unit, _ctx(ds, tmp_path / "clean", cfg))
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     poisoned = ds.subset(np.arange(ds.n_queries))
     docs = np.concatenate([np.arange(poisoned.offsets[q], poisoned.offsets[q + 1]) for q in split.test])
     poisoned.y[docs] = np.random.default_rng(1).integers(0, 5, docs.size)
     assert not np.array_equal(poisoned.y, ds.y)
-    dirty, _ = protocol_tuning.tune_unit_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
+    dirty, _ = get("quality").tune_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
     assert dirty["tuned"]["params"] == clean["tuned"]["params"]
     assert dirty["tuned"]["trials"] == clean["tuned"]["trials"] and dirty["tuned"]["value"] == clean["tuned"]["value"]
 
