@@ -91,8 +91,9 @@ def foreign_cluster(tmp_path):
     """A cluster whose environment is not this one: an unrelated package named ``experiments``
     comes first on its path (as a tests/experiments folder on a worker's PYTHONPATH once did)."""
     other = tmp_path / "other-env"
-    (other / "experiments").mkdir(parents=True)
-    (other / "experiments" / "__init__.py").write_text("# someone else's experiments package\n")
+    for pkg in ("experiments", "experiments/bruch2021"):          # a package and its study folder: an editable
+        (other / pkg).mkdir(parents=True)                          # install's finder would fill in a missing one
+        (other / pkg / "__init__.py").write_text("# someone else's package\n")
     (other / "plugin_losses.py").write_text((PLUGINS / "plugin_losses.py").read_text())
     yield from _cluster(tmp_path, other)
 
