@@ -37,15 +37,14 @@ def _search_options(cfg, model: str) -> dict:
     return {"grid": None} if model == "gbt" else cfg.options(model)
 
 
-def tune_unit_fn(unit: Unit, ctx: dict):
+def tune_unit_fn(unit: Unit, ctx: dict, *, split):
     """One tree system's search on the trial's L2 training part and its validation part V
     (never L3): :func:`ltrrepro.tuning.tune` with the configuration's budget and rounds, the
-    unit's model seed, and its Optuna storage in the run."""
-    from experiments.zheng2007.protocol import zheng_split
-
+    unit's model seed, and its Optuna storage in the run. ``split``: the protocol's
+    ``zheng_split`` (handed in by the study's record)."""
     cfg = ctx["cfg"]
     ds = DataRef(**ctx["data"]).open()
-    parts = zheng_split(ds, unit.seed, unit.trial)
+    parts = split(ds, unit.seed, unit.trial)
     train, valid = ds.subset(parts["L2"]), ds.subset(parts["V"])
     del ds
     system = cfg.system(unit.model)

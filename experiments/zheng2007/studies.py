@@ -3,11 +3,13 @@ record: its flags, configuration, units and facts (the unit is :func:`.protocol.
 report :func:`.report.build` of :func:`.report.frame`)."""
 from __future__ import annotations
 
+from functools import partial
+
 from experiments.values import parse_models, positive_int
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
 from experiments.zheng2007.protocol import (EXPERIMENT, SHARED_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
-                                            train_size, unit_fn)
+                                            train_size, unit_fn, zheng_split)
 from experiments.zheng2007 import protocol_tuning, report_tuning
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.metrics import TIED_PAIRS
@@ -81,7 +83,7 @@ register(Experiment(
                                    "tune", "tune-on"),
     defaults={"models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
     own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, build=report_tuning.build,
-    frame=report_tuning.frame, size_of=train_size, tune_fn=protocol_tuning.tune_unit_fn, paper_trials=1,
+    frame=report_tuning.frame, size_of=train_size, tune_fn=partial(protocol_tuning.tune_unit_fn, split=zheng_split), paper_trials=1,
     paper_datasets=("yahoo",),
     default=lambda: ZhengConfig(experiment=EXPERIMENT, queries=1500, trials=3, rounds=150),
     data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 10,
