@@ -20,6 +20,8 @@ from experiments.errors import UsageError
 __all__ = ["Execution", "check_outputs"]
 
 BACKENDS = ("loky", "dask")
+#: seconds the scheduler probe's child gets beyond ``scheduler_timeout`` (importing dask) before it is killed
+PROBE_GRACE_S = 15
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,7 @@ class Execution:
                  "Client(sys.argv[1], timeout=sys.argv[2] + 's').close()")
         try:
             res = subprocess.run([sys.executable, "-c", probe, self.scheduler, str(self.scheduler_timeout)],
-                                 capture_output=True, text=True, timeout=self.scheduler_timeout + 15)
+                                 capture_output=True, text=True, timeout=self.scheduler_timeout + PROBE_GRACE_S)
             why = (res.stderr.strip().splitlines() or ["?"])[-1] if res.returncode else ""
         except subprocess.TimeoutExpired:
             why = "no answer"

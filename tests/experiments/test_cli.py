@@ -123,7 +123,11 @@ def test_a_truncated_gz_data_file_is_one_line_naming_it(tmp_path, capsys):
     assert "train.txt.gz: the gz stream is damaged or truncated" in _one_error_line(capsys)
 
 
-def test_a_silent_scheduler_is_refused_within_the_timeout(tmp_path, capsys):
+def test_a_silent_scheduler_is_refused_within_the_timeout(tmp_path, capsys, monkeypatch):
+    # the probe's child is killed at the bound (2 s + its grace for importing dask, 15 s by
+    # default, 4 here): without that kill the run would wait for ever and this test hang
+    from experiments import execution
+    monkeypatch.setattr(execution, "PROBE_GRACE_S", 4)
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(8)                                  # accepts connections, never says a word

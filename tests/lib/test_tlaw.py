@@ -97,10 +97,19 @@ def test_small_maxima_are_warned_with_the_measured_alpha():
 
 
 @pytest.mark.slow
-def test_stated_power_is_the_protocols_at_a_maximum_of_twenty():
+def test_stated_power_is_the_protocols_at_a_maximum_of_twenty(monkeypatch):
     """The bench's check, small: normal differences run through the monitor (futility at the SD
-    observed at each look) reject at the rate the design states (within 4 Monte Carlo SEs)."""
-    sizes, alpha, d, runs = sq.look_sizes(20, 4), 0.01, 0.88, 600
+    observed at each look) reject at the rate the design states (within 4 Monte Carlo SEs).
+
+    The monitor and the stated power share one law of ``draws`` draws (the library's is 20,000,
+    each look's futility bound a pass over all of them: most of this test's time). The
+    comparison stays exact in expectation, as both the bounds and the stated power are that
+    law's; its own Monte Carlo error enters the tolerance (4 SEs of the difference, 1/runs +
+    1/draws: 0.068 at a power near 0.8), which still fails the normal model's stated 0.80 for a
+    real 0.67 (module docstring of :mod:`ltrrepro.inference.tlaw`)."""
+    sizes, alpha, d, runs, draws = sq.look_sizes(20, 4), 0.01, 0.88, 600, 4000
+    law = TLaw(tuple(sizes), runs=draws)
+    monkeypatch.setattr(sq, "t_law", lambda s: law if tuple(s) == tuple(sizes) else TLaw(s, runs=draws))
     m = sq.Monitor(sizes, alpha=alpha, correction="none")
     stated = m.power({"effect": d, "sd": 1.0}, m.bounds(alpha))
     x = np.random.default_rng(11).standard_normal((runs, 20)) + d
@@ -115,4 +124,4 @@ def test_stated_power_is_the_protocols_at_a_maximum_of_twenty():
             if mon.done(["A"]):
                 break
         wins += mon.decisions["A"]["stop"] == sq.EFFICACY
-    assert abs(wins / runs - stated) < 4 * np.sqrt(stated * (1 - stated) / runs)
+    assert abs(wins / runs - stated) < 4 * np.sqrt(stated * (1 - stated) * (1 / runs + 1 / draws))
