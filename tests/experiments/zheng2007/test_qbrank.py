@@ -80,7 +80,7 @@ def test_ranksvm_equals_liblinear_primal_l2_svm(rng):
 @pytest.mark.slow
 def test_qbrank_experiment_smoke(tmp_path):
     out = tmp_path / "z"
-    argv = ["--queries", "300", "--trials", "2", "--rounds", "20", "--every", "5", "--gbt-grid", "0.1:10",
+    argv = ["--queries", "150", "--trials", "2", "--rounds", "10", "--every", "5", "--gbt-grid", "0.1:10",
             "--max-pairs", "3000",
             "--jobs", "1", "--quiet", "--out", str(out)]
     assert qbrank.main(argv) == 0
@@ -92,7 +92,7 @@ def test_qbrank_experiment_smoke(tmp_path):
     assert runs == set(zp.RUNS) and len(recs) == 12
     qb = [r for r in recs if r["unit"]["model"] == "qbrank"]
     assert all(r["info"]["line_search_steps"]["min"] >= 0 for r in qb)
-    assert all(len(r["test_curve_dcg5"]) == 4 for r in qb)
+    assert all(len(r["test_curve_dcg5"]) == 2 for r in qb)              # every 5 of 10 rounds
     sizes = recs[0]["info"]["sizes"]
     assert sizes["L1_queries"] > 0 and sizes["P2_pairs"] > 0 and sizes["P3_pairs"] > 0
     claims = json.loads((out / "claims.json").read_text())["claims"]
