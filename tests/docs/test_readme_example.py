@@ -1,5 +1,6 @@
 """The README's "Compare your own loss" runs as written: its objective file, its two commands
 (in a fresh directory, as a user would), and its Python snippet."""
+import json
 import os
 import re
 import shlex
@@ -7,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +38,15 @@ def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
     table1 = (tmp_path / "runs/mine-table1/tables/table1.md").read_text()
     assert "SoftmaxXE(temperature=0.5)" in table1
     assert "SoftmaxXE(temperature=0.5) > λMART on NDCG@5" in (tmp_path / "runs/mine-table1/claims.md").read_text()
+    # the plug-in as the manifest records it (this run is LightGBM's plug-in run: tests/lib/
+    # test_fit_plugins.py runs the same two studies with a plug-in under XGBoost)
+    man = json.loads((tmp_path / "runs/mine-table1/manifest.json").read_text())["config"]
+    spec = "mylosses:SoftmaxXE(temperature=0.5)"
+    assert man["plugins"] == [["mylosses.SoftmaxXE@temperature=0.5", spec]]
+    assert "mylosses.py" in man["plugin_sources"][0]["source"]
     fig3 = tmp_path / "runs/mine-fig3"
+    plug = pd.read_csv(fig3 / "tables/robustness_mylosses-SoftmaxXE@temperature=0-5.csv")
+    assert "SoftmaxXE(temperature=0.5)" in plug.columns and (plug.trials == 3).all()
     assert (fig3 / "tables/robustness_mylosses-SoftmaxXE@temperature=0-5.md").exists()
     assert (fig3 / "figures/fig3_labels_mylosses-SoftmaxXE@temperature=0-5.png").exists()
     assert "λMART degrades faster than SoftmaxXE(temperature=0.5)" in (fig3 / "claims.md").read_text()
