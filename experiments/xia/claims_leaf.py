@@ -95,7 +95,7 @@ def loss_claim(text: str, per_fold: np.ndarray, per_config: np.ndarray, folds: i
               + f"power against the paper's smallest reduction ({lo:g}%)")
     evidence = Evidence(value, p, folds, detail, missing=missing,
                         sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan,
-                        effect_sizes={**dz_fields(c), **reproduction(per_fold, None, None, None, -lo)})
+                        effect_sizes={**dz_fields(c), **(reproduction(per_fold, None, None, None, -lo) if paper else {})})
     expectation = (Expectation(sign=-1, paper_effect=-lo, verdict_text=verdict_text, family=family) if paper else
                    Expectation(sign=-1, effect=-lo, effect_source=f"the paper's smallest loss reduction, {lo:g}% "
                                "of SE's loss", verdict_text=verdict_text, family=family))
