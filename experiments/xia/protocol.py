@@ -30,7 +30,8 @@ import numpy as np
 from experiments.analysis import canonical
 from experiments.errors import UsageError
 from experiments.config import RunConfig
-from experiments.xia import notes
+from experiments.xia import notes, protocol_tuning
+from experiments.xia.notes_tuning import tuning_notes
 from experiments.xia.paper import PAPER_ROUNDS
 from ltrrepro.datasets import REGISTRY, has_folds, load_fold
 from ltrrepro.fit import SYSTEMS, Boosting, system_for
@@ -64,8 +65,10 @@ class XiaConfig(RunConfig):
     leaf_rule: str = GBDTOptions.leaf_rule
     split_rule: str = GBDTOptions.split_rule     # leaf-limit (the paper's) or positive-gain
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
+    tune: int = 0                   # --tune N: every arm tuned with N configurations (.protocol_tuning)
+    tune_on: str = "first-split"    # or per-trial
 
-    added_fields = ("plugins", "split_rule")
+    added_fields = ("plugins", "split_rule", "tune", "tune_on")
 
     def __post_init__(self):
         super().__post_init__()
@@ -83,6 +86,7 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--leaf-rule must be one of {', '.join(LEAF_RULES)}, got {self.leaf_rule!r}")
         if self.split_rule not in SPLIT_RULES:
             raise UsageError(f"--split-rule must be one of {', '.join(SPLIT_RULES)}, got {self.split_rule!r}")
+        protocol_tuning.check(self)
         if self.fold_layout and self.trials > REGISTRY[self.dataset].n_folds:
             raise UsageError(f"{self.dataset} has {REGISTRY[self.dataset].n_folds} folds; --trials must be <= "
                              f"{REGISTRY[self.dataset].n_folds}")
@@ -116,13 +120,13 @@ class XiaConfig(RunConfig):
         return dict(self.rounds)[SYSTEMS[model].family if model in MODELS else "lambdamart"]
 
     def as_paper(self) -> list[str]:
-        return notes.as_paper(self)
+        return notes.as_paper(self) + tuning_notes(self)["as_paper"]            # --tune (.notes_tuning)
 
     def choices(self) -> list[str]:
-        return notes.choices(self)
+        return notes.choices(self) + tuning_notes(self)["choices"]
 
     def deviations(self) -> list[str]:
-        return notes.deviations(self, super().deviations())
+        return notes.deviations(self, super().deviations()) + tuning_notes(self)["deviations"]
 
     def boosting(self, unit) -> Boosting:
         return Boosting(learning_rate=float(unit.settings["lr"]), num_leaves=int(unit.settings["leaves"]),
@@ -130,8 +134,9 @@ class XiaConfig(RunConfig):
 
 
 def build_units(cfg: XiaConfig) -> list[Unit]:
-    return [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("leaves", lv), ("lr", lr)), seed=cfg.seed)
-            for t in range(cfg.trials) for m in cfg.models for lv in cfg.leaves for lr in cfg.rates]
+    units = [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("leaves", lv), ("lr", lr)), seed=cfg.seed)
+             for t in range(cfg.trials) for m in cfg.models for lv in cfg.leaves for lr in cfg.rates]
+    return protocol_tuning.tuned_units(units, cfg)          # --tune: one unit per (trial, arm), tuned
 
 
 def checkpoints(rounds: int, every: int) -> list[int]:
@@ -154,7 +159,8 @@ def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     train, test = fold_parts(unit, ctx)
     system = cfg.system(unit.model)
-    trainer = system.trainer(cfg.boosting(unit), seed=unit.model_seed(), threads=ctx["threads"],
+    boosting, tuned = protocol_tuning.boosting(unit, ctx, cfg)                # --tune: its search's values
+    trainer = system.trainer(boosting, seed=unit.model_seed(), threads=ctx["threads"],
                              growth=cfg.growth, leaf_rule=cfg.leaf_rule, split_rule=cfg.split_rule)
     trainer.add_train(train)
     fitted = trainer.fit()
@@ -174,5 +180,5 @@ def unit_fn(unit, ctx):
                                  "tree_s": fitted.info["tree_s"]},
                         info={**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
                         fields={"curve_points": points, "curves": curves,
-                                "leaves_per_tree": fitted.info.get("leaves_per_tree")})
+                                "leaves_per_tree": fitted.info.get("leaves_per_tree"), **tuned})
     return rec, {}
