@@ -195,3 +195,24 @@ def query_wtl(df: pd.DataFrame, metric: str, a: str, b: str, on: str = "trial", 
         d = xa[ok].astype(np.float64) - xb[ok]
         w, t, lo = w + int((d > tie).sum()), t + int((np.abs(d) <= tie).sum()), lo + int((d < -tie).sum())
     return {"q_wins": w, "q_ties": t, "q_losses": lo}
+
+
+def tuned_rows(df: pd.DataFrame, name_of, order=()) -> tuple[list[dict], dict]:
+    """``--tune``'s values in a run's frame (the ``tuned`` field of each tuned unit, its search's
+    record, :mod:`ltrrepro.tuning`): one row per search (model, tuning trial) with the model's
+    name ``name_of(model)``, where it was tuned, the budget, configurations pruned and failed,
+    the validation value and the tuned values; and the searched space (name -> text). Models in
+    ``order`` first. ``([], {})`` without tuned units."""
+    if "tuned" not in df:
+        return [], {}
+    searched = df[df.tuned.notna()]
+    first = {m: i for i, m in enumerate(order)}
+    seen: dict = {}
+    for model, t in zip(searched.model, searched.tuned):
+        seen.setdefault((model, t["trial"]), t)
+    rows, space = [], {}
+    for (model, trial), t in sorted(seen.items(), key=lambda kv: (first.get(kv[0][0], len(first)), kv[0])):
+        space = t["space"]
+        rows.append({"model": name_of(model), "tuned on": f"trial {trial}", "budget": t["budget"],
+                     "pruned": t["n_pruned"], "failed": t["n_failed"], "valid value": t["value"], **t["params"]})
+    return rows, space

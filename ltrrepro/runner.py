@@ -323,6 +323,57 @@ def _watch_cluster(client, address, timeout: float, stop, lost: list, every_s: f
             return
 
 
+# The probe is compiled outside every installed module so that cloudpickle sends it by value:
+# it runs on a scheduler or worker that cannot import ltrrepro itself, and says so.
+_PROBE_SRC = """
+def probe(modules):
+    import importlib
+    bad = {}
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except BaseException as err:
+            bad[name] = type(err).__name__ + ': ' + str(err)
+    return bad
+"""
+
+
+def _import_probe() -> Callable[[list], dict]:
+    ns = {"__name__": "ltrrepro_cluster_probe"}
+    exec(_PROBE_SRC, ns)                      # noqa: S102 - a constant source, for pickling by value
+    return ns["probe"]
+
+
+def _unit_modules(fn, units: list, ctx: dict) -> list[str]:
+    """The modules a unit's task names by reference when pickled: the unit function's, the
+    units' classes' and the context values' classes' (builtins excluded)."""
+    mods = {__name__, getattr(fn, "__module__", None), *(type(u).__module__ for u in units[:1]),
+            *(type(v).__module__ for v in ctx.values())}
+    return sorted(m for m in mods if m and m != "builtins")
+
+
+def _check_cluster_imports(client, address, modules: list[str]) -> None:
+    """Before any unit is sent: the scheduler and every worker import ``modules``. A cluster whose
+    environment lacks them would otherwise fail to unpickle the task graph on the scheduler, log
+    it there, and leave this run waiting for ever (dask's client is never told). Raises
+    :class:`ClusterError` naming the module, the machine and the fix."""
+    probe = _import_probe()
+    where = {}
+    try:
+        where["the scheduler"] = client.run_on_scheduler(probe, modules)
+        where.update({f"worker {w}": bad for w, bad in client.run(probe, modules).items()})
+    except Exception as err:  # noqa: BLE001 - a cluster that cannot run the probe cannot run the units
+        raise ClusterError(f"the dask cluster at {address} could not run an import check "
+                           f"({type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}); "
+                           f"check that its scheduler and workers run the same Python environment as this one")
+    for machine, bad in where.items():
+        if bad:
+            name, why = next(iter(bad.items()))
+            raise ClusterError(f"the dask cluster at {address}: {machine} cannot import {name} ({why}); install "
+                               f"ltrrepro and the study's package in the environment of the scheduler and of every "
+                               f"worker (the same versions as here), then run the same command again")
+
+
 def _quiet_dask_logs() -> dict:
     """dask's client logs a lost scheduler as ERROR records with tracebacks on stderr (and
     asyncio its never-retrieved futures); the run says it once, as :class:`ClusterError` — so
@@ -540,6 +591,13 @@ def run_units(units: Iterable[Unit], fn: Callable, ctx: dict, store: ResultStore
                   else Client(scheduler, timeout=f"{scheduler_timeout}s") if scheduler else None)
         if client is None:
             raise ValueError("--backend dask needs --scheduler ADDRESS (a running dask.distributed scheduler)")
+        try:
+            _check_cluster_imports(client, scheduler if isinstance(scheduler, str) else client.scheduler.address,
+                                   _unit_modules(fn, pending, ctx))
+        except ClusterError:
+            if not isinstance(scheduler, Client):
+                client.close()
+            raise
         cfg = joblib.parallel_config(backend="dask", n_jobs=-1)
     elif backend in ("loky", "threading", "multiprocessing", "sequential"):
         cfg = joblib.parallel_config(backend=backend if jobs > 1 else "sequential", n_jobs=jobs)

@@ -36,7 +36,8 @@ import numpy as np
 from experiments.analysis import canonical
 from experiments.errors import UsageError
 from experiments.config import RunConfig
-from experiments.xia import notes
+from experiments.xia import notes, protocol_tuning
+from experiments.xia.notes_tuning import tuning_notes
 from experiments.xia.paper import PAPER_ROUNDS
 from ltrrepro.datasets import REGISTRY, has_folds, load_fold
 from ltrrepro.fit import SYSTEMS, Boosting, system_for
@@ -76,9 +77,11 @@ class XiaConfig(RunConfig):
     leaf_rule: str = GBDTOptions.leaf_rule
     split_rule: str = GBDTOptions.split_rule     # leaf-limit (the paper's) or positive-gain
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
+    tune: int = 0                   # --tune N: every arm tuned with N configurations (.protocol_tuning)
+    tune_on: str = "first-split"    # or per-trial
     leaf_arm: bool = True           # LambdaMART OLE under the other leaf rule too (the loss decomposition)
 
-    added_fields = ("plugins", "split_rule", "leaf_arm")
+    added_fields = ("plugins", "split_rule", "tune", "tune_on", "leaf_arm")
 
     def __post_init__(self):
         super().__post_init__()
@@ -96,6 +99,7 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--leaf-rule must be one of {', '.join(LEAF_RULES)}, got {self.leaf_rule!r}")
         if self.split_rule not in SPLIT_RULES:
             raise UsageError(f"--split-rule must be one of {', '.join(SPLIT_RULES)}, got {self.split_rule!r}")
+        protocol_tuning.check(self)
         if self.fold_layout and self.trials > REGISTRY[self.dataset].n_folds:
             raise UsageError(f"{self.dataset} has {REGISTRY[self.dataset].n_folds} folds; --trials must be <= "
                              f"{REGISTRY[self.dataset].n_folds}")
@@ -129,20 +133,22 @@ class XiaConfig(RunConfig):
         return dict(self.rounds)[SYSTEMS[model].family if model in MODELS else "lambdamart"]
 
     def as_paper(self) -> list[str]:
-        return notes.as_paper(self)
+        return notes.as_paper(self) + tuning_notes(self)["as_paper"]            # --tune (.notes_tuning)
 
     def choices(self) -> list[str]:
-        return notes.choices(self)
+        return notes.choices(self) + tuning_notes(self)["choices"]
 
     def deviations(self) -> list[str]:
-        return notes.deviations(self, super().deviations())
+        return notes.deviations(self, super().deviations()) + tuning_notes(self)["deviations"]
 
     @property
     def partner_rule(self) -> str | None:
         """The leaf rule of the leaf arm, or None when the run has none (``leaf_arm`` off, an
-        ``exact`` run, or no LambdaMART SE and OLE arms to decompose)."""
+        ``exact`` run, no LambdaMART SE and OLE arms to decompose, or ``--tune``: each arm is
+        tuned under the run's leaf rule, and a leaf arm would need a search of its own)."""
         arms = {arm(LEAF_ARM_SYSTEM, "se"), arm(LEAF_ARM_SYSTEM, "ole")}
-        return PARTNER_RULE[self.leaf_rule] if self.leaf_arm and arms <= set(self.models) else None
+        return (PARTNER_RULE[self.leaf_rule] if self.leaf_arm and not self.tune and arms <= set(self.models)
+                else None)
 
     def boosting(self, unit) -> Boosting:
         return Boosting(learning_rate=float(unit.settings["lr"]), num_leaves=int(unit.settings["leaves"]),
@@ -151,13 +157,15 @@ class XiaConfig(RunConfig):
 
 def build_units(cfg: XiaConfig) -> list[Unit]:
     """Every (fold, model, leaves, learning rate) unit, then the leaf arm's: LambdaMART OLE with
-    the setting ``leaf_rule`` = :attr:`XiaConfig.partner_rule` (when the run has one)."""
+    the setting ``leaf_rule`` = :attr:`XiaConfig.partner_rule` (when the run has one); with
+    ``--tune``, one unit per (trial, arm) at its tuned values (:mod:`.protocol_tuning`)."""
     units = [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("leaves", lv), ("lr", lr)), seed=cfg.seed)
              for t in range(cfg.trials) for m in cfg.models for lv in cfg.leaves for lr in cfg.rates]
     rule, ole = cfg.partner_rule, arm(LEAF_ARM_SYSTEM, "ole")
-    return units + ([Unit(EXPERIMENT, cfg.unit_dataset, t, ole, (("leaves", lv), ("lr", lr), ("leaf_rule", rule)),
-                          seed=cfg.seed) for t in range(cfg.trials) for lv in cfg.leaves for lr in cfg.rates]
-                    if rule else [])
+    units += ([Unit(EXPERIMENT, cfg.unit_dataset, t, ole, (("leaves", lv), ("lr", lr), ("leaf_rule", rule)),
+                    seed=cfg.seed) for t in range(cfg.trials) for lv in cfg.leaves for lr in cfg.rates]
+              if rule else [])
+    return protocol_tuning.tuned_units(units, cfg)          # --tune: one unit per (trial, arm), tuned
 
 
 def leaf_rule_of(unit, cfg: XiaConfig) -> str:
@@ -191,7 +199,8 @@ def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     train, test = fold_parts(unit, ctx)
     system = cfg.system(unit.model)
-    trainer = system.trainer(cfg.boosting(unit), seed=model_seed(unit), threads=ctx["threads"],
+    boosting, tuned = protocol_tuning.boosting(unit, ctx, cfg)                # --tune: its search's values
+    trainer = system.trainer(boosting, seed=model_seed(unit), threads=ctx["threads"],
                              growth=cfg.growth, leaf_rule=leaf_rule_of(unit, cfg), split_rule=cfg.split_rule)
     trainer.add_train(train)
     fitted = trainer.fit()
@@ -211,7 +220,7 @@ def unit_fn(unit, ctx):
                                  "tree_s": fitted.info["tree_s"]},
                         info={**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
                         fields={"curve_points": points, "curves": curves,
-                                "leaves_per_tree": fitted.info.get("leaves_per_tree")})
+                                "leaves_per_tree": fitted.info.get("leaves_per_tree"), **tuned})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in final.items()}   # per query, last round
     arrays["test:qid"] = test.query_ids
     return rec, arrays

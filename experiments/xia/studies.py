@@ -6,7 +6,7 @@ from __future__ import annotations
 from experiments.values import parse_levels, parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
-from experiments.xia import report
+from experiments.xia import protocol_tuning, report_tuning
 from experiments.xia.paper import PAPER_ROUNDS
 from experiments.xia.protocol import EXPERIMENT, MODELS, XiaConfig, build_units, unit_fn
 from ltrrepro.datasets import REGISTRY, has_folds, is_synthetic, locate_fold
@@ -52,7 +52,8 @@ def build(a) -> XiaConfig:
                      models=models, plugins=plugins,
                      rounds=tuple(rounds.items()), every=a.every or max(1, max(rounds.values()) // 20),
                      leaves=tuple(leaves), rates=tuple(rates), growth=a.growth, leaf_rule=a.leaf_rule,
-                     split_rule=a.split_rule, leaf_arm=not a.no_leaf_arm)
+                     split_rule=a.split_rule, tune=a.tune or 0, tune_on=a.tune_on or "first-split",
+                     leaf_arm=not a.no_leaf_arm)
 
 
 def own_flags(ap) -> None:
@@ -80,9 +81,11 @@ def check_folds(cfg: XiaConfig) -> None:
 
 register(Experiment(
     name=EXPERIMENT, paper="xia", title="Xia et al.: SE vs OLE split principles for McRank and LambdaMART",
-    doc=DOC, config_cls=XiaConfig, flags=("dataset", "data-dir", "queries", "trials", "rounds", "models", "every"),
+    doc=DOC, config_cls=XiaConfig, flags=("dataset", "data-dir", "queries", "trials", "rounds", "models", "every", "tune",
+                                          "tune-on"),
     defaults={"models": ",".join(MODELS)}, own_flags=own_flags, from_args=build, units=build_units,
-    unit_fn=unit_fn, build=report.build, frame=report.frame, reads_data=lambda cfg: not cfg.fold_layout,
+    unit_fn=unit_fn, build=report_tuning.build, frame=report_tuning.frame, tune_fn=protocol_tuning.tune_unit_fn,
+    reads_data=lambda cfg: not cfg.fold_layout,
     before=check_folds, paper_trials=1, paper_datasets=("web10k", "yahoo"),
     default=lambda: XiaConfig(experiment=EXPERIMENT, queries=300, trials=3,
                               rounds=(("mcrank", 60), ("lambdamart", 60)), every=3),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 
+from experiments.zheng2007.notes_tuning import tuning_notes
 from experiments.zheng2007.paper import PAPER_ETA, PAPER_LEAVES, PAPER_W
 from ltrrepro.fit import BACKENDS, Boosting
 from ltrrepro.objectives.pairwise import qbrank_step
@@ -30,7 +31,8 @@ def _trees(cfg) -> bool:
 def as_paper(cfg) -> list[str]:
     """Settings taken from the paper (§3, Algorithm 2, §4)."""
     out = []
-    if _trees(cfg) and cfg.shared_params == "paper" and (cfg.eta, cfg.leaves) == (PAPER_ETA, PAPER_LEAVES):
+    if _trees(cfg) and cfg.shared_params == "paper" and (cfg.eta, cfg.leaves) == (PAPER_ETA, PAPER_LEAVES) \
+            and not cfg.tune:
         out.append(f"η {PAPER_ETA:g} and {PAPER_LEAVES}-leaf regression trees, one pair shared by all six runs "
                    "(§4: tuned for GBT, not retuned for QBRank)")
     if "qbrank" in cfg.models and cfg.w == PAPER_W:
@@ -42,7 +44,7 @@ def as_paper(cfg) -> list[str]:
     if cfg.tied_pairs == "non-contradicting":
         out.append("precision at K% over the test pairs sorted by |h(x) − h(y)|: a pair the model scores tied does "
                    "not contradict its preference (the paper's 'non-contradicting')")
-    return out
+    return out + tuning_notes(cfg)["as_paper"]                # --tune (.notes_tuning)
 
 
 def choices(cfg, valid_share: float) -> list[str]:
@@ -65,7 +67,7 @@ def choices(cfg, valid_share: float) -> list[str]:
             f"{int(valid_share * 100)}% of L2's queries held out for validation (tuning)",
             "DCG-5 gain 2^g − 1 (the paper gives none)",
             "precision at K%: equal margins keep pair order"]
-    return out
+    return out + tuning_notes(cfg)["choices"]
 
 
 def deviations(cfg, base: list[str]) -> list[str]:
@@ -74,7 +76,7 @@ def deviations(cfg, base: list[str]) -> list[str]:
     if _trees(cfg) and cfg.shared_params == "tuned":
         out.append(f"{cfg.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves (the paper tuned "
                    "GBT by cross validation and kept its values for QBRank)")
-    elif _trees(cfg) and (cfg.eta, cfg.leaves) != (PAPER_ETA, PAPER_LEAVES):
+    elif _trees(cfg) and (cfg.eta, cfg.leaves) != (PAPER_ETA, PAPER_LEAVES) and not cfg.tune:
         out.append(f"{cfg.shared_text()}, not the paper's η {PAPER_ETA:g} and {PAPER_LEAVES} leaves")
     if "qbrank" in cfg.models and cfg.w != PAPER_W:
         out.append(f"QBRank's w = {cfg.w:g}, not the paper's {PAPER_W:g}")
@@ -93,4 +95,4 @@ def deviations(cfg, base: list[str]) -> list[str]:
         out.append(f"RankSVM: linear, squared hinge on standardized features, solved in the primal (Chapelle & "
                    f"Keerthi 2010), C tuned over {list(cfg.c_grid)}, at most {cfg.max_pairs:,} pairs sampled "
                    "uniformly (the paper does not give its RankSVM's form)")
-    return out
+    return out + tuning_notes(cfg)["deviations"]

@@ -3,12 +3,14 @@ record: its flags, configuration, units and facts (the unit is :func:`.protocol.
 report :func:`.report.build` of :func:`.report.frame`)."""
 from __future__ import annotations
 
+from functools import partial
+
 from experiments.values import parse_models, positive_int
 from experiments.errors import UsageError
 from experiments.registry import Experiment, register
 from experiments.zheng2007.protocol import (EXPERIMENT, SHARED_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
-                                            train_size, unit_fn)
-from experiments.zheng2007 import report
+                                            train_size, unit_fn, zheng_split)
+from experiments.zheng2007 import protocol_tuning, report_tuning
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.metrics import TIED_PAIRS
 
@@ -47,7 +49,7 @@ def build(a) -> ZhengConfig:
                        models=models, plugins=plugins,
                        rounds=a.rounds or (150 if synthetic else 300), every=a.every, grid=_grid(a.gbt_grid),
                        max_pairs=a.max_pairs, shared_params=_shared(a), eta=a.eta, leaves=a.leaves,
-                       tied_pairs=a.tied_pairs)
+                       tied_pairs=a.tied_pairs, tune=a.tune or 0, tune_on=a.tune_on or "first-split")
 
 
 def _shared(a) -> str:
@@ -77,10 +79,12 @@ def own_flags(ap) -> None:
 
 register(Experiment(
     name=EXPERIMENT, paper="zheng2007", title="Zheng et al.: QBRank against GBT and RankSVM", doc=DOC,
-    config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every"),
+    config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every",
+                                   "tune", "tune-on"),
     defaults={"models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
-    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, build=report.build, frame=report.frame,
-    size_of=train_size, paper_trials=1, paper_datasets=("yahoo",),
+    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, build=report_tuning.build,
+    frame=report_tuning.frame, size_of=train_size, tune_fn=partial(protocol_tuning.tune_unit_fn, split=zheng_split), paper_trials=1,
+    paper_datasets=("yahoo",),
     default=lambda: ZhengConfig(experiment=EXPERIMENT, queries=1500, trials=3, rounds=150),
     data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 10,
                                                                                "rounds": 300}))

@@ -10,7 +10,7 @@ import numpy as np
 from ..objectives.adapters import LightGBMObjective, RoundState
 from ..objectives.base import Objective, check_grad_hess
 
-__all__ = ["LeafRescaleCallback", "UnitHessian", "NewtonLeafCallback"]
+__all__ = ["LeafRescaleCallback", "UnitHessian", "NewtonLeafCallback", "ValidationCallback"]
 
 
 class LeafRescaleCallback:
@@ -57,6 +57,29 @@ class LeafRescaleCallback:
             booster.set_leaf_output(it, leaf, booster.get_leaf_output(it, leaf) * factor)
         self.state.scores = h + factor * g
         self.steps.append(step)
+
+
+class ValidationCallback:
+    """LightGBM callback: the validation curve of a run whose leaves a hook rewrites (LightGBM's
+    own validation scores are stale then). After the rewriting hooks (``order`` 30 > their 20),
+    the round's new tree's raw output on the validation features ``X`` is added to running
+    scores — one ``Booster.predict`` of one tree per round, v_m = v_{m−1} + g_m(X) — and
+    ``metric(v_m)`` is appended to ``curve`` (``metric`` may raise to stop training: Optuna's
+    pruner). One output per row (QBRank)."""
+
+    order = 30
+
+    def __init__(self, X, metric):
+        self.X = X
+        self.metric = metric
+        self.scores = np.zeros(X.shape[0])
+        self.curve: list[float] = []
+
+    def __call__(self, env) -> None:
+        it = env.model.num_trees() - 1
+        self.scores = self.scores + env.model.predict(self.X, start_iteration=it, num_iteration=1, raw_score=True,
+                                                      num_threads=int(env.params.get("num_threads", 0)))
+        self.curve.append(float(self.metric(self.scores)))
 
 
 class UnitHessian(Objective):

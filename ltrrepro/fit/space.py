@@ -20,14 +20,16 @@ minimum documents per leaf log-uniform on [10, 200] (LightGBM's "left_count > 0"
 seen at 5 and below, :mod:`ltrrepro.fit.backends.lightgbm`); feature and bagging fractions
 uniform on [0.5, 1]; L2 on leaf values log-uniform on [1e-3, 10]. CatBoost grows leaf-wise
 (``Lossguide``) to ``num_leaves`` here, so its depth does not apply and it tunes the same leaves
-(:mod:`ltrrepro.fit.backends.catboost`); ``rsm`` is its feature fraction.
+(:mod:`ltrrepro.fit.backends.catboost`); ``rsm`` is its feature fraction. ltrrepro's own tree
+learner (Xia's arms) searches :data:`GBDT_SPACE`: the same ranges less the two fractions, which
+it does not sample. Zheng's GBT and QBRank search their library's :data:`TREE_SPACE`.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-__all__ = ["LogUniform", "Uniform", "IntRange", "TREE_SPACE", "OBJECTIVE_PREFIX", "describe"]
+__all__ = ["LogUniform", "Uniform", "IntRange", "TREE_SPACE", "GBDT_SPACE", "OBJECTIVE_PREFIX", "describe"]
 
 #: the prefix of an objective's own parameter in a space (``objective.temperature``)
 OBJECTIVE_PREFIX = "objective."
@@ -98,6 +100,11 @@ TREE_SPACE = {
     "bagging_fraction": Uniform(0.5, 1.0),
     "lambda_l2": LogUniform(1e-3, 10.0),
 }
+
+
+#: the space of ltrrepro's own tree learner (:mod:`ltrrepro.gbdt`, Xia et al.'s arms): :data:`TREE_SPACE`
+#: without the feature and bagging fractions, which that learner does not sample (same ranges)
+GBDT_SPACE = {k: v for k, v in TREE_SPACE.items() if k not in ("feature_fraction", "bagging_fraction")}
 
 
 def describe(space: dict) -> dict:

@@ -39,6 +39,14 @@ plug-ins' ``<key>-se`` of :func:`ltrrepro.fit.system_for`); OLE and exact leaves
 objective to expose the pair structure of its Hessian (``grad_hess_pairs``), see
 :func:`needs_pairs`.
 
+**Validation** (``--tune``, :mod:`ltrrepro.tuning`): :meth:`GBDTTrainer.add_valid` gives the
+boosting loop a validation part; it scores it after every round (the new trees' binned
+predictions added to the running scores, :func:`ltrrepro.gbdt.train`) by :data:`SELECT_METRIC`
+(NDCG@10, Xia's headline metric), calls ``on_valid(round, value)`` (Optuna's pruner; it may raise
+to stop) and returns the curve as ``Fitted.valid_curve``. The model still keeps every round (no
+early stopping: the paper reports the last one). Without a validation part nothing changes.
+:meth:`GBDTOptions.space` is the learner's search space (:data:`~ltrrepro.fit.space.GBDT_SPACE`).
+
 ``Fitted.info["boost_s"]``: the seconds spent in the boosting rounds (objective + trees),
 without binning or the final loss — the time the report compares between arms.
 ``Fitted.info["leaves_per_tree"]``: leaves per tree over the run (``mean``, ``min``, ``max``, ``short``:
@@ -55,10 +63,11 @@ from typing import Callable
 from ..objectives import LambdaMART, McRank, mcrank_scores
 from .base import Fitted, System, Trainer, int_seed, register
 from .callbacks import UnitHessian
+from .space import GBDT_SPACE
 
 __all__ = ["GBDTTrainer", "GBDTOptions", "LibraryMcRankTrainer", "LibraryMcRankOptions", "LightGBMMcRankTrainer",
            "principle_system", "arm", "arm_of", "needs_pairs", "N_CLASSES", "GROWTH", "LEAF_RULES", "SPLIT_RULES", "PRINCIPLES",
-           "leaf_hessian"]
+           "leaf_hessian", "SELECT_METRIC"]
 
 N_CLASSES = 5
 GROWTH = ("width-first", "best-first")
@@ -66,6 +75,8 @@ LEAF_RULES = ("diagonal", "exact", "own")
 SPLIT_RULES = ("leaf-limit", "positive-gain")
 PRINCIPLES = ("se", "ole", "rwse")
 MIN_SUM_HESSIAN = 1e-3
+#: the validation metric of a tuned arm (``--tune``): NDCG@10, gain 2^y − 1, queries without a relevant document dropped
+SELECT_METRIC = "ndcg@10[gain=exp2,norel=drop]"
 
 
 def arm(system: str, principle: str) -> str:
@@ -134,6 +145,11 @@ class GBDTOptions:
         if self.split_rule not in SPLIT_RULES:
             raise ValueError(f"split_rule must be one of {SPLIT_RULES}, got {self.split_rule!r}")
 
+    def space(self, library: str = "ltrrepro") -> dict:
+        """``--tune``'s search space: the tree learner's (:data:`~ltrrepro.fit.space.GBDT_SPACE`),
+        the same for every arm, whatever its objective (a plug-in's own parameters are not searched here)."""
+        return dict(GBDT_SPACE)
+
 
 @dataclass(frozen=True)
 class LibraryMcRankOptions:
@@ -160,24 +176,46 @@ def _numba_threads(threads: int):
         numba.set_num_threads(previous)
 
 
+def round_reporter(on_valid):
+    """The boosting loop's per-round ``callback(iteration, scores, log)`` that hands the round's
+    validation value (the last of ``log.valid_curve``) to ``on_valid(round, value)``; None
+    without ``on_valid``. Never stops training itself (``on_valid`` may raise)."""
+    if on_valid is None:
+        return None
+
+    def callback(it, scores, log):
+        on_valid(it, log.valid_curve[-1])
+        return False
+    return callback
+
+
 class GBDTTrainer(Trainer):
     """An objective boosted in :mod:`ltrrepro.gbdt` under a split principle; options:
-    :class:`GBDTOptions`."""
+    :class:`GBDTOptions`. A validation part (:meth:`add_valid`) is scored after every round
+    by :data:`SELECT_METRIC` and told to ``on_valid`` (see the module docstring)."""
+
+    #: ``on_valid(round, value)``, each round's validation value (Optuna's pruner); it may raise to stop
+    on_valid: Callable | None = None
+    valid = None
 
     def add_train(self, ds, **side) -> None:
         self.train = ds
+
+    def add_valid(self, ds) -> None:
+        self.valid = ds
 
     def _fit(self) -> Fitted:
         from ..gbdt import train as gbdt_train
 
         tr, b, o = self.train, self.boosting, self.options
         obj = o.objective(b)
-        model, log = gbdt_train(obj, tr, criterion=o.principle, num_rounds=b.rounds,
+        model, log = gbdt_train(obj, tr, self.valid, criterion=o.principle, num_rounds=b.rounds,
                                 learning_rate=b.learning_rate, num_leaves=b.num_leaves, max_bin=b.max_bin,
                                 min_data_in_leaf=b.min_data_in_leaf, min_sum_hessian_in_leaf=MIN_SUM_HESSIAN,
-                                leaf_hessian=leaf_hessian(o.principle, o.leaf_rule), growth=o.growth,
-                                split_rule=o.split_rule, seed=int_seed(self.seed),
-                                threads=self.threads)
+                                lambda_l2=b.lambda_l2, leaf_hessian=leaf_hessian(o.principle, o.leaf_rule),
+                                growth=o.growth, split_rule=o.split_rule, valid_metric=SELECT_METRIC,
+                                seed=int_seed(self.seed), threads=self.threads,
+                                callback=round_reporter(self.on_valid))
         try:
             loss = float(obj.loss(model.train_scores, tr.y, tr.offsets))
         except NotImplementedError:            # a plug-in objective without a closed-form loss
@@ -190,6 +228,7 @@ class GBDTTrainer(Trainer):
                 return model.predict(X, num_rounds=k, start_round=a)
 
         return Fitted(raw, b.rounds, b.rounds, train_loss=loss, params=dict(model.meta), **ranking,
+                      valid_curve=list(log.valid_curve),
                       info={"n_train_docs": int(tr.n_docs), "n_train_queries": int(tr.n_queries),
                             "boost_s": float(sum(log.objective_s) + sum(log.tree_s)),
                             "tree_s": float(sum(log.tree_s)),

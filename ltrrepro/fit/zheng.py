@@ -16,7 +16,17 @@ RankSVM (docs/protocols/zheng2007.md).
   ``max_pairs`` pairs sampled uniformly (seeded).
 
 Options: :class:`GBTOptions`, :class:`QBRankOptions`, :class:`RankSVMOptions` (the defaults
-live there). Library calls go through the trainer's backend (:mod:`ltrrepro.fit.backends`).
+live there).
+
+**Validation curve** (``--tune``, :mod:`ltrrepro.tuning`): a GBT or QBRank trainer given
+``on_valid(round, value)`` scores its validation part after every round by DCG-5
+(:data:`SELECT_METRIC`), tells ``on_valid`` (Optuna's pruner; it may raise to stop) and returns
+the curve as ``Fitted.valid_curve``; every round is still kept. GBT and QBRank in XGBoost read
+it from the library's evaluation of the validation set; QBRank in LightGBM, whose line search
+rewrites each tree's leaves after LightGBM has scored it, adds the rescaled tree's raw output to
+running validation scores in a callback after the rescaling
+(:class:`~.callbacks.ValidationCallback`). Without ``on_valid`` training is as before.
+Their search space (:meth:`GBTOptions.space`, :meth:`QBRankOptions.space`) is their library's. Library calls go through the trainer's backend (:mod:`ltrrepro.fit.backends`).
 """
 from __future__ import annotations
 
@@ -27,7 +37,8 @@ import numpy as np
 from ..data import RankingDataset
 from ..metrics import evaluate
 from ..objectives import QBRank, qbrank_step
-from .base import SYSTEMS, Boosting, Fitted, System, Trainer, int_seed, register
+from .backends import BACKENDS
+from .base import SYSTEMS, Boosting, Fitted, Labels, System, Trainer, int_seed, register
 
 __all__ = ["GBTTrainer", "QBRankTrainer", "RankSVMTrainer", "GBTOptions", "QBRankOptions", "RankSVMOptions",
            "ranksvm_fit", "preference_pairs", "n_pairs", "SELECT_METRIC"]
@@ -72,10 +83,25 @@ def preference_pairs(ds: RankingDataset) -> np.ndarray:
     return pairs
 
 
+def _valid_dcg5(valid: Labels, on_valid):
+    """``(name, metric)`` for a backend's validation: mean DCG-5 of the raw scores, each value
+    told to ``on_valid(round, value)`` (rounds counted from 0)."""
+    rounds = iter(range(1 << 62))
+
+    def metric(preds):
+        value = float(np.mean(dcg5(preds, valid)))
+        on_valid(next(rounds), value)
+        return value
+    return "dcg@5", metric
+
+
 class _KeepParts(Trainer):
     """These systems predict their training or validation rows while fitting (grid
     selection, line search), so they keep the parts' features. Their curves predict every
     prefix of rounds from round 0, as Zheng's Figure 1 is drawn."""
+
+    #: ``on_valid(round, value)``: each round's validation DCG-5 (Optuna's pruner, ``--tune``); it may raise to stop
+    on_valid = None
 
     def add_train(self, ds: RankingDataset, **side) -> None:
         self.train, self.side = ds, side
@@ -88,11 +114,16 @@ class _KeepParts(Trainer):
 class GBTOptions:
     """``grid``: the (η, leaves) pairs GBT's validation DCG-5 chooses from (docs/protocols/zheng2007.md §3)."""
 
-    grid: tuple = ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))
+    grid: tuple | None = ((0.05, 10), (0.05, 20), (0.1, 10), (0.1, 20))
 
     def __post_init__(self):
-        if not len(self.grid):
-            raise ValueError("GBT's grid needs at least one (eta, leaves) pair")
+        if self.grid is not None and not len(self.grid):
+            raise ValueError("GBT's grid needs at least one (eta, leaves) pair, or None (the boosting's own)")
+
+    def space(self, library: str) -> dict:
+        """``--tune``'s search space: the library's (:data:`~ltrrepro.fit.space.TREE_SPACE`),
+        searched with ``grid=None`` (each configuration's own η and leaves)."""
+        return dict(BACKENDS[library].search_space)
 
 
 @dataclass(frozen=True)
@@ -105,6 +136,10 @@ class QBRankOptions:
 
     w: float = 0.5
     tune_grid: tuple | None = None
+
+    def space(self, library: str) -> dict:
+        """``--tune``'s search space: the library's, the same as GBT's (η is the shrinkage of the line-searched step)."""
+        return dict(BACKENDS[library].search_space)
 
 
 @dataclass(frozen=True)
@@ -122,27 +157,36 @@ class GBTTrainer(_KeepParts):
 
     uses_valid = True
 
-    def _one(self, eta, leaves):
+    def _one(self, eta, leaves, valid=None):
         tr, be = self.train, self.backend
         # min_leaf_hessian 1e-3 (LightGBM's default): with squared loss every document weighs 1,
         # so it only forbids empty leaves
-        params = be.params(be.objectives["squared_error"], Boosting(learning_rate=eta, num_leaves=leaves),
-                           threads=self.threads, seed=int_seed(self.seed), min_leaf_hessian=1e-3,
-                           start=float(tr.y.mean()))
-        run = be.train(params, be.dataset(tr, params, threads=self.threads, grouped=False), self.boosting.rounds)
-        return params, be.predictor(run.booster, self.threads)
+        b = self.boosting.replace(learning_rate=eta, num_leaves=leaves)
+        params = be.params(be.objectives["squared_error"], b, threads=self.threads, seed=int_seed(self.seed),
+                           min_leaf_hessian=1e-3, start=float(tr.y.mean()))
+        dtrain = be.dataset(tr, params, threads=self.threads, grouped=False)
+        if valid is None:
+            run = be.train(params, dtrain, b.rounds)
+        else:                                    # every round kept; its DCG-5 told to on_valid
+            dvalid = be.dataset(valid, params, threads=self.threads, grouped=False, reference=dtrain)
+            run = be.train(params, dtrain, b.rounds, valid=dvalid, metric=_valid_dcg5(Labels(valid), self.on_valid),
+                           patience=b.rounds)
+        return params, be.predictor(run.booster, self.threads), run.curve
 
     def _fit(self) -> Fitted:
         best = None
         rounds = self.boosting.rounds
-        for eta, leaves in self.options.grid:
-            params, raw = self._one(eta, leaves)
+        grid = self.options.grid or ((self.boosting.learning_rate, self.boosting.num_leaves),)
+        if self.on_valid is not None and len(grid) > 1:
+            raise ValueError("GBT: a per-round validation hook needs one (eta, leaves), not a grid to choose from")
+        for eta, leaves in grid:
+            params, raw, curve = self._one(eta, leaves, self.valid if self.on_valid is not None else None)
             v = float(np.mean(dcg5(raw(self.valid.X, 0, rounds), self.valid)))
             if best is None or v > best[0]:
-                best = (v, eta, leaves, raw, params)
-        v, eta, leaves, raw, params = best
+                best = (v, eta, leaves, raw, params, curve)
+        v, eta, leaves, raw, params, curve = best
         return Fitted(raw, rounds, rounds, params=params, info={"eta": eta, "leaves": leaves, "valid_dcg5": v},
-                      ranges_add=False)
+                      ranges_add=False, valid_curve=list(curve))
 
 
 class QBRankTrainer(_KeepParts):
@@ -166,26 +210,35 @@ class QBRankTrainer(_KeepParts):
             b = b.replace(learning_rate=eta, num_leaves=leaves)
             tuned = {"eta": eta, "leaves": leaves, "tuned_by": "GBT on the same judgments (validation DCG-5)"}
         obj = QBRank(w=self.options.w, tau=None, labeled=self.side.get("labeled"))
-        # trees of b.num_leaves leaves with the libraries' default leaf size and bins
+        # trees of b.num_leaves leaves with the boosting's leaf size and bins (Boosting's defaults: the libraries')
         if be.rewrites_leaves:
             # h <- h + η s_m g_m: the tree g_m is grown with learning rate 1, then its leaves
             # are rescaled by η times the line search's step s_m on the true objective
             adapter = be.adapter(obj, track_scores=True)
             step = lambda h, g: qbrank_step(obj, h, g, tr.y, tr.offsets)  # noqa: E731
             hooks = [be.rescale_leaves(adapter, tr.X, step, shrinkage=b.learning_rate)]
-            grown = Boosting(learning_rate=1.0, num_leaves=b.num_leaves)
+            grown = b.replace(learning_rate=1.0)
         else:                                    # no line search: h <- h + η g_m
             adapter, hooks = be.adapter(obj), []
-            grown = Boosting(learning_rate=b.learning_rate, num_leaves=b.num_leaves)
+            grown = b
         params = be.params(adapter, grown, threads=self.threads, seed=int_seed(self.seed), own_metric=True)
-        run = be.train(params, be.dataset(tr, params, threads=self.threads), b.rounds, obj=adapter, callbacks=hooks)
+        dtrain = be.dataset(tr, params, threads=self.threads)
+        checked, more = [], {}
+        if self.on_valid is not None and hooks:  # after the line search has rescaled the tree
+            checked = [be.validation_callback(self.valid.X, _valid_dcg5(Labels(self.valid), self.on_valid)[1])]
+        elif self.on_valid is not None:
+            more = {"valid": be.dataset(self.valid, params, threads=self.threads, reference=dtrain),
+                    "metric": _valid_dcg5(Labels(self.valid), self.on_valid), "patience": b.rounds}
+        run = be.train(params, dtrain, b.rounds, obj=adapter, callbacks=[*hooks, *checked], **more)
+        curve = checked[0].curve if checked else run.curve
         if hooks:
             steps = np.asarray(hooks[0].steps)
             info = {"line_search_steps": {"mean": float(steps.mean()), "min": float(steps.min()),
                                           "max": float(steps.max())}, **tuned}
         else:
             info = {"line_search": f"none ({be.label}: η only)", **tuned}
-        return Fitted(be.predictor(run.booster, self.threads), b.rounds, b.rounds, info=info, ranges_add=False)
+        return Fitted(be.predictor(run.booster, self.threads), b.rounds, b.rounds, info=info, ranges_add=False,
+                      valid_curve=list(curve))
 
 
 def ranksvm_fit(D: np.ndarray, C: float) -> np.ndarray:

@@ -19,6 +19,7 @@ from ltrrepro.store import ResultStore
 pytestmark = pytest.mark.slow          # end-to-end runs: the inner loop (-m "not slow") leaves them out
 
 ROOT = Path(__file__).resolve().parents[2]
+PLUGINS = ROOT / "tests" / "plugins"       # the plug-in losses alone: tests/ on a worker's path would shadow experiments
 ARGS = ["--queries", "60", "--trials", "3", "--levels", "0,50", "--noise", "labels", "--preset", "tiny",
         "--quiet"]
 
@@ -29,9 +30,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(cmd, cwd: Path, log: Path):
+def _start(cmd, cwd: Path, log: Path, pythonpath: Path = PLUGINS):
     cwd.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(pythonpath), os.environ.get("PYTHONPATH")]))}
     return subprocess.Popen(cmd, cwd=cwd, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True,
                             env=env)                    # the workers find the tests' plug-in module
 
@@ -58,16 +59,18 @@ def _results(out: Path) -> dict:
             for r in store.records()}
 
 
-@pytest.fixture
-def cluster(tmp_path):
+def _cluster(tmp_path: Path, pythonpath: Path = PLUGINS):
+    """A scheduler and two one-thread workers on localhost, each process in a folder of its own
+    with ``pythonpath`` first on its path; killed with their process groups at the end."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     procs = [_start([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
-                     str(port), "--dashboard-address", ":0"], tmp_path / "scheduler", tmp_path / "scheduler.log")]
+                     str(port), "--dashboard-address", ":0"], tmp_path / "scheduler", tmp_path / "scheduler.log",
+                    pythonpath)]
     for w in ("w1", "w2"):
         procs.append(_start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1",
                              "--nthreads", "1", "--dashboard-address", ":0", "--local-directory",
-                             str(tmp_path / w / "scratch")], tmp_path / w, tmp_path / f"{w}.log"))
+                             str(tmp_path / w / "scratch")], tmp_path / w, tmp_path / f"{w}.log", pythonpath))
     try:
         _wait_for_workers(address, 2)
         yield address, procs
@@ -76,6 +79,41 @@ def cluster(tmp_path):
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
             p.wait(timeout=30)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    yield from _cluster(tmp_path)
+
+
+@pytest.fixture
+def foreign_cluster(tmp_path):
+    """A cluster whose environment is not this one: an unrelated package named ``experiments``
+    comes first on its path (as a tests/experiments folder on a worker's PYTHONPATH once did)."""
+    other = tmp_path / "other-env"
+    for pkg in ("experiments", "experiments/bruch2021"):          # a package and its study folder: an editable
+        (other / pkg).mkdir(parents=True)                          # install's finder would fill in a missing one
+        (other / pkg / "__init__.py").write_text("# someone else's package\n")
+    (other / "plugin_losses.py").write_text((PLUGINS / "plugin_losses.py").read_text())
+    yield from _cluster(tmp_path, other)
+
+
+def test_a_cluster_that_cannot_import_the_study_ends_the_run_in_one_line(tmp_path, foreign_cluster):
+    """The scheduler cannot unpickle a task graph that names modules its environment lacks; dask
+    logs that on the scheduler and the client waits for ever. The run checks first and says so."""
+    address, _ = foreign_cluster
+    out = tmp_path / "dask"
+    t0 = time.time()
+    r = subprocess.run([sys.executable, "-m", "experiments.robustness", *ARGS, "--out", str(out), "--backend", "dask",
+                        "--scheduler", address, "--threads", "1"], cwd=ROOT,
+                       env={**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}, capture_output=True, text=True,
+                       timeout=120)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-3000:]
+    assert lines[-1].startswith(f"error: the dask cluster at {address}: the scheduler cannot import experiments."), \
+        lines[-1]
+    assert "install ltrrepro and the study's package" in lines[-1] and time.time() - t0 < 90
+    assert not list((out / "units").glob("*.json")) if (out / "units").exists() else True
 
 
 def test_separate_worker_processes_give_loky_s_results(tmp_path, cluster):
@@ -161,7 +199,7 @@ def test_a_plugin_that_kills_its_process_on_a_dask_worker_fails_its_units_only(t
     r = subprocess.run([sys.executable, "-m", "experiments.quality", "--queries", "60", "--trials", "2", "--preset",
                         "tiny", "--quiet", "--models", "lambdamart,plugin_losses:CrashOnData(how='segfault')",
                         "--backend", "dask", "--scheduler", address, "--threads", "1", "--scheduler-timeout", "5",
-                        "--out", str(out)], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT / "tests")},
+                        "--out", str(out)], cwd=ROOT, env={**env, "PYTHONPATH": str(PLUGINS)},
                        capture_output=True, text=True, timeout=180)
     assert r.returncode == 1 and "killed by signal SIGSEGV" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert {json.loads(p.read_text())["unit"]["model"] for p in (out / "units").glob("*.json")} == {"lambdamart"}

@@ -186,7 +186,7 @@ def test_editing_a_plugins_source_recomputes_its_units(tmp_path, capsys, monkeyp
     import sys
     pkg = tmp_path / "src"
     pkg.mkdir()
-    src = (ROOT / "tests" / "plugin_losses.py").read_text()
+    src = (ROOT / "tests" / "plugins" / "plugin_losses.py").read_text()
     (pkg / "edited_losses.py").write_text(src)
     monkeypatch.syspath_prepend(str(pkg))
     out = tmp_path / "o"
@@ -218,7 +218,7 @@ def test_editing_the_module_a_plugin_inherits_from_recomputes_its_units(tmp_path
     import sys
     pkg = tmp_path / "src"
     pkg.mkdir()
-    (pkg / "base_losses.py").write_text((ROOT / "tests" / "plugin_losses.py").read_text())
+    (pkg / "base_losses.py").write_text((ROOT / "tests" / "plugins" / "plugin_losses.py").read_text())
     (pkg / "child_losses.py").write_text("from base_losses import Squared\n\n\nclass Child(Squared):\n"
                                          "    name = 'child'\n")
     monkeypatch.syspath_prepend(str(pkg))

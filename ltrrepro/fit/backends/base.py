@@ -214,3 +214,9 @@ class Backend:
         """A per-round hook setting each new tree's leaves to the Newton step of the true loss
         (the SE principle with Newton leaves, Xia et al. Eq. 8)."""
         raise NotImplementedError(f"{self.label} cannot rewrite a tree's leaves after growing it")
+
+    def validation_callback(self, X, metric):
+        """A per-round hook after the leaf rewriting ones: ``metric`` of the running validation
+        scores of ``X`` (its ``curve``), for a run whose leaves are rewritten (the library's own
+        validation scores are stale then)."""
+        raise NotImplementedError(f"{self.label} cannot rewrite a tree's leaves after growing it")

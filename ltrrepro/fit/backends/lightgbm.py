@@ -169,6 +169,10 @@ class LightGBMBackend(Backend):
         from ..callbacks import LeafRescaleCallback
         return LeafRescaleCallback(adapter, X, step_fn, shrinkage=shrinkage)
 
+    def validation_callback(self, X, metric):
+        from ..callbacks import ValidationCallback
+        return ValidationCallback(X, metric)
+
     def newton_leaves(self, adapter, X, learning_rate, n_outputs=1):
         from ..callbacks import NewtonLeafCallback
         return NewtonLeafCallback(adapter, X, learning_rate, n_outputs)
