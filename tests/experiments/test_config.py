@@ -140,7 +140,8 @@ def _xia_fields(tmp_path):
                   "models": ("lambdamart-ole",), "rounds": (("mcrank", 2), ("lambdamart", 3)), "every": 2,
                   "leaves": (3,), "rates": (0.2,), "max_bin": 7, "min_data_in_leaf": 5, "growth": "best-first",
                   "leaf_rule": "exact"}, tmp_path,
-           elsewhere={"plugins", "split_rule", "leaf_arm"})  # plugins: test_plugin_arms.py; leaf_arm: xia/test_loss_decomposition.py
+           elsewhere={"plugins", "split_rule", "leaf_arm", "tune", "tune_on"})
+    # plugins: test_plugin_arms.py; leaf_arm: xia/test_loss_decomposition.py; tune, tune_on: e2e/test_tuned_zheng_xia.py
     # the split rule, on an exact-OLE run whose deep trees meet a negative gain (leaves per tree differ)
     ole = dataclasses.replace(base, models=("lambdamart-ole",), leaves=(64,), min_data_in_leaf=1)
     assert fingerprint(dataclasses.replace(ole, split_rule="positive-gain"), tmp_path / "pg") != \
