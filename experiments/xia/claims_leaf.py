@@ -88,7 +88,7 @@ def loss_claim(text: str, per_fold: np.ndarray, per_config: np.ndarray, folds: i
         else "no fold with a finite loss ratio (a final loss of 0: no pair to order)")
     ci = f" (95% CI {c.ci_low:+.2f}% … {c.ci_high:+.2f}%)" if c and np.isfinite(c.ci_low) else ""
     rng = (f"{np.nanmin(per_config):+.2f}% … {np.nanmax(per_config):+.2f}% over the {len(per_config)} "
-           f"configuration(s); " if len(per_config) else "")
+           f"configuration(s); " if np.isfinite(np.asarray(per_config, float)).any() else "")
     lo = PAPER_LOSS_RANGE[0]
     detail = (f"{head}: {rng}mean over folds {value:+.2f}%{ci} (negative: lower); "
               + ("supported only within the paper's magnitude; " if paper else "")
