@@ -243,6 +243,9 @@ def parse_command(name: str, argv):
     be given), and the execution flags as an :class:`~experiments.execution.Execution`."""
     exp = registry.get(name)
     args = parser_for(exp).parse_args(argv)
+    if getattr(args, "tune_on", None) is not None and not getattr(args, "tune", None):
+        raise UsageError(f"--tune-on {args.tune_on} says where --tune searches; give --tune N beside it (or drop "
+                         f"--tune-on: this run is at fixed settings)")
     if args.config:
         extra = given_experiment_flags(argv)
         if extra:

@@ -12,7 +12,7 @@ from ltrrepro.inference import sequential as sq
 from ltrrepro.inference.claim import sequential_power
 from ltrrepro.inference.claim import verdict as fixed_verdict
 from ltrrepro.inference.sequential import alpha_warning
-from ltrrepro.inference.tlaw import futility_only
+from ltrrepro.inference.tlaw import futility_only, t_law
 from ltrrepro.report import Table
 
 __all__ = ["monitored", "settled_claim", "look_text", "correction_of", "final_report", "estimate_lines", "STANDARD"]
@@ -122,14 +122,17 @@ def final_report(info, settled: dict, monitor, sizes, stop: str):
 def estimate_lines(config, store, units, base_lines, alpha: float) -> list:
     """``--estimate`` of an auto run: the calibration's maximum cost (``base_lines``, every unit
     up to the maximum) and the expected cost of a claim under the design at ``alpha`` (the
-    report's), from the stored calibration units' times."""
+    report's), from the stored calibration units' times. The expected trials come from the law
+    the monitor uses (:class:`~ltrrepro.inference.tlaw.TLaw`: the looks' t-tests, simulated):
+    the design effect is the standardized effect the design powers 90% with its futility bound
+    acted on, and the claim's futility bound is at that effect, whatever the true one."""
     sizes = sq.look_sizes(config.trials, config.looks)
     t = np.asarray(sizes, float) / sizes[-1]
     c = sq.efficacy_bounds(t, alpha)
-    eta = sq.drift_for_power(t, c, 0.9)
-    b = sq.futility_bounds(t, c, eta)[0]
-    frac = {name: sq.expected_fraction(t, c, e, b) for name, e in (("no effect", 0.0), ("the design effect", eta),
-                                                                     ("twice it", 2 * eta))}
+    law = t_law(tuple(sizes))
+    d = law.effect_for_power(c, 0.9)
+    frac = {name: law.expected(x, c, d) / sizes[-1] for name, x in (("no effect", 0.0), ("the design effect", d),
+                                                                   ("twice it", 2 * d))}
     times: dict = {}
     for r in store.records():                 # the calibration's units (and any stored before)
         times.setdefault(r.get("model"), []).append(float(r["timings"]["unit_s"]))
@@ -137,7 +140,7 @@ def estimate_lines(config, store, units, base_lines, alpha: float) -> list:
     total = sum(float(np.mean(times[u.model])) if u.model in times else mean_all for u in units)
     lines = [*base_lines, f"  {_design_text(sizes, alpha)}",
              f"  maximum: {sizes[-1]} trials, {_hours(total)} of compute (every unit above)"]
-    lines += [f"  expected for a claim powered 90% at the maximum, at {name}: {f * sizes[-1]:.0f} trials "
+    lines += [f"  expected (t law) for a claim powered 90% at the maximum, at {name}: {f * sizes[-1]:.0f} trials "
               f"({f:.0%} of the maximum, about {_hours(total * f)})" for name, f in frac.items()]
     lines.append("  the run stops when its last claim settles: its cost lies between the largest of these and the "
                  "maximum")

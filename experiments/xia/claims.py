@@ -31,25 +31,17 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
                                    in_grid, paper_differences, paper_means, paper_table)
-from experiments.xia.protocol import METRICS, PRINCIPLES
+from experiments.xia.claims_leaf import OWN_VERDICT, RULE_EFFECT, RULE_WORDS, decomposition_claims, loss_claim, \
+    loss_verdict
+from experiments.xia.protocol import LEAF_ARM_SYSTEM, METRICS, PRINCIPLES
 from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, correct, judge, reproduction, \
     smallest_effect
-from ltrrepro.inference.tests import dz_fields, one_sample_p, paired_test
+from ltrrepro.inference.tests import dz_fields, one_sample_p
 
-__all__ = ["claims", "text_claims", "systems"]
+__all__ = ["claims", "text_claims", "systems", "OWN_VERDICT", "RULE_EFFECT", "RULE_WORDS"]
 
 #: the paper's systems and their principles; a plug-in arm's family joins them (:func:`systems`)
 SYSTEMS = PRINCIPLES
-#: what each leaf rule puts in the leaves (the loss claim's line names the rule in use)
-RULE_WORDS = {"diagonal": " (Eq. 8 in every arm)", "exact": " (exact −L′/L″ in every arm)",
-              "own": " (Eq. 8 for SE/RWSE, Eq. 11's exact step for OLE)"}
-#: which effect the loss claim measures under each leaf rule (a common rule isolates the split principle)
-_COMMON = "the split-principle effect (one common leaf rule for both arms"
-RULE_EFFECT = {"diagonal": _COMMON + ", the default)", "exact": _COMMON + ")",
-               "own": "the split-principle effect plus the leaf-rule effect (each arm its own leaves: their sum, not the "
-                      "split principles' alone; run --leaf-rule diagonal or exact for the split-principle effect)"}
-#: the verdict of the split-principle loss claim when the run's leaf rule confounds it
-OWN_VERDICT = "inconclusive (leaf rule own: the split-principle effect is not separated from the leaf rule's)"
 HIGH, LOW = (METRICS[1], METRICS[2]), (METRICS[0], METRICS[3])      # NDCG@3, @10 | NDCG@1, ERR
 NAMES = {"mcrank": "McRank", "lambdamart": "LambdaMART"}
 
@@ -189,23 +181,14 @@ def _fold_means(df, system, columns, relative=False, principle="ole"):
     return a.values, b.values
 
 
-def _loss_verdict(value: float, p: float, alpha: float) -> str | None:
-    """A significant loss reduction is ``supported`` only within the paper's 0.32%–1%
-    magnitude; outside it the verdict says which way the magnitude differs (significance at ``alpha``)."""
-    lo, hi = PAPER_LOSS_RANGE
-    if not (np.isfinite(p) and p < alpha and value < 0):
-        return None                      # the generic verdict (direction, power) stands
-    if lo <= -value <= hi:
-        return "supported"
-    return (f"lower, by more than the paper's {lo:g}–{hi:g}%" if -value > hi
-            else f"lower, by less than the paper's {lo:g}–{hi:g}%")
-
-
-def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, inference: Inference) -> list[Claim]:
+def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, inference: Inference,
+           decomposed: pd.DataFrame | None = None) -> list[Claim]:
     """The paper's claims per system: OLE beats SE in most comparisons (count, and a paired
     t-test over folds of the mean over configurations and metrics, powered against the
     paper's mean OLE − SE); OLE's final loss is 0.32%–1% lower (magnitude checked; the line
-    names the run's ``leaf_rule``, which decides it). OLE's time overhead is a timing of this
+    names the run's ``leaf_rule``, which decides it; with the leaf arm's ``decomposed`` frame
+    (:func:`.claims_leaf.decomposition`) LambdaMART's is the split-principle effect, beside the
+    leaf-rule effect and ``own``, :func:`.claims_leaf.decomposition_claims`). OLE's time overhead is a timing of this
     implementation, not a claim: the wall-time table (:func:`.tables.time_table`)."""
     cl = []
     for system, principles in systems(df).items():
@@ -241,30 +224,21 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, infer
                 if better <= n / 2 and delta.mean() > 0 else None))
             cl.append(judge(f"{system}: OLE beats SE in most comparisons (paper text: {PAPER_TEXT_COUNTS[system]} of "
                             f"72; its Tables 2–3: {k} of {m} by ≥ 0.1 point)", evidence, expectation, inference))
+        if system == LEAF_ARM_SYSTEM and decomposed is not None and len(decomposed):
+            cl += decomposition_claims(decomposed, folds, inference=inference)   # split, leaf, own (claims_leaf)
+            continue
         lo = losses[losses.system == system] if len(losses) else losses
         if len(lo) and "OLE vs SE (%)" in lo:
-            rel = lo["OLE vs SE (%)"].values
             a_f, _ = _fold_means(df, system, ["loss"], relative=True)
-            per_fold = 100 * a_f[np.isfinite(a_f)]            # (no ratio to a loss of 0)
-            c = paired_test(per_fold, np.zeros_like(per_fold), test=inference.test) if len(per_fold) > 1 else None
-            value = float(per_fold.mean()) if len(per_fold) else float("nan")
-            p = c.p if c else np.nan
-            missing = None if np.isfinite(p) else (
-                an.no_test_reason(len(per_fold), c.std_diff if c else None, on="fold") if len(per_fold)
-                else "no fold with a finite loss ratio (a final loss of 0: no pair to order)")
-            detail = ((f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}, so the value is "
-                       f"{RULE_EFFECT.get(leaf_rule, 'as the rule sets it')}; " if leaf_rule else "")
-                      + f"OLE vs SE loss {np.min(rel):+.2f}% … {np.max(rel):+.2f}% over the {len(rel)} "
-                        f"configuration(s); mean over folds {value:+.2f}% (negative: OLE lower); supported only "
-                        f"within the paper's magnitude; power against its smallest reduction ({PAPER_LOSS_RANGE[0]:g}%)")
-            evidence = Evidence(value, p, folds, detail, missing=missing,
-                                sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan,
-                                effect_sizes={**dz_fields(c), **reproduction(per_fold, None, None, None, -PAPER_LOSS_RANGE[0])})
-            expectation = Expectation(sign=-1, paper_effect=-PAPER_LOSS_RANGE[0],
-                                      verdict_text=OWN_VERDICT if leaf_rule == "own" else
-                                      _loss_verdict(value, p, inference.alpha))
-            cl.append(judge(f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
-                            f"{PAPER_LOSS_RANGE[1]:g}% (paper)", evidence, expectation, inference))
+            head = (f"leaf rule {leaf_rule}{RULE_WORDS.get(leaf_rule, '')}, so the value is "
+                    f"{RULE_EFFECT.get(leaf_rule, 'as the rule sets it')}; OLE vs SE loss" if leaf_rule else
+                    "OLE vs SE loss")
+            c = loss_claim(f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
+                           f"{PAPER_LOSS_RANGE[1]:g}% (paper)", 100 * a_f, lo["OLE vs SE (%)"].values, folds, head,
+                           inference=inference)
+            v = (OWN_VERDICT if not c.verdict.startswith("inconclusive") else None) if leaf_rule == "own" else \
+                loss_verdict(c.value, c.p, inference.alpha)
+            cl.append(c.replace(verdict=v, standard=False) if v else c)
     return cl
 
 

@@ -50,6 +50,17 @@ def choices(cfg) -> list[str]:
            f"min {cfg.min_data_in_leaf} documents and Σ L″ ≥ 1e-3 per leaf, the same feasible set for every arm "
            "(the paper gives none)",
            "ties between candidate splits go to the lower feature and threshold"]
+    if cfg.partner_rule:
+        other = {"exact": "Eq. 11's exact leaves", "diagonal": "Eq. 8 leaves"}[cfg.partner_rule]
+        out.append(f"the leaf arm: LambdaMART OLE grown again with {other}, so the loss claim splits into the "
+                   "split-principle effect (Eq. 8 leaves in both arms), the leaf-rule effect (OLE splits, exact against "
+                   "Eq. 8 leaves) and own, their sum (the paper compares OLE with SE only; --no-leaf-arm leaves it out)")
+    elif lam and cfg.tune and cfg.leaf_arm and cfg.leaf_rule != "exact":
+        out.append("no leaf arm under --tune: each arm is tuned under the run's leaf rule, and a leaf arm would need a "
+                   "search of its own; the loss claim is not decomposed")
+    elif lam and cfg.leaf_rule == "exact":
+        out.append("no leaf arm under --leaf-rule exact: its SE arms have no Eq. 8 leaves to decompose own against, so "
+                   "the loss claim is the split-principle effect under exact leaves alone")
     if lam:
         out.append("LambdaMART's lambdas as LightGBM's lambdarank: σ = 1, truncation level 30, no normalization")
     if mc:

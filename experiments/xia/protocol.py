@@ -6,7 +6,12 @@ A unit's ``model`` is a system of :mod:`ltrrepro.fit.xia` (``mcrank-se``, ``mcra
 setting the leaf count and learning rate. Every run boosts a fixed number of rounds from zero
 scores (no early stopping: the paper reports the last iteration), trees grown ``growth``
 (width-first, the paper's) with leaves set by ``leaf_rule`` (diagonal: Eq. 8, the paper's SE
-baseline) in every arm, min 20 documents per leaf. A plug-in loss is an arm too:
+baseline) in every arm, min 20 documents per leaf. **The leaf arm** (``leaf_arm``, on by
+default): one more LambdaMART OLE arm grown with the other leaf rule (:data:`PARTNER_RULE`:
+exact leaves beside a ``diagonal`` run, Eq. 8 leaves beside an ``own`` run; its units carry
+the setting ``leaf_rule``), so that the final loss splits into the split-principle effect under
+one common Eq. 8 rule, the leaf-rule effect (OLE splits, exact against Eq. 8 leaves) and their
+sum, ``own`` (:mod:`.claims_leaf`). A plug-in loss is an arm too:
 ``<key>-se`` / ``-rwse`` (and ``-ole`` when the objective exposes the pair structure of its
 Hessian), grown by the same tree learner for LambdaMART's number of rounds
 (:func:`ltrrepro.fit.system_for`; ``--models ...,package.module:Name(k=v)-se``).
@@ -19,11 +24,12 @@ random splits.
 **Reported.** Test NDCG@1/3/10 (gain 2^y − 1, queries without a relevant document dropped)
 and ERR (g_max = 4) at the last round and every ``every`` rounds (Figure 2), the final
 training objective loss, the wall time and the leaves per tree (``leaves_per_tree``: mean, min, max,
-trees below the leaf limit).
+trees below the leaf limit); per query, the test metrics at the last round (the unit's arrays
+``test:<metric>``, ``test:qid``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -47,6 +53,12 @@ MODELS = tuple(arm(s, p) for s, ps in PRINCIPLES.items() for p in ps)
 LEAVES = (10, 20)
 RATES = (0.06, 0.10, 0.12)
 METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@10", "err"))
+#: the leaf rule of the leaf arm (LambdaMART OLE) by the run's ``--leaf-rule``: the one its OLE
+#: arm lacks among Eq. 8 (``diagonal``) and Eq. 11's exact step; None under ``exact``, whose SE
+#: arms have no Eq. 8 leaves to decompose ``own`` against
+PARTNER_RULE = {"diagonal": "exact", "own": "diagonal", "exact": None}
+#: the system with a leaf arm (McRank's loss is derivative additive: its leaf rules coincide)
+LEAF_ARM_SYSTEM = "lambdamart"
 
 
 @dataclass(frozen=True)
@@ -67,8 +79,9 @@ class XiaConfig(RunConfig):
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
     tune: int = 0                   # --tune N: every arm tuned with N configurations (.protocol_tuning)
     tune_on: str = "first-split"    # or per-trial
+    leaf_arm: bool = True           # LambdaMART OLE under the other leaf rule too (the loss decomposition)
 
-    added_fields = ("plugins", "split_rule", "tune", "tune_on")
+    added_fields = ("plugins", "split_rule", "tune", "tune_on", "leaf_arm")
 
     def __post_init__(self):
         super().__post_init__()
@@ -128,15 +141,42 @@ class XiaConfig(RunConfig):
     def deviations(self) -> list[str]:
         return notes.deviations(self, super().deviations()) + tuning_notes(self)["deviations"]
 
+    @property
+    def partner_rule(self) -> str | None:
+        """The leaf rule of the leaf arm, or None when the run has none (``leaf_arm`` off, an
+        ``exact`` run, no LambdaMART SE and OLE arms to decompose, or ``--tune``: each arm is
+        tuned under the run's leaf rule, and a leaf arm would need a search of its own)."""
+        arms = {arm(LEAF_ARM_SYSTEM, "se"), arm(LEAF_ARM_SYSTEM, "ole")}
+        return (PARTNER_RULE[self.leaf_rule] if self.leaf_arm and not self.tune and arms <= set(self.models)
+                else None)
+
     def boosting(self, unit) -> Boosting:
         return Boosting(learning_rate=float(unit.settings["lr"]), num_leaves=int(unit.settings["leaves"]),
                         min_data_in_leaf=self.min_data_in_leaf, max_bin=self.max_bin, rounds=self.rounds_of(unit.model))
 
 
 def build_units(cfg: XiaConfig) -> list[Unit]:
+    """Every (fold, model, leaves, learning rate) unit, then the leaf arm's: LambdaMART OLE with
+    the setting ``leaf_rule`` = :attr:`XiaConfig.partner_rule` (when the run has one); with
+    ``--tune``, one unit per (trial, arm) at its tuned values (:mod:`.protocol_tuning`)."""
     units = [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("leaves", lv), ("lr", lr)), seed=cfg.seed)
              for t in range(cfg.trials) for m in cfg.models for lv in cfg.leaves for lr in cfg.rates]
+    rule, ole = cfg.partner_rule, arm(LEAF_ARM_SYSTEM, "ole")
+    units += ([Unit(EXPERIMENT, cfg.unit_dataset, t, ole, (("leaves", lv), ("lr", lr), ("leaf_rule", rule)),
+                    seed=cfg.seed) for t in range(cfg.trials) for lv in cfg.leaves for lr in cfg.rates]
+              if rule else [])
     return protocol_tuning.tuned_units(units, cfg)          # --tune: one unit per (trial, arm), tuned
+
+
+def leaf_rule_of(unit, cfg: XiaConfig) -> str:
+    """The leaf rule a unit's trainer gets: the leaf arm's own setting, else the run's."""
+    return unit.settings.get("leaf_rule", cfg.leaf_rule)
+
+
+def model_seed(unit) -> np.random.SeedSequence:
+    """The unit's model seed; the leaf arm takes its OLE partner's (the same unit without the
+    ``leaf_rule`` setting), so the two OLE arms differ in their leaf rule only."""
+    return replace(unit, setting=tuple(kv for kv in unit.setting if kv[0] != "leaf_rule")).model_seed()
 
 
 def checkpoints(rounds: int, every: int) -> list[int]:
@@ -160,8 +200,8 @@ def unit_fn(unit, ctx):
     train, test = fold_parts(unit, ctx)
     system = cfg.system(unit.model)
     boosting, tuned = protocol_tuning.boosting(unit, ctx, cfg)                # --tune: its search's values
-    trainer = system.trainer(boosting, seed=unit.model_seed(), threads=ctx["threads"],
-                             growth=cfg.growth, leaf_rule=cfg.leaf_rule, split_rule=cfg.split_rule)
+    trainer = system.trainer(boosting, seed=model_seed(unit), threads=ctx["threads"],
+                             growth=cfg.growth, leaf_rule=leaf_rule_of(unit, cfg), split_rule=cfg.split_rule)
     trainer.add_train(train)
     fitted = trainer.fit()
     points = checkpoints(fitted.n_rounds, cfg.every)
@@ -181,4 +221,6 @@ def unit_fn(unit, ctx):
                         info={**fitted.info, "n_test_queries": int(test.n_queries), "rounds": fitted.n_rounds},
                         fields={"curve_points": points, "curves": curves,
                                 "leaves_per_tree": fitted.info.get("leaves_per_tree"), **tuned})
-    return rec, {}
+    arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in final.items()}   # per query, last round
+    arrays["test:qid"] = test.query_ids
+    return rec, arrays

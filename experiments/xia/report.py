@@ -14,6 +14,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.xia.claims import claims, systems, text_claims
+from experiments.xia.claims_leaf import DECOMPOSITION_LEGEND, decomposition, decomposition_table, split_leaf_arm
 from experiments.xia.paper import PAPER_TABLE_NAMES, PAPER_TIME_RATIO, paper_table
 from experiments.xia.protocol import METRICS
 from ltrrepro.inference import TEST_NAMES, Inference
@@ -203,7 +204,10 @@ def figure(df, system, cfg, rates) -> Figure | None:
 
 def build(df, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
     """The report of a Xia run: its :func:`frame` and configuration (the trees' growth and leaf
-    rule named in the legend are the configuration's)."""
+    rule named in the legend are the configuration's). The leaf arm's rows (LambdaMART OLE
+    under the other leaf rule) feed only the loss decomposition (:mod:`.claims_leaf`)."""
+    df, leaf_arm = split_leaf_arm(df)
+    dec = decomposition(df, leaf_arm, cfg.leaf_rule)
     key, table, diffs, losses = tables(df, cfg.dataset, inference=inference)
     folds = int(df.fold.nunique()) if len(df) else 0
     learner = (f"Every arm in ltrrepro.gbdt: trees grown {cfg.growth}, leaf rule {cfg.leaf_rule}; McRank OLE = RWSE "
@@ -226,18 +230,25 @@ def build(df, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inferen
                         "SE.", formats={"lr": "g", "OLE vs SE (%)": 2}),
            Table("wall_time", times, caption="Mean training time per model (s)", digits=2,
                   legend=time_legend(tcol), formats={"paper OLE / SE": 1})]
+    dec_table = decomposition_table(dec)
+    if len(dec_table):
+        out.append(Table("loss_decomposition", dec_table, caption="LambdaMART's final loss: split principle, leaf "
+                         "rule and own", digits=3, legend=DECOMPOSITION_LEGEND,
+                         formats={"lr": "g", **{c: 1 for c in dec_table if c.startswith("loss ")}}))
     leaves = leaves_table(df)
     if len(leaves):
         out.append(Table("leaves_per_tree", leaves, caption="Leaves per tree", digits=2, legend=LEAVES_LEGEND))
     return Report(
         title=f"Xia et al. Tables 2/3 — SE vs OLE ({cfg.dataset}; paper table: {key or 'none'}), ×100, {folds} "
               f"fold(s); trees {cfg.growth}, leaf rule {cfg.leaf_rule}",
-        tables=out, figures=figures, claims=(claims(df, diffs, losses, key, folds, cfg.leaf_rule, inference=inference)
+        tables=out, figures=figures, claims=(claims(df, diffs, losses, key, folds, cfg.leaf_rule, inference=inference, decomposed=dec)
                                               + text_claims(df, cfg.dataset, inference=inference)),
         deviations=list(deviations), choices=list(choices), as_paper=list(as_paper),
         missing=an.missing_notes(df, METRICS),
         lines=[table.to_string(index=False, float_format=lambda v: f"{v:.2f}"), "",
                "Final training loss:", losses.to_string(index=False, float_format=lambda v: f"{v:.5g}"), "",
+               *(["Loss decomposition (% of SE₈'s loss; test: ×100 points):",
+                  dec_table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""] if len(dec_table) else []),
                "Wall time:", times.to_string(index=False, float_format=lambda v: f"{v:.3f}"), "",
                *(["Leaves per tree:", leaves.to_string(index=False, float_format=lambda v: f"{v:.2f}"), ""]
                  if len(leaves) else [])],

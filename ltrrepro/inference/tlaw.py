@@ -105,9 +105,16 @@ class TLaw:
         (:meth:`futility_table`, interpolated) — the power of the protocol as run."""
         if not acted:
             return float(self._first_exit(self.z(abs(d)), upper, lower)[1].mean())
+        return float(self.exits(d, upper, spending=spending)[1].mean())
+
+    def exits(self, d: float, upper, powered: float | None = None, spending: str = "obf"):
+        """Per draw at standardized effect ``d``: (the look of its first exit, K where none;
+        whether it is an upper efficacy exit), the futility bound of a claim powered against
+        ``powered`` (default ``d``) acted on at each look's observed SD, as the monitor does
+        (:meth:`futility_table`, interpolated at ``powered`` / the look's SD)."""
         z, sd = self._stats(abs(d))
         grid, table = self.futility_table(upper, spending)
-        obs = np.clip(abs(d) / sd, grid[0], grid[-1])
+        obs = np.clip(abs(d if powered is None else powered) / sd, grid[0], grid[-1])
         low = np.stack([np.interp(obs[:, k], grid, table[:, k]) for k in range(z.shape[1])], axis=1)
         c = np.asarray(upper, dtype=float)
         out = (z >= c) | (z <= -c) | (z < low)
@@ -115,7 +122,23 @@ class TLaw:
         hit = first < z.shape[1]
         up = np.zeros(z.shape[0], bool)
         up[hit] = z[hit, first[hit]] >= c[first[hit]]
-        return float(up.mean())
+        return first, up
+
+    def expected(self, d: float, upper, powered: float, spending: str = "obf") -> float:
+        """Expected trials at standardized effect ``d`` of a claim powered against ``powered``
+        (its futility bound acted on, :meth:`exits`): the mean over the draws of the look size
+        at which it stops, the maximum where it runs to the end — the t law's counterpart of
+        :func:`~ltrrepro.inference.sequential.expected_fraction` × the maximum."""
+        first = self.exits(d, upper, powered, spending)[0]
+        return float(self.sizes[np.minimum(first, self.sizes.size - 1)].mean())
+
+    def effect_for_power(self, upper, power: float = 0.9, spending: str = "obf") -> float:
+        """The standardized effect d at which :meth:`power` (futility acted on) is ``power``:
+        the design effect of a claim powered ``power`` at the maximum under the t law."""
+        from scipy import optimize
+        f = lambda d: self.power(d, upper, acted=True, spending=spending) - power  # noqa: E731
+        hi = float(GRID[-1])
+        return float(optimize.brentq(f, 1e-6, hi, xtol=1e-6)) if f(hi) > 0 else hi
 
     def type_one(self, upper) -> float:
         """P(|z_k| ≥ c_k at some look) under no effect: the run's real two-sided α."""

@@ -67,6 +67,9 @@ def _one_error_line(capsys):
     (jensen_gap.main, ["--probs", "0.5,0.6"], "sum to 1"),
     (jensen_gap.main, ["--lists", "0"], "--lists"),
     (report.main, ["/nonexistent/run"], "no manifest"),
+    (quality.main, ["--tune-on", "per-trial"], "give --tune N beside it"),
+    (qbrank.main, ["--tune-on", "first-split"], "give --tune N beside it"),
+    (sp.main, ["--tune-on", "per-trial"], "give --tune N beside it"),
 ])
 def test_option_errors_are_one_line_before_any_work(tmp_path, capsys, main, argv, needle):
     out = ["--out", str(tmp_path / "o")] if main is not report.main else []

@@ -97,7 +97,7 @@ def _bruch_fields(tmp_path):
     if fingerprint(dataclasses.replace(pbm, eta=2.0), tmp_path / "eta") == fingerprint(pbm, tmp_path / "pbm"):
         same.append("eta")
     # a plug-in: another model, other units
-    key, spec = "tests.plugin_losses.Squared", "tests.plugin_losses:Squared"
+    key, spec = "tests.plugins.plugin_losses.Squared", "tests.plugins.plugin_losses:Squared"
     plug = dataclasses.replace(base, models=("xendcg", key), plugins=((key, spec),), baseline="xendcg")
     if fingerprint(plug, tmp_path / "plug")[0] == ref[0]:
         same.append("plugins")
@@ -120,7 +120,7 @@ def _zheng_fields(tmp_path):
     _check(base, {"dataset": "synthetic-web30k", "queries": 90, "trials": 2, "seed": 1, "library": "xgboost",
                   "models": ("qbrank", "gbt"), "rounds": 3, "every": 2, "w": 0.9, "eta": 0.3, "leaves": 3,
                   "shared_params": "tuned", "tied_pairs": "contradicting"}, tmp_path,
-           elsewhere={"grid", "c_grid", "max_pairs", "plugins"})       # plugins: tests/experiments/test_plugin_arms.py
+           elsewhere={"grid", "c_grid", "max_pairs", "plugins", "tune", "tune_on"})  # plugins: test_plugin_arms.py; tune, tune_on: e2e/test_tuned_zheng_xia.py
     # the tuning grid, on a tuned GBT run; RankSVM's settings, on a RankSVM run (136 features, a few hundred pairs)
     gbt = dataclasses.replace(base, models=("gbt",), shared_params="tuned")
     same = ["grid"] if fingerprint(dataclasses.replace(gbt, grid=((0.3, 3),)), tmp_path / "g") == \
@@ -139,7 +139,9 @@ def _xia_fields(tmp_path):
     _check(base, {"dataset": "synthetic-yahoo", "queries": 45, "trials": 2, "seed": 1,
                   "models": ("lambdamart-ole",), "rounds": (("mcrank", 2), ("lambdamart", 3)), "every": 2,
                   "leaves": (3,), "rates": (0.2,), "max_bin": 7, "min_data_in_leaf": 5, "growth": "best-first",
-                  "leaf_rule": "exact"}, tmp_path, elsewhere={"plugins", "split_rule"})  # plugins: test_plugin_arms.py
+                  "leaf_rule": "exact"}, tmp_path,
+           elsewhere={"plugins", "split_rule", "leaf_arm", "tune", "tune_on"})
+    # plugins: test_plugin_arms.py; leaf_arm: xia/test_loss_decomposition.py; tune, tune_on: e2e/test_tuned_zheng_xia.py
     # the split rule, on an exact-OLE run whose deep trees meet a negative gain (leaves per tree differ)
     ole = dataclasses.replace(base, models=("lambdamart-ole",), leaves=(64,), min_data_in_leaf=1)
     assert fingerprint(dataclasses.replace(ole, split_rule="positive-gain"), tmp_path / "pg") != \

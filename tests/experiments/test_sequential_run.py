@@ -99,4 +99,4 @@ def test_config_of_an_auto_run_reruns_it(tmp_path, capsys):
 def test_estimate_prints_the_expected_and_the_maximum_cost(tmp_path, capsys):
     assert _run(tmp_path / "e", "--estimate") == 0
     out = capsys.readouterr().out
-    assert "maximum: 6 trials" in out and "expected for a claim powered 90% at the maximum" in out
+    assert "maximum: 6 trials" in out and "expected (t law) for a claim powered 90% at the maximum" in out

@@ -246,7 +246,8 @@ def test_end_to_end_run_resumes_and_reports(tmp_path, capsys):
             "--rates", "0.1,0.12", "--out", str(out), "--quiet", "--jobs", "1", "--threads", "1"]
     assert sp.main(argv) == 0
     recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
-    assert len(recs) == 2 * 2 * 5
+    assert len(recs) == 2 * 2 * 5 + 2 * 2                  # + the leaf arm: LambdaMART OLE with exact leaves
+    assert sum(r["unit"]["setting"].get("leaf_rule") == "exact" for r in recs) == 2 * 2
     assert {r["unit"]["model"] for r in recs} == {"mcrank-se", "mcrank-ole", "lambdamart-se", "lambdamart-ole",
                                                  "lambdamart-rwse"}
     assert all(r["curve_points"] == [2, 4] and len(r["curves"]["err[gmax=4,norel=drop]"]) == 2 for r in recs)
