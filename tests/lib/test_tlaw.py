@@ -105,7 +105,7 @@ def test_stated_power_is_the_protocols_at_a_maximum_of_twenty(monkeypatch):
     each look's futility bound a pass over all of them: most of this test's time). The
     comparison stays exact in expectation, as both the bounds and the stated power are that
     law's; its own Monte Carlo error enters the tolerance (4 SEs of the difference, 1/runs +
-    1/draws: 0.068 at a power near 0.8), which still fails the normal model's stated 0.80 for a
+    1/draws: 0.070 at the stated 0.803), which still fails the normal model's stated 0.80 for a
     real 0.67 (module docstring of :mod:`ltrrepro.inference.tlaw`)."""
     sizes, alpha, d, runs, draws = sq.look_sizes(20, 4), 0.01, 0.88, 600, 4000
     law = TLaw(tuple(sizes), runs=draws)
