@@ -130,11 +130,12 @@ def listwise_xe_kernel(scores, labels, offsets, gamma, eps, order, listnet, hess
             hess[a + i] = max(rho[i] * om[i], hess_floor)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(cache=True)
 def _xe_exact_kernel(scores, labels, offsets, gamma, eps, order, listnet, hess_floor, grad, hess):
-    """The exact Newton step (``order`` = -1: H x = ∇ solved per list, O(m³), for tests)."""
+    """The exact Newton step (``order`` = -1: H x = ∇ solved per list, O(m³), for tests).
+    Serial: a reference for tests, and numba's parallel pass doubles its cold compile."""
     nq = offsets.shape[0] - 1
-    for q in numba.prange(nq):
+    for q in range(nq):
         a, b = offsets[q], offsets[q + 1]
         m = b - a
         if m <= 1:
