@@ -120,7 +120,7 @@ def test_same_seed_same_numbers_and_parallel_equals_sequential(tmp_path):
 @pytest.mark.slow
 def test_sigkill_midway_then_resume_equals_uninterrupted(tmp_path):
     args = [sys.executable, "-m", "experiments.robustness", "--queries", "60", "--trials", "3", "--levels", "0,50",
-            "--noise", "labels", "--preset", "tiny", "--jobs", "1", "--quiet"]
+            "--noise", "labels", "--preset", "tiny", "--jobs", "1", "--threads", "1", "--quiet"]
     env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
     killed = tmp_path / "killed"
     proc = subprocess.Popen(args + ["--out", str(killed)], cwd=ROOT, env=env, start_new_session=True,
