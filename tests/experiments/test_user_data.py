@@ -14,7 +14,7 @@ from ltrrepro.data import QueryOrderError, RankingDataset
 from ltrrepro.datasets import load_dataset, user_files
 from ltrrepro.svmlight import SVMLightFormatError, read_svmlight, write_svmlight
 
-TINY = ["--trials", "2", "--preset", "tiny", "--jobs", "1", "--quiet"]
+TINY = ["--trials", "2", "--preset", "tiny", "--jobs", "1", "--threads", "1", "--quiet"]
 
 
 @pytest.fixture(scope="module")

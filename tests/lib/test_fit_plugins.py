@@ -14,7 +14,7 @@ from ltrrepro.fit import SYSTEMS, Boosting, PluginError, load_plugin, plugin_key
 from ltrrepro.fit.plugins import parse_spec, split_models
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = ["--queries", "60", "--trials", "2", "--preset", "tiny", "--jobs", "1", "--quiet"]
+TINY = ["--queries", "60", "--trials", "2", "--preset", "tiny", "--jobs", "1", "--threads", "1", "--quiet"]
 SQ = "plugin_losses:Squared(scale=0.5)"
 SQ_KEY = "plugin_losses.Squared@scale=0.5"
 
