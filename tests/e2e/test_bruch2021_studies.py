@@ -15,7 +15,7 @@ from experiments.report import rebuild
 pytestmark = pytest.mark.slow          # end-to-end runs: the inner loop (-m "not slow") leaves them out
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--jobs", "1", "--quiet"]
+TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--jobs", "1", "--threads", "1", "--quiet"]
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ def test_a_small_run_writes_every_table_figure_and_claim(tmp_path):
     models = {"models": ("skyline", "naive", "xgb_unbiased", "ulm_lgb", "ulm_xgb", "ips_true", "ips_est", "ipsxe_true",
                          "ipsxe_est"), "sweep_models": ("naive", "xgb_unbiased", "ulm_lgb")} if OLD_LIGHTGBM else {}
     cfg = experiments.configure("debiasing", **SMALL, **models)
-    res = experiments.run(cfg, Execution(out=str(tmp_path / "run"), quiet=True, jobs=1))
+    res = experiments.run(cfg, Execution(out=str(tmp_path / "run"), quiet=True, jobs=1, threads=1))
     assert res.exit_code == 0
     root = tmp_path / "run"
     for name in ("main", "sweep_sessions", "sweep_eta", "sweep_share", "sweep_click", "propensity", "clicks"):
@@ -56,7 +56,7 @@ def test_a_users_lightgbm_layout_directory_runs_to_the_end(tmp_path):
     cfg = experiments.configure("debiasing", dataset="svmlight", data_dir=str(data), trials=1, rounds=2, sessions=5,
                                 models=("skyline", "naive", "ulm_lgb", "xgb_unbiased"), sweep_models=("naive",),
                                 sweep_sessions=(), sweep_eta=(), sweep_share=(), sweep_click=())
-    res = experiments.run(cfg, Execution(out=str(tmp_path / "out"), quiet=True, jobs=1))
+    res = experiments.run(cfg, Execution(out=str(tmp_path / "out"), quiet=True, jobs=1, threads=1))
     assert res.exit_code == 0
     main = (tmp_path / "out" / "tables" / "main.csv").read_text()
     assert "Unbiased LambdaMART" in main and "skyline" in main

@@ -19,7 +19,8 @@ from ltrrepro.inference import Inference
 from ltrrepro.inference.power import trials_for_welch_power, welch_power
 from ltrrepro.inference.tests import two_sample_p
 
-TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--rounds", "8", "--jobs", "1", "--quiet", "--levels", "0,100"]
+TINY = ["--queries", "60", "--trials", "3", "--preset", "tiny", "--rounds", "8", "--jobs", "1", "--threads", "1", "--quiet",
+        "--levels", "0,100"]
 
 
 def _frame(slopes, rng, noise=("documents", "labels"), levels=(0, 50, 100), curve=0.0):

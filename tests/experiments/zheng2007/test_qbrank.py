@@ -82,7 +82,7 @@ def test_qbrank_experiment_smoke(tmp_path):
     out = tmp_path / "z"
     argv = ["--queries", "150", "--trials", "2", "--rounds", "10", "--every", "5", "--gbt-grid", "0.1:10",
             "--max-pairs", "3000",
-            "--jobs", "1", "--quiet", "--out", str(out)]
+            "--jobs", "1", "--threads", "1", "--quiet", "--out", str(out)]
     assert qbrank.main(argv) == 0
     t = pd.read_csv(out / "tables" / "table1_precision.csv")
     assert list(t["K%"]) == list(range(10, 101, 10))
@@ -109,7 +109,7 @@ def test_qbrank_experiment_smoke(tmp_path):
 def test_qbrank_experiment_xgboost_library(tmp_path):
     out = tmp_path / "x"
     argv = ["--queries", "200", "--trials", "1", "--rounds", "10", "--every", "5", "--gbt-grid", "0.1:10",
-            "--max-pairs", "2000", "--library", "xgboost", "--models", "gbt,qbrank", "--jobs", "1",
+            "--max-pairs", "2000", "--library", "xgboost", "--models", "gbt,qbrank", "--jobs", "1", "--threads", "1",
             "--quiet", "--out", str(out)]
     assert qbrank.main(argv) == 0
     recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
@@ -186,7 +186,8 @@ def test_claims_are_the_papers_table1_family_and_figure1_once(rng):
 def test_tuned_params_are_shared_by_every_run_of_a_trial(tmp_path):
     out = tmp_path / "t"
     argv = ["--queries", "100", "--trials", "1", "--rounds", "3", "--every", "3", "--models", "gbt,qbrank",
-            "--shared-params", "tuned", "--gbt-grid", "0.3:3,0.1:6", "--jobs", "1", "--quiet", "--out", str(out)]
+            "--shared-params", "tuned", "--gbt-grid", "0.3:3,0.1:6", "--jobs", "1", "--threads", "1", "--quiet",
+            "--out", str(out)]
     assert qbrank.main(argv) == 0
     recs = [json.loads(p.read_text()) for p in (out / "units").glob("*.json")]
     shared = {(r["info"]["shared_params"]["eta"], r["info"]["shared_params"]["leaves"]) for r in recs}
