@@ -9,6 +9,30 @@ DATA = Path(__file__).resolve().parent / "data"
 MQ2008 = DATA / "mq2008"
 
 
+def _cores() -> int:
+    """The cores this process may use: its CPU affinity, lowered by a cgroup CPU quota (a
+    container limited to 2 cores of a 64-core host sees 64 in its affinity)."""
+    import math
+    import os
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    for quota_file, period_file in (("/sys/fs/cgroup/cpu.max", None),
+                                    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us")):
+        try:
+            fields = Path(quota_file).read_text().split()
+            quota, period = fields[0], (fields[1] if period_file is None else Path(period_file).read_text().strip())
+            if quota not in ("max", "-1"):
+                cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
+        except (OSError, ValueError, IndexError):
+            pass
+    return cores
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject's addopts): one worker per usable core, at most 8 (each worker
+    compiles the numba kernels once and holds the libraries in memory)."""
+    return min(_cores(), 8)
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "allowed_skip(reason): this test may skip, for the stated reason (any other skip fails the run)")
