@@ -196,6 +196,15 @@ def test_zheng_on_data_without_multi_grade_queries_is_one_line_before_training(t
     assert len(err) == 1 and "0 of 30 queries have more than one grade" in err[0], err
 
 
+def _ctrl_c_as_in_a_terminal():
+    """The run's process as a terminal starts it: SIGINT at its default. A suite started in the
+    background (``pytest &`` from a script: a non-interactive shell ignores SIGINT in background
+    jobs) hands the ignore down to the run, Python keeps an inherited ignore (no
+    KeyboardInterrupt), and the run would finish with exit 0 instead of stopping."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("signame,said", [("SIGTERM", "signal 15"), ("SIGINT", "Ctrl-C")])
 def test_sigterm_under_two_jobs_ends_in_one_line_without_pool_noise(tmp_path, signame, said):
@@ -206,7 +215,8 @@ def test_sigterm_under_two_jobs_ends_in_one_line_without_pool_noise(tmp_path, si
     env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
     run = subprocess.Popen([sys.executable, "-m", "experiments.quality", "--queries", "100", "--trials", "20",
                             "--preset", "tiny", "--quiet", "--jobs", "2", "--threads", "1", "--out", str(out)],
-                           cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                           cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=_ctrl_c_as_in_a_terminal)
     deadline = time.time() + 120
     while time.time() < deadline and len(list((out / "units").glob("*.json"))) < 4:
         time.sleep(0.05)
