@@ -86,8 +86,7 @@ def configure(name: str, fields: dict):
     values = {k: _typed(k, v, hints.get(k), caller) for k, v in fields.items()}
     if "models" in values and "plugins" in known:
         values.update(_plugins(values["models"], values.get("plugins", ())))
-    dataset = values.get("dataset", default.dataset)
-    base = exp.data_defaults(dataset) if exp.data_defaults and dataset != default.dataset else {}
+    base = exp.defaults_on(values.get("dataset", default.dataset))
     return dataclasses.replace(default, **{**base, **values})
 
 

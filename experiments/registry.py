@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
 from experiments.errors import UsageError
@@ -112,6 +112,20 @@ class Experiment:
     #: ``--tune``'s search of one system, ``fn(unit, ctx) -> (record, {})`` (:mod:`experiments.tuning`): the
     #: studies that take ``--tune`` (None: their systems run at fixed settings only)
     tune_fn: Callable | None = None
+
+    def defaults_on(self, dataset: str) -> dict:
+        """Every configuration field's default on ``dataset``: :attr:`default`'s values, with
+        :attr:`data_defaults` applied where ``dataset`` is not the default's. The one source of a
+        study's defaults: its command line (``from_args``: a flag left out takes the value here)
+        and :func:`experiments.configure` both start from it. Empty when the study declares no
+        default."""
+        if self.default is None:
+            return {}
+        default = self.default()
+        values = {f.name: getattr(default, f.name) for f in fields(default)}
+        if self.data_defaults is not None and dataset != default.dataset:
+            values.update(self.data_defaults(dataset))
+        return values
 
     def report(self, store, inference):
         """The report of the run in ``store`` under ``inference`` (the report's test,

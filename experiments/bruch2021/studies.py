@@ -35,19 +35,20 @@ NOISE_MODELS = figure2.MODELS                         # λMART and XE_NDCG MART
 ACROSS_PROFILES = frozenset({"web30k", "yahoo"})
 
 
-def config_from_args(args, experiment: str, *, synthetic_trials: int, synthetic_queries: int,
-                     default_models=(), real_trials: int | None = None, **fields) -> BruchConfig:
-    """The :class:`BruchConfig` of a command line (defaults settled here, checked by the
-    config): ``--models`` read by :func:`experiments.values.parse_models`, as every study's."""
-    synthetic = is_synthetic(args.dataset)
-    trials = args.trials or (synthetic_trials if synthetic else real_trials or get(experiment).paper_trials)
+def config_from_args(args, experiment: str, **fields) -> BruchConfig:
+    """The :class:`BruchConfig` of a command line, checked by the config: a flag left out takes
+    the study's default on the dataset (:meth:`~experiments.registry.Experiment.defaults_on`:
+    its ``default`` and ``data_defaults``, the one source of both the command line's and
+    :func:`experiments.configure`'s defaults); ``--models`` read by
+    :func:`experiments.values.parse_models`, as every study's."""
+    d = get(experiment).defaults_on(args.dataset)
     given = getattr(args, "models", None)
-    models, plugins = parse_models(",".join(default_models) if given is None else given, ranking_systems())
+    models, plugins = parse_models(",".join(d["models"]) if given is None else given, ranking_systems())
     baseline = getattr(args, "baseline", "lambdamart")
     return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
-                       queries=(args.queries or synthetic_queries) if synthetic else args.queries,
-                       trials=trials, seed=args.seed, library=args.library,
-                       preset=args.preset or "", rounds=args.rounds, models=models, plugins=plugins,
+                       queries=args.queries or d["queries"], trials=args.trials or d["trials"], seed=args.seed,
+                       library=args.library, preset=args.preset or d["preset"], rounds=args.rounds, models=models,
+                       plugins=plugins, early_stopping=d["early_stopping"],
                        baseline=plugin_key(baseline) if is_plugin_spec(baseline) else baseline,
                        device=getattr(args, "device", "cpu"), tune=getattr(args, "tune", None) or 0,
                        tune_on=getattr(args, "tune_on", None) or "first-split", **fields)
@@ -88,8 +89,7 @@ paper's models on NDCG@5 and @10 (α = 0.01, Holm across the comparisons also gi
 paper's numbers side by side for Web30K and Yahoo, and the claims check
 "XE_NDCG MART > λMART > ListNet on NDCG@5 and @10".""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models"),
-    from_args=lambda a: config_from_args(a, "quality", synthetic_trials=5, synthetic_queries=400,
-                                         default_models=(*PAPER_MODELS, *BASELINES)),
+    from_args=lambda a: config_from_args(a, "quality"),
     units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
     unit_fn=unit_fn, build=report_tuning.build_quality,
     frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)), size_of=train_size,
@@ -114,8 +114,7 @@ Claim checked: XE_NDCG's lead is larger when the ensemble is small — the per-t
 systems (library baselines such as catboost_yetirank): their mean curves join the figure's
 right panel and the table.""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "models"),
-    from_args=lambda a: config_from_args(a, "convergence", synthetic_trials=4, synthetic_queries=400,
-                                         real_trials=100, default_models=NOISE_MODELS, early_stopping=False),
+    from_args=lambda a: config_from_args(a, "convergence"),
     units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
     unit_fn=unit_fn, build=report_tuning.with_tuning(figure2.build),
     frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")), size_of=train_size,
@@ -127,8 +126,7 @@ right panel and the table.""",
 def _robustness_config(a) -> BruchConfig:
     levels = tuple(parse_levels(a.levels))           # their validity: the configuration's check
     noises = tuple(n.strip() for n in a.noise.split(",") if n.strip())
-    return config_from_args(a, "robustness", synthetic_trials=6, synthetic_queries=400, default_models=NOISE_MODELS,
-                            noise=noises, levels=levels)
+    return config_from_args(a, "robustness", noise=noises, levels=levels)
 
 
 def _robustness_units(cfg: BruchConfig) -> list[Unit]:
@@ -188,8 +186,7 @@ def _clicks_config(a) -> BruchConfig:
     eta = 1.0 if a.eta is None else a.eta
     if not eta > 0:
         raise UsageError(f"--eta must be > 0, got {eta}")
-    return config_from_args(a, "clicks", synthetic_trials=4, synthetic_queries=400, default_models=NOISE_MODELS,
-                            noise=("clicks",), levels=tuple(levels), impressions=a.impressions,
+    return config_from_args(a, "clicks", noise=("clicks",), levels=tuple(levels), impressions=a.impressions,
                             click_model=a.click_model, eta=eta)
 
 
@@ -219,10 +216,11 @@ robust to click noise (the per-trial slope of the NDCG@5 difference against C is
 
 # ------------------------------------------------------------------------ Figure 1: Jensen gap
 def _jensen_flags(ap) -> None:
-    ap.add_argument("--lists", type=positive_int, default=10, help="simulated training examples (default 10)")
-    ap.add_argument("--draws", type=positive_int, default=1000, help="draws of γ per example (default 1000)")
-    ap.add_argument("--docs", type=positive_int, default=100, help="documents per example (default 100)")
-    ap.add_argument("--probs", default="0.5,0.25,0.15,0.07,0.03", help="label probabilities 0..4")
+    d = get("jensen_gap").default()                     # the flags' defaults: the study's default configuration
+    ap.add_argument("--lists", type=positive_int, default=d.trials, help=f"simulated training examples (default {d.trials})")
+    ap.add_argument("--draws", type=positive_int, default=d.draws, help=f"draws of γ per example (default {d.draws})")
+    ap.add_argument("--docs", type=positive_int, default=d.docs, help=f"documents per example (default {d.docs})")
+    ap.add_argument("--probs", default=",".join(f"{p:g}" for p in d.probs), help="label probabilities 0..4")
 
 
 def _jensen_config(a):

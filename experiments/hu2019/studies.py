@@ -6,7 +6,7 @@ from experiments.errors import UsageError
 from experiments.hu2019 import paper
 from experiments.hu2019.protocol import ARMS, EXPERIMENT, SWEEP_ARMS, DebiasingConfig, build_units, train_size, unit_fn
 from experiments.hu2019.report import build, frame
-from experiments.registry import Experiment, register
+from experiments.registry import Experiment, get, register
 from experiments.values import parse_levels, parse_names, positive_int
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
@@ -58,7 +58,7 @@ def own_flags(ap) -> None:
 
 
 def from_args(a) -> DebiasingConfig:
-    synthetic = is_synthetic(a.dataset)
+    d = get(EXPERIMENT).defaults_on(a.dataset)           # a flag left out: the study's default on this dataset
     given = split_models(a.models) if a.models is not None else list(ARMS)
     if a.models is not None and not given:
         raise UsageError(f"--models is empty ({a.models!r}): name at least one arm")
@@ -75,11 +75,11 @@ def from_args(a) -> DebiasingConfig:
     if a.share is not None and not 0 < a.share <= 1:
         raise UsageError(f"--share must be in (0, 1], got {a.share}")
     return DebiasingConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
-                           queries=(a.queries or 150) if synthetic else a.queries,
-                           trials=a.trials or (3 if synthetic else 5), seed=a.seed, library=a.library,
-                           preset=a.preset or "", rounds=a.rounds, models=models, sweep_models=sweep_models,
+                           queries=a.queries or d["queries"], trials=a.trials or d["trials"], seed=a.seed,
+                           library=a.library,
+                           preset=a.preset or d["preset"], rounds=a.rounds, models=models, sweep_models=sweep_models,
                            k=a.k, sessions=a.sessions, eta=a.eta,
-                           share=a.share if a.share is not None else (0.05 if synthetic else paper.LOGGER_SHARE),
+                           share=a.share if a.share is not None else d["share"],
                            click_model=a.click_model, curve=a.curve, eps_plus=a.eps_plus, eps_minus=a.eps_minus,
                            bias_p=a.bias_p, plugins=plugins, sweep_sessions=sessions, sweep_eta=_floats(a.sweep_eta, "--sweep-eta"),
                            sweep_share=_floats(a.sweep_share, "--sweep-share"), sweep_click=clicks)
@@ -93,5 +93,5 @@ register(Experiment(
     own_flags=own_flags, from_args=from_args, units=build_units, unit_fn=unit_fn, build=build, frame=frame,
     size_of=train_size, paper_trials=1, paper_datasets=("yahoo",),
     default=lambda: DebiasingConfig(experiment=EXPERIMENT, queries=150, trials=3),
-    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 5,
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "preset": "", "trials": 5,
                                                                     "share": paper.LOGGER_SHARE}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from experiments.values import parse_levels, parse_models
 from experiments.errors import UsageError
-from experiments.registry import Experiment, register
+from experiments.registry import Experiment, get, register
 from experiments.xia import protocol_tuning, report_tuning
 from experiments.xia.paper import PAPER_ROUNDS
 from experiments.xia.protocol import EXPERIMENT, MODELS, XiaConfig, build_units, unit_fn
@@ -37,18 +37,18 @@ A loss of your own is an arm too: ``--models lambdamart-se,mylosses:Focal(gamma=
 
 
 def build(a) -> XiaConfig:
-    synthetic = is_synthetic(a.dataset)
-    rounds = {"mcrank": 60, "lambdamart": 60} if synthetic else dict(PAPER_ROUNDS)
+    d = get(EXPERIMENT).defaults_on(a.dataset)           # a flag left out: the study's default on this dataset
+    rounds = dict(d["rounds"])
     if a.rounds is not None:
         rounds = {k: a.rounds for k in rounds}
-    trials = a.trials or (REGISTRY[a.dataset].n_folds if has_folds(a.dataset) else 3)   # every official fold
+    trials = a.trials or d["trials"]                     # real data: every official fold
     leaves = parse_levels(a.leaves, int, "--leaves")
     rates = parse_levels(a.rates, float, "--rates")
     if any(lv < 2 for lv in leaves) or any(not 0 < r <= 1 for r in rates):
         raise UsageError("--leaves must be >= 2 and --rates in (0, 1]")
     models, plugins = parse_models(a.models, MODELS, suffixes=PRINCIPLES)
     return XiaConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
-                     queries=(a.queries or 300) if synthetic else a.queries, trials=trials, seed=a.seed,
+                     queries=a.queries or d["queries"], trials=trials, seed=a.seed,
                      models=models, plugins=plugins,
                      rounds=tuple(rounds.items()), every=a.every or max(1, max(rounds.values()) // 20),
                      leaves=tuple(leaves), rates=tuple(rates), growth=a.growth, leaf_rule=a.leaf_rule,

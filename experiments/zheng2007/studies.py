@@ -7,7 +7,7 @@ from functools import partial
 
 from experiments.values import parse_models, positive_int
 from experiments.errors import UsageError
-from experiments.registry import Experiment, register
+from experiments.registry import Experiment, get, register
 from experiments.zheng2007.protocol import (EXPERIMENT, SHARED_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
                                             train_size, unit_fn, zheng_split)
 from experiments.zheng2007 import protocol_tuning, report_tuning
@@ -41,13 +41,12 @@ def _grid(text: str) -> tuple:
 
 
 def build(a) -> ZhengConfig:
-    synthetic = is_synthetic(a.dataset)
+    d = get(EXPERIMENT).defaults_on(a.dataset)           # a flag left out: the study's default on this dataset
     models, plugins = parse_models(a.models, SYSTEM_NAMES)
     return ZhengConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
-                       queries=(a.queries or 1500) if synthetic else a.queries,
-                       trials=a.trials or (3 if synthetic else 10), seed=a.seed, library=a.library,
-                       models=models, plugins=plugins,
-                       rounds=a.rounds or (150 if synthetic else 300), every=a.every, grid=_grid(a.gbt_grid),
+                       queries=a.queries or d["queries"], trials=a.trials or d["trials"], seed=a.seed,
+                       library=a.library, models=models, plugins=plugins,
+                       rounds=a.rounds or d["rounds"], every=a.every, grid=_grid(a.gbt_grid),
                        max_pairs=a.max_pairs, shared_params=_shared(a), eta=a.eta, leaves=a.leaves,
                        tied_pairs=a.tied_pairs, tune=a.tune or 0, tune_on=a.tune_on or "first-split")
 
