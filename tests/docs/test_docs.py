@@ -123,8 +123,8 @@ def test_bruch_noise_and_click_probabilities_are_the_docs_numbers():
 # --- The README and the pages under docs/: every command runs, every link resolves -----------------
 
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
-#: flags named in the pages that belong to other programs (dask's worker), not to ltrrepro's
-FOREIGN_FLAGS = {"--nthreads"}
+#: flags named in the pages that belong to other programs (a dask worker's, pytest's), not to ltrrepro's
+FOREIGN_FLAGS = {"--nthreads", "--pdb"}
 #: flags the pages name as refused (an abbreviation is unknown)
 REFUSED_FLAGS = {"--conf"}
 
