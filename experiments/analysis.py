@@ -12,6 +12,8 @@ report's choice (``test``, ``method``) as an argument: the report's
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -19,6 +21,7 @@ from ltrrepro.inference.claim import no_test_reason, undefined_reason
 from ltrrepro.inference.reproduction import reproduction
 from ltrrepro.inference.tests import adjust, holm, paired_test, summarize
 from ltrrepro.metrics import label, parse_metric
+from ltrrepro.report import Report, Table
 
 __all__ = ["canonical", "label", "frame", "stored_config", "stored_as_paper", "paired", "compare", "holm_within", "adjust_within",
            "reproduction_of", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
@@ -197,12 +200,12 @@ def query_wtl(df: pd.DataFrame, metric: str, a: str, b: str, on: str = "trial", 
     return {"q_wins": w, "q_ties": t, "q_losses": lo}
 
 
-def tuned_rows(df: pd.DataFrame, name_of, order=()) -> tuple[list[dict], dict]:
+def tuned_rows(df: pd.DataFrame, name_of, order=(), value: str = "valid value") -> tuple[list[dict], dict]:
     """``--tune``'s values in a run's frame (the ``tuned`` field of each tuned unit, its search's
     record, :mod:`ltrrepro.tuning`): one row per search (model, tuning trial) with the model's
     name ``name_of(model)``, where it was tuned, the budget, configurations pruned and failed,
-    the validation value and the tuned values; and the searched space (name -> text). Models in
-    ``order`` first. ``([], {})`` without tuned units."""
+    the validation value (column ``value``) and the tuned values; and the searched space (name ->
+    text). Models in ``order`` first. ``([], {})`` without tuned units."""
     if "tuned" not in df:
         return [], {}
     searched = df[df.tuned.notna()]
@@ -214,5 +217,30 @@ def tuned_rows(df: pd.DataFrame, name_of, order=()) -> tuple[list[dict], dict]:
     for (model, trial), t in sorted(seen.items(), key=lambda kv: (first.get(kv[0][0], len(first)), kv[0])):
         space = t["space"]
         rows.append({"model": name_of(model), "tuned on": f"trial {trial}", "budget": t["budget"],
-                     "pruned": t["n_pruned"], "failed": t["n_failed"], "valid value": t["value"], **t["params"]})
+                     "pruned": t["n_pruned"], "failed": t["n_failed"], value: t["value"], **t["params"]})
     return rows, space
+
+
+def tuned_table(df: pd.DataFrame, cfg, *, name_of, searched: str, value: str = "valid value") -> Table | None:
+    """The table ``tuning`` of a tuned run: :func:`tuned_rows` of its frame (models in
+    ``cfg.models``' order), captioned with ``--tune``/``--tune-on``; the legend says what each
+    search selected on (``searched``: the paper's words, e.g. "Each system's best configuration
+    of its search (Optuna TPE, median pruning) on validation NDCG@5") and the space searched.
+    None without tuned units."""
+    rows, space = tuned_rows(df, name_of, order=cfg.models, value=value)
+    if not rows:
+        return None
+    return Table("tuning", pd.DataFrame(rows), caption=f"Tuned hyperparameters (--tune {cfg.tune}, --tune-on "
+                                                       f"{cfg.tune_on})",
+                 legend=f"{searched}; budget: configurations tried; pruned: stopped early on the validation curve; "
+                        "space: " + "; ".join(f"{k} {v}" for k, v in space.items()) + ".",
+                 digits=4, formats={"num_leaves": 0, "min_data_in_leaf": 0, "budget": 0, "pruned": 0, "failed": 0})
+
+
+def with_table(rep: Report, table: Table | None) -> Report:
+    """``rep`` with ``table`` added, and printed after its lines (caption, then the table at four
+    significant digits); ``rep`` itself when ``table`` is None."""
+    if table is None:
+        return rep
+    return dataclasses.replace(rep, tables=[*rep.tables, table], lines=[
+        *rep.lines, table.caption + ":", table.frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""])

@@ -7,6 +7,7 @@ import dataclasses
 
 import pandas as pd
 
+from experiments import analysis as an
 from ltrrepro.inference import Inference
 from ltrrepro.report import Table
 
@@ -19,30 +20,12 @@ def _split(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def tuned_table(df: pd.DataFrame, cfg) -> Table | None:
-    """Each system's tuned values (per search), the budget, the validation value, the
-    configurations pruned, and the space in the legend."""
+    """Each system's tuned values (per search), the budget, the validation NDCG@5, the
+    configurations pruned, and the space in the legend (:func:`experiments.analysis.tuned_table`)."""
     from experiments.bruch2021.report import model_name
 
-    if "tuned" not in df:
-        return None
-    rows, space = [], {}
-    searched = df[df.tuned.notna()]
-    order = {m: i for i, m in enumerate(cfg.models)}
-    keys = sorted({(m, t["trial"]) for m, t in zip(searched.model, searched.tuned)},
-                  key=lambda k: (order.get(k[0], len(order)), k[0], k[1]))
-    for model, trial in keys:
-        t = next(t for m, t in zip(searched.model, searched.tuned) if m == model and t["trial"] == trial)
-        space = t["space"]
-        rows.append({"model": model_name(model, cfg), "tuned on": f"trial {trial}", "budget": t["budget"],
-                     "pruned": t["n_pruned"], "failed": t["n_failed"], "valid NDCG@5": t["value"], **t["params"]})
-    if not rows:
-        return None
-    frame = pd.DataFrame(rows)
-    return Table("tuning", frame, caption=f"Tuned hyperparameters (--tune {cfg.tune}, --tune-on {cfg.tune_on})",
-                 legend="Each system's best configuration of its search (Optuna TPE, median pruning) on validation "
-                        "NDCG@5; budget: configurations tried; pruned: stopped early on the validation curve; "
-                        "space: " + "; ".join(f"{k} {v}" for k, v in space.items()) + ".",
-                 digits=4, formats={"num_leaves": 0, "min_data_in_leaf": 0, "budget": 0, "pruned": 0, "failed": 0})
+    return an.tuned_table(df, cfg, name_of=lambda m: model_name(m, cfg), value="valid NDCG@5", searched=(
+        "Each system's best configuration of its search (Optuna TPE, median pruning) on validation NDCG@5"))
 
 
 def build_quality(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference):
@@ -66,21 +49,13 @@ def build_quality(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(),
              .to_string(index=False, float_format=lambda v: f"{v:.4f}"), ""]
     rep = dataclasses.replace(rep, tables=[*rep.tables, *tables], claims=[*rep.claims, *claims],
                               lines=[*rep.lines, *lines])
-    return _with_table(rep, tuned_table(dt, cfg))
-
-
-def _with_table(rep, tt):
-    """``rep`` with the tuned values' table (and its printed lines) added; as it is without one."""
-    if tt is None:
-        return rep
-    return dataclasses.replace(rep, tables=[*rep.tables, tt], lines=[
-        *rep.lines, tt.caption + ":", tt.frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""])
+    return an.with_table(rep, tuned_table(dt, cfg))
 
 
 def with_tuning(build):
     """A study's ``build(frame, cfg, ...)`` with the tuned values' table added (``--tune``)."""
     def wrapped(df, cfg, *args, **kwargs):
         rep = build(df.drop(columns=["hp"], errors="ignore"), cfg, *args, **kwargs)
-        return _with_table(rep, tuned_table(df, cfg)) if getattr(cfg, "tune", 0) else rep
+        return an.with_table(rep, tuned_table(df, cfg)) if getattr(cfg, "tune", 0) else rep
     wrapped.__doc__ = build.__doc__
     return wrapped

@@ -4,8 +4,6 @@ and the report with the table of tuned values (:func:`build`); without ``--tune`
 :mod:`.report`'s."""
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 
 from experiments import analysis as an
@@ -34,25 +32,14 @@ def frame(store) -> pd.DataFrame:
 
 def tuned_table(df: pd.DataFrame, cfg) -> Table | None:
     """Each arm's tuned values (per search), budget, validation NDCG@10 and configurations pruned,
-    the space in the legend; None without tuned units."""
-    rows, space = an.tuned_rows(df, lambda m: m, order=cfg.models)
-    if not rows:
-        return None
-    return Table("tuning", pd.DataFrame(rows), caption=f"Tuned hyperparameters (--tune {cfg.tune}, --tune-on "
-                                                       f"{cfg.tune_on})",
-                 legend="Each arm's best configuration of its search (Optuna TPE, median pruning) by validation "
-                        "NDCG@10 at its last round; the other tables show it as leaves 0, lr 0 (each arm at its own "
-                        "values); budget: configurations tried; pruned: stopped early on the validation curve; "
-                        "space: " + "; ".join(f"{k} {v}" for k, v in space.items()) + ".",
-                 digits=4, formats={"num_leaves": 0, "min_data_in_leaf": 0, "budget": 0, "pruned": 0, "failed": 0})
+    the space in the legend (:func:`experiments.analysis.tuned_table`); None without tuned units."""
+    return an.tuned_table(df, cfg, name_of=lambda m: m, searched=(
+        "Each arm's best configuration of its search (Optuna TPE, median pruning) by validation NDCG@10 at its "
+        "last round; the other tables show it as leaves 0, lr 0 (each arm at its own values)"))
 
 
 def build(df, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference):
     """:func:`.report.build` of the frame, with the tuned values' table (and its printed lines) under ``--tune``."""
     rep = report.build(df.drop(columns=["tuned"], errors="ignore"), cfg, deviations, choices, as_paper,
                        inference=inference)
-    tt = tuned_table(df, cfg) if cfg.tune else None
-    if tt is None:
-        return rep
-    return dataclasses.replace(rep, tables=[*rep.tables, tt], lines=[
-        *rep.lines, tt.caption + ":", tt.frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""])
+    return an.with_table(rep, tuned_table(df, cfg) if cfg.tune else None)

@@ -3,8 +3,6 @@ search record (:func:`frame`) and the report with the table of tuned values (:fu
 without ``--tune`` both are :mod:`.report`'s."""
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 
 from experiments import analysis as an
@@ -27,26 +25,16 @@ def frame(store) -> pd.DataFrame:
 
 def tuned_table(df: pd.DataFrame, cfg) -> Table | None:
     """Each tree system's tuned values (per search), budget, validation value (DCG-5; a plug-in's
-    NDCG@5) and configurations pruned, the space in the legend; None without tuned units."""
+    NDCG@5) and configurations pruned, the space in the legend
+    (:func:`experiments.analysis.tuned_table`); None without tuned units."""
     systems = df.assign(model=[m[:-len(t) - 1] for m, t in zip(df.model, df.train)]) if len(df) else df
-    rows, space = an.tuned_rows(systems, lambda m: NAMES.get(m, m), order=cfg.models)
-    if not rows:
-        return None
-    return Table("tuning", pd.DataFrame(rows), caption=f"Tuned hyperparameters (--tune {cfg.tune}, --tune-on "
-                                                       f"{cfg.tune_on})",
-                 legend="Each tree system's best configuration of its search (Optuna TPE, median pruning) on the "
-                        "validation part of L2 (valid value: DCG-5 at the last round; a plug-in: NDCG@5), used by "
-                        "every run of the system; budget: configurations tried; pruned: stopped early on the "
-                        "validation curve; space: " + "; ".join(f"{k} {v}" for k, v in space.items()) + ".",
-                 digits=4, formats={"num_leaves": 0, "min_data_in_leaf": 0, "budget": 0, "pruned": 0, "failed": 0})
+    return an.tuned_table(systems, cfg, name_of=lambda m: NAMES.get(m, m), searched=(
+        "Each tree system's best configuration of its search (Optuna TPE, median pruning) on the validation part "
+        "of L2 (valid value: DCG-5 at the last round; a plug-in: NDCG@5), used by every run of the system"))
 
 
 def build(df, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference):
     """:func:`.report.build` of the frame, with the tuned values' table (and its printed lines) under ``--tune``."""
     rep = report.build(df.drop(columns=["hp", "tuned"], errors="ignore"), cfg, deviations, choices, as_paper,
                        inference=inference)
-    tt = tuned_table(df, cfg) if cfg.tune else None
-    if tt is None:
-        return rep
-    return dataclasses.replace(rep, tables=[*rep.tables, tt], lines=[
-        *rep.lines, tt.caption + ":", tt.frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""])
+    return an.with_table(rep, tuned_table(df, cfg) if cfg.tune else None)
