@@ -183,16 +183,18 @@ def checkpoints(rounds: int, every: int) -> list[int]:
     return sorted({*range(every, rounds + 1, every), rounds})
 
 
-def fold_parts(unit, ctx):
-    """(train, test) of the unit's fold: an official fold of a fold layout (trial t = fold
-    t + 1, read through the reader's cache), else the trial's 60/20/20 random query split."""
+def fold_parts(unit, ctx, other: str = "test"):
+    """(train, ``other``) of the unit's fold, ``other`` its ``"test"`` part or (``--tune``'s
+    searches, which never read the test part) its ``"valid"`` part: an official fold of a fold
+    layout (trial t = fold t + 1, read through the reader's cache), else the trial's 60/20/20
+    random query split."""
     cfg = ctx["cfg"]
     if cfg.fold_layout:
-        parts = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=unit.trial + 1, parts=("train", "test"))
-        return parts["train"], parts["test"]
+        parts = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=unit.trial + 1, parts=("train", other))
+        return parts["train"], parts[other]
     ds = DataRef(**ctx["data"]).open()
     sp = trial_split(ds.n_queries, unit.seed, unit.trial)
-    return ds.subset(sp.train), ds.subset(sp.test)
+    return ds.subset(sp.train), ds.subset(getattr(sp, other))
 
 
 def unit_fn(unit, ctx):

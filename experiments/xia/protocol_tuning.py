@@ -14,10 +14,8 @@ replaces the grid ``leaves`` × ``rates`` by each arm at its own tuned values: o
 from __future__ import annotations
 
 from experiments.errors import UsageError
-from ltrrepro.datasets import load_fold
 from ltrrepro.fit import Boosting
-from ltrrepro.runner import DataRef, Unit
-from ltrrepro.splits import trial_split
+from ltrrepro.runner import Unit
 from ltrrepro.tuning import TUNED, apply, search_key, storage_file, tune
 
 __all__ = ["TUNE_ON", "LIBRARY", "check", "tune_unit_fn", "tuned_units", "boosting"]
@@ -52,24 +50,14 @@ def _options(cfg) -> dict:
     return {"growth": cfg.growth, "leaf_rule": cfg.leaf_rule, "split_rule": cfg.split_rule}
 
 
-def train_valid(unit: Unit, ctx: dict):
-    """(train, validation) of the unit's split: a fold layout's official parts (trial t = fold
-    t + 1), else the trial's 60/20/20 random query split — never its test part."""
-    cfg = ctx["cfg"]
-    if cfg.fold_layout:
-        parts = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=unit.trial + 1, parts=("train", "valid"))
-        return parts["train"], parts["valid"]
-    ds = DataRef(**ctx["data"]).open()
-    sp = trial_split(ds.n_queries, unit.seed, unit.trial)
-    return ds.subset(sp.train), ds.subset(sp.valid)
-
-
-def tune_unit_fn(unit: Unit, ctx: dict):
+def tune_unit_fn(unit: Unit, ctx: dict, *, parts):
     """One arm's search: :func:`ltrrepro.tuning.tune` on the split's training and validation
     parts, with the configuration's budget, the arm's model seed (of its tuned unit) and its
-    Optuna storage in the run."""
+    Optuna storage in the run. ``parts(unit, ctx)``: (train, validation) of the unit's fold, never
+    its test part (the protocol's ``fold_parts`` with ``other="valid"``, handed in by the study's
+    record)."""
     cfg = ctx["cfg"]
-    train, valid = train_valid(unit, ctx)
+    train, valid = parts(unit, ctx)
     system = cfg.system(unit.model)
     probe = Unit(unit.experiment, unit.dataset, unit.trial, unit.model, (TUNED,), unit.seed)
     res = tune(system, LIBRARY, _base(cfg, unit.model), train, valid, budget=cfg.tune, seed=probe.model_seed(),
