@@ -80,6 +80,16 @@ class RankingOptions:
         return {**BACKENDS[library].search_space, **{OBJECTIVE_PREFIX + k: d for k, d in own.items()}}
 
 
+def _builtin_in(system: System, options, library: str) -> str | None:
+    """The library's own objective that ``system`` is in ``library`` (``options.builtin``:
+    library -> objective), None when it trains ltrrepro's objective; a system that exists only
+    as some libraries' own objectives raises ValueError in any other."""
+    builtin = dict(options.builtin)
+    if builtin and library not in builtin:
+        raise ValueError(f"system {system.name!r} exists only in {', '.join(builtin)}")
+    return builtin.get(library)
+
+
 def _valid_metric(pred, labels: Labels) -> float:
     return next(iter(evaluate(pred, labels.y, labels.offsets, [SELECT_METRIC]).values())).mean
 
@@ -118,10 +128,7 @@ class RankingTrainer(Trainer):
 
     def __init__(self, system, boosting, library, seed, threads=1, **options):
         super().__init__(system, boosting, library, seed, threads, **options)
-        builtin = dict(self.options.builtin)
-        self.builtin = builtin.get(library)
-        if builtin and self.builtin is None:
-            raise ValueError(f"system {system.name!r} exists only in {', '.join(builtin)}")
+        self.builtin = _builtin_in(system, self.options, library)
         self.adapter = self.objective_seed = None
         if self.builtin is None:           # the objective's generator first, then the library seed
             self.adapter = self.backend.adapter(self.make_objective())
@@ -221,10 +228,7 @@ class ClickTrainer(Trainer):
 
     def __init__(self, system, boosting, library, seed, threads=1, **options):
         super().__init__(system, boosting, library, seed, threads, **options)
-        builtin = dict(self.options.builtin)
-        self.builtin = builtin.get(library)
-        if builtin and self.builtin is None:
-            raise ValueError(f"system {system.name!r} exists only in {', '.join(builtin)}")
+        self.builtin = _builtin_in(system, self.options, library)
         if self.options.position == "dataset" and not self.backend.position_field:
             raise ValueError(f"system {system.name!r}: {self.backend.label} has no position field")
         self.adapter_seed = seed.spawn(1)[0] if self.builtin is None else None
