@@ -24,7 +24,8 @@ from ltrrepro.metrics import label, parse_metric
 from ltrrepro.report import Report, Table
 
 __all__ = ["canonical", "label", "frame", "stored_config", "stored_as_paper", "paired", "compare", "holm_within", "adjust_within",
-           "reproduction_of", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes"]
+           "reproduction_of", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes",
+           "tuned_rows", "tuned_table", "with_table"]
 
 
 def canonical(name: str) -> str:

@@ -29,7 +29,11 @@ def _cores() -> int:
 
 def pytest_xdist_auto_num_workers(config):
     """``-n auto`` (pyproject's addopts): one worker per usable core, at most 8 (each worker
-    compiles the numba kernels once and holds the libraries in memory)."""
+    compiles the numba kernels once and holds the libraries in memory);
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS=N`` still sets N (pytest-xdist's own reading)."""
+    import os
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
     return min(_cores(), 8)
 
 

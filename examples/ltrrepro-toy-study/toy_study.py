@@ -85,10 +85,15 @@ def build(df, cfg, deviations, choices, *, as_paper=(), inference) -> Report:
                   as_paper=list(as_paper), inference=inference)
 
 
+def from_args(a) -> ToyConfig:
+    """The configuration of a command line: a flag left out takes the study's default on the dataset."""
+    d = TOY.defaults_on(a.dataset)
+    return ToyConfig(dataset=a.dataset, trials=a.trials or d["trials"], seed=a.seed, queries=a.queries or d["queries"])
+
+
 TOY = Experiment(
     name="toy", paper="toy2026", title="Toy (2026): the best single feature beats a random order", doc=__doc__,
-    config_cls=ToyConfig, flags=("dataset", "queries", "trials"),
-    from_args=lambda a: ToyConfig(dataset=a.dataset, trials=a.trials or 6, seed=a.seed,
-                                  queries=(a.queries or 200) if a.dataset.startswith("synthetic") else a.queries),
+    config_cls=ToyConfig, flags=("dataset", "queries", "trials"), from_args=from_args,
     units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True, paper_trials=10,
-    paper_datasets=("synthetic-web30k",))
+    paper_datasets=("synthetic-web30k",),
+    data_defaults=lambda dataset: {} if dataset.startswith("synthetic") else {"queries": None})   # real data: its own

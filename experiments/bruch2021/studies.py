@@ -217,10 +217,12 @@ robust to click noise (the per-trial slope of the NDCG@5 difference against C is
 # ------------------------------------------------------------------------ Figure 1: Jensen gap
 def _jensen_flags(ap) -> None:
     d = get("jensen_gap").default()                     # the flags' defaults: the study's default configuration
-    ap.add_argument("--lists", type=positive_int, default=d.trials, help=f"simulated training examples (default {d.trials})")
+    probs = ",".join(f"{p:g}" for p in d.probs)
+    ap.add_argument("--lists", type=positive_int, default=d.trials,
+                    help=f"simulated training examples (default {d.trials})")
     ap.add_argument("--draws", type=positive_int, default=d.draws, help=f"draws of γ per example (default {d.draws})")
     ap.add_argument("--docs", type=positive_int, default=d.docs, help=f"documents per example (default {d.docs})")
-    ap.add_argument("--probs", default=",".join(f"{p:g}" for p in d.probs), help="label probabilities 0..4")
+    ap.add_argument("--probs", default=probs, help=f"label probabilities 0..4 (default {probs})")
 
 
 def _jensen_config(a):

@@ -196,13 +196,14 @@ def test_zheng_on_data_without_multi_grade_queries_is_one_line_before_training(t
     assert len(err) == 1 and "0 of 30 queries have more than one grade" in err[0], err
 
 
-def _ctrl_c_as_in_a_terminal():
-    """The run's process as a terminal starts it: SIGINT at its default. A suite started in the
-    background (``pytest &`` from a script: a non-interactive shell ignores SIGINT in background
-    jobs) hands the ignore down to the run, Python keeps an inherited ignore (no
-    KeyboardInterrupt), and the run would finish with exit 0 instead of stopping."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+#: ``python -m MODULE`` as a terminal starts it: Ctrl-C raises KeyboardInterrupt (the handler
+#: Python installs when SIGINT is not ignored). A suite started in the background (``pytest &``
+#: from a script: a non-interactive shell ignores SIGINT in background jobs) hands the ignore down
+#: to the run, Python keeps an inherited ignore, and the run would finish with exit 0 instead of
+#: stopping.
+AS_IN_A_TERMINAL = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                    "sys.argv[0] = sys.argv[1]; del sys.argv[1]; runpy.run_module(sys.argv[0], run_name='__main__', "
+                    "alter_sys=True)")
 
 
 @pytest.mark.slow
@@ -213,10 +214,10 @@ def test_sigterm_under_two_jobs_ends_in_one_line_without_pool_noise(tmp_path, si
     import signal
     out = tmp_path / "run"
     env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
-    run = subprocess.Popen([sys.executable, "-m", "experiments.quality", "--queries", "100", "--trials", "20",
-                            "--preset", "tiny", "--quiet", "--jobs", "2", "--threads", "1", "--out", str(out)],
-                           cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                           preexec_fn=_ctrl_c_as_in_a_terminal)
+    run = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "experiments.quality", "--queries", "100",
+                            "--trials", "20", "--preset", "tiny", "--quiet", "--jobs", "2", "--threads", "1",
+                            "--out", str(out)],
+                           cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline and len(list((out / "units").glob("*.json"))) < 4:
         time.sleep(0.05)
