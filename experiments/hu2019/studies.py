@@ -76,8 +76,8 @@ def from_args(a) -> DebiasingConfig:
         raise UsageError(f"--share must be in (0, 1], got {a.share}")
     return DebiasingConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
                            queries=a.queries or d["queries"], trials=a.trials or d["trials"], seed=a.seed,
-                           library=a.library,
-                           preset=a.preset or d["preset"], rounds=a.rounds, models=models, sweep_models=sweep_models,
+                           library=a.library, preset=a.preset or d["preset"], rounds=a.rounds, models=models,
+                           sweep_models=sweep_models,
                            k=a.k, sessions=a.sessions, eta=a.eta,
                            share=a.share if a.share is not None else d["share"],
                            click_model=a.click_model, curve=a.curve, eps_plus=a.eps_plus, eps_minus=a.eps_minus,
