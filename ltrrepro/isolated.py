@@ -1,20 +1,50 @@
 """The child process of an isolated unit (:func:`ltrrepro.runner._run_isolated`).
 
-    python -m ltrrepro.isolated JOB.pickle
+    python -m ltrrepro.isolated JOB.pickle            # one unit in a fresh interpreter
+    python -m ltrrepro.isolated --serve FD            # a zygote: one forked child per unit
 
 The job file holds two pickles: the parent's ``sys.path`` (read first, because the unit
 function and the plug-in are unpickled by reference and only that path finds them), then
-the job (parent pid, unit function, unit, context, result path). The child runs the unit and
-writes ``("ok", (record, arrays))`` or ``("failed", (error, traceback))`` to the result path,
-atomically; a process that dies (a segfault, ``os._exit``) writes nothing, and the parent
-names how it ended. The child exits when its parent is gone.
+the job (parent pid, unit function, unit, context, result path, and the parent's working
+directory and environment). The child runs the unit and writes ``("ok", (record, arrays))``
+or ``("failed", (error, traceback))`` to the result path, atomically; a process that dies (a
+segfault, ``os._exit``) writes nothing, and the parent names how it ended. The child exits
+when its parent is gone.
+
+**The zygote** (Linux). A fresh interpreter pays its imports — about 2.5 s of CPU for
+numpy, scipy, pandas, LightGBM, XGBoost and the harness — before the unit starts, and every
+plug-in unit of a run used to pay them. The zygote is one long-lived process per worker
+(:class:`ltrrepro.runner._Zygote`) that imports those modules once — :data:`PRELOAD` at its
+start, then whatever its children imported from the packages in :data:`LEARN` — never trains or runs a
+kernel (so no OpenMP or numba thread pool exists in it: forking after one started can hang
+the child), and forks a child per unit. The child is a process of its own exactly as before
+— its crash, ``os._exit`` or kill is its own — and it takes, from the job, the parent's
+``sys.path``, working directory and environment, and, over the socket (``SCM_RIGHTS``), the
+parent's standard output and error at the time of the unit, so it sees what a fresh process
+started then would see. The protocol on the socket is lines: the parent sends ``preload {"path": sys.path,
+"modules": [...]}`` once, then ``job "JOB.pickle"`` (JSON) with its two descriptors per unit;
+the zygote answers ``pid N`` when the child is forked and
+``exit C`` when it has ended (``C`` as :attr:`subprocess.Popen.returncode`: negative for a
+signal). The zygote exits when its parent closes the socket or is gone.
 """
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import pickle
+import signal
 import sys
 import traceback
+
+#: what the zygote imports before its first fork (with the unit function's module, when it is
+#: the harness's); after each child it also imports what the child imported from :data:`LEARN`
+PRELOAD = ("numpy", "pandas", "ltrrepro.runner", "ltrrepro.fit", "ltrrepro.objectives", "ltrrepro.metrics")
+#: the packages whose modules the zygote may import because a child did: the harness and the
+#: libraries it is built on — never a plug-in's own module, which is imported afresh by every
+#: child (an edited plug-in is the edited one, a plug-in that breaks on import breaks its unit)
+LEARN = frozenset({"numpy", "scipy", "pandas", "lightgbm", "xgboost", "catboost", "sklearn", "numba", "llvmlite",
+                   "joblib", "ltrrepro", "experiments"})
 
 
 def main(job_path: str) -> int:
@@ -23,6 +53,10 @@ def main(job_path: str) -> int:
         job = pickle.load(fh)
     from ltrrepro.runner import _set_threads, _watch_parent, seed_globals
 
+    if "cwd" in job:                 # the parent's, as at this unit (a forked child has the zygote's)
+        os.chdir(job["cwd"])
+        os.environ.clear()
+        os.environ.update(job["environ"])
     _watch_parent(int(job["parent_pid"]))
     _set_threads(int(job["ctx"].get("threads", 1)))
     try:
@@ -33,6 +67,9 @@ def main(job_path: str) -> int:
                           traceback.format_exc()))
     except BaseException as err:  # noqa: BLE001 - sent to the parent, which records it
         out = ("failed", (f"{type(err).__name__}: {err}", traceback.format_exc()))
+    if job.get("learn"):                       # what it imported, for the zygote's next children
+        with open(job["learn"], "w") as fh:
+            fh.write("\n".join(n for n in sys.modules if n.partition(".")[0] in LEARN))
     tmp = job["result"] + ".tmp"
     with open(tmp, "wb") as fh:
         pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -40,5 +77,89 @@ def main(job_path: str) -> int:
     return 0
 
 
+#: never imported by the zygote: numba's thread pools (a pool's library loaded before a fork)
+NEVER = ("numba.np.ufunc.omppool", "numba.np.ufunc.tbbpool", "numba.np.ufunc.workqueue")
+
+
+def _import(names) -> None:
+    for name in names:
+        if name not in sys.modules and not name.startswith(NEVER):
+            try:
+                importlib.import_module(name)
+            except BaseException:  # noqa: BLE001 - a child imports it again and reports its own error
+                pass
+
+
+def _child(sock, job_path: str, fds: list, sigint) -> None:
+    """In the forked child: the parent's standard output and error, then the unit; never
+    returns (``os._exit``: the zygote's exit handlers and buffers are not the child's)."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, sigint)
+        sock.close()
+        for fd, target in zip(fds, (1, 2)):
+            os.dup2(fd, target)
+            os.close(fd)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        code = main(job_path)
+    except BaseException:  # noqa: BLE001 - main records the unit's own failures; this is the child's set-up
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - the process ends either way
+                pass
+        os._exit(code)
+
+
+def serve(fd: int) -> int:
+    """The zygote's loop on the socket ``fd`` (see the module's docstring)."""
+    import socket
+    import warnings
+
+    sock = socket.socket(fileno=fd)
+    # Ctrl-C reaches the whole process group: the run and its children end it; the zygote
+    # ends when its parent does, quietly (its children get Ctrl-C as a fresh process would)
+    sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    buf = b""
+    while True:
+        while b"\n" not in buf:
+            try:
+                msg, fds, _flags, _addr = socket.recv_fds(sock, 65536, 2)
+            except OSError:
+                return 0
+            if not msg:
+                return 0                                    # the parent closed the socket, or is gone
+            buf += msg
+        line, buf = buf.split(b"\n", 1)
+        kind, _, arg = line.decode().partition(" ")
+        arg = json.loads(arg)
+        if kind == "preload":                               # {"path": the parent's sys.path, "modules": [...]}
+            sys.path[:] = arg["path"]
+            _import(PRELOAD + tuple(arg["modules"]))
+            continue
+        with warnings.catch_warnings():                     # 3.12+: fork in a process with (BLAS) threads
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            _child(sock, arg, list(fds), sigint)
+        for f in fds:
+            os.close(f)
+        try:
+            sock.sendall(f"pid {pid}\n".encode())
+            _, status = os.waitpid(pid, 0)
+            learned = os.path.join(os.path.dirname(arg), "modules")   # read before the parent removes it
+            names = open(learned).read().split() if os.path.exists(learned) else []
+            sock.sendall(f"exit {os.waitstatus_to_exitcode(status)}\n".encode())
+        except OSError:
+            return 0
+        _import(names)
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--serve":
+        sys.exit(serve(int(sys.argv[2])))
     sys.exit(main(sys.argv[1]))
