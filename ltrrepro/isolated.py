@@ -3,10 +3,11 @@
     python -m ltrrepro.isolated JOB.pickle            # one unit in a fresh interpreter
     python -m ltrrepro.isolated --serve FD            # a zygote: one forked child per unit
 
-The job file holds two pickles: the parent's ``sys.path`` (read first, because the unit
-function and the plug-in are unpickled by reference and only that path finds them), then
-the job (parent pid, unit function, unit, context, result path, and the parent's working
-directory and environment). The child runs the unit and writes ``("ok", (record, arrays))``
+The job file holds three pickles: the parent's ``sys.path`` (read first, because the unit
+function and the plug-in are unpickled by reference and only that path finds them), the
+parent's working directory and environment (set before the job is unpickled: unpickling
+imports the plug-in's module, which must see them as a fresh process would), then the job
+(parent pid, unit function, unit, context, result path). The child runs the unit and writes ``("ok", (record, arrays))``
 or ``("failed", (error, traceback))`` to the result path, atomically; a process that dies (a
 segfault, ``os._exit``) writes nothing, and the parent names how it ended. The child exits
 when its parent is gone.
@@ -50,13 +51,13 @@ LEARN = frozenset({"numpy", "scipy", "pandas", "lightgbm", "xgboost", "catboost"
 def main(job_path: str) -> int:
     with open(job_path, "rb") as fh:
         sys.path[:] = pickle.load(fh)
-        job = pickle.load(fh)
+        at = pickle.load(fh)         # the parent's, as at this unit (a forked child has the zygote's) ...
+        os.chdir(at["cwd"])
+        os.environ.clear()
+        os.environ.update(at["environ"])
+        job = pickle.load(fh)        # ... before this imports the plug-in's module
     from ltrrepro.runner import _set_threads, _watch_parent, seed_globals
 
-    if "cwd" in job:                 # the parent's, as at this unit (a forked child has the zygote's)
-        os.chdir(job["cwd"])
-        os.environ.clear()
-        os.environ.update(job["environ"])
     _watch_parent(int(job["parent_pid"]))
     _set_threads(int(job["ctx"].get("threads", 1)))
     try:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 import time
 import traceback
 import zlib
@@ -509,8 +510,8 @@ def _run_isolated(fn: Callable, unit: Unit, ctx: dict):
         job_path = os.path.join(tmp, "job.pickle")
         with open(job_path, "wb") as fh:          # the path first: see ltrrepro.isolated
             pickle.dump(list(sys.path), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump({"cwd": os.getcwd(), "environ": dict(os.environ)}, fh, protocol=pickle.HIGHEST_PROTOCOL)
             pickle.dump({"parent_pid": os.getpid(), "fn": fn, "unit": unit, "ctx": ctx, "result": result,
-                         "cwd": os.getcwd(), "environ": dict(os.environ),
                          "learn": os.path.join(tmp, "modules")}, fh, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             code = _Zygote.run(fn, job_path, timeout)
@@ -547,24 +548,40 @@ class _Zygote:
     """This process's zygote: ``python -m ltrrepro.isolated --serve`` on one end of a socket
     pair, started at this process's first isolated unit and kept for the next ones (see
     :mod:`ltrrepro.isolated` for what it is and its protocol). One per process (a loky or dask
-    worker, the main process); a process that forked from this one starts its own."""
+    worker, the main process); a process that forked from this one starts its own. A zygote
+    is replaced when the environment variables that libraries read as they load
+    (:data:`LOAD_TIME_ENV`) have changed since it started: its modules were loaded under the old
+    values, and a fresh process would see the new ones."""
 
     _mine: dict = {}            # os.getpid() -> _Zygote
+    _starting = threading.Lock()
+    _at_exit: list = []         # the exit handler that closes this process's zygote, once registered
+    #: prefixes of the environment variables read when a library loads (numba's configuration,
+    #: the OpenMP and BLAS thread pools, the interpreter's own), not when it is called
+    LOAD_TIME_ENV = ("NUMBA_", "OMP_", "GOMP_", "KMP_", "OPENBLAS_", "GOTO_", "MKL_", "BLIS_", "NUMEXPR_",
+                     "VECLIB_", "PYTHON", "LD_", "MALLOC_")
 
     def __init__(self, modules: list):
         import json
         import socket
         import subprocess
-        import threading
 
         ours, theirs = socket.socketpair()
         try:
             self.proc = subprocess.Popen([sys.executable, "-m", "ltrrepro.isolated", "--serve", str(theirs.fileno())],
                                          pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()
         self.sock, self.buf, self.lock = ours, b"", threading.Lock()
+        self.started_under = self._load_time_env()
         self.sock.sendall(f"preload {json.dumps({'path': list(sys.path), 'modules': modules})}\n".encode())
+
+    @classmethod
+    def _load_time_env(cls) -> dict:
+        return {k: v for k, v in os.environ.items() if k.startswith(cls.LOAD_TIME_ENV)}
 
     @classmethod
     def run(cls, fn: Callable, job_path: str, timeout: float | None):
@@ -576,22 +593,39 @@ class _Zygote:
 
         if not (sys.platform.startswith("linux") and hasattr(socket, "send_fds")):
             return None
-        zygote = cls._mine.get(os.getpid())
-        if zygote is None or zygote.proc.poll() is not None:
-            own = fn.__module__.split(".")[0] in ("ltrrepro", "experiments")
-            try:
-                zygote = cls._mine[os.getpid()] = cls([fn.__module__] if own else [])
-            except OSError:
-                return None
-            import atexit
+        with cls._starting:                                  # threads of one process start one zygote
+            zygote = cls._mine.get(os.getpid())
+            if zygote is not None and (zygote.proc.poll() is not None or zygote.started_under != cls._load_time_env()):
+                if not zygote.lock.acquire(blocking=False):  # another thread's unit has it
+                    return None
+                try:
+                    zygote.close()
+                finally:
+                    zygote.lock.release()
+                zygote = None
+            if zygote is None:
+                own = fn.__module__.split(".")[0] in ("ltrrepro", "experiments")
+                try:
+                    zygote = cls._mine[os.getpid()] = cls([fn.__module__] if own else [])
+                except OSError:
+                    return None
+                if not cls._at_exit:
+                    import atexit
 
-            atexit.register(zygote.close)
-        if not zygote.lock.acquire(blocking=False):         # another thread's unit has it
-            return None
+                    atexit.register(cls._close_mine)
+                    cls._at_exit.append(True)
+            if not zygote.lock.acquire(blocking=False):     # another thread's unit has it
+                return None
         try:
             return zygote._run(job_path, timeout)
         finally:
             zygote.lock.release()
+
+    @classmethod
+    def _close_mine(cls) -> None:
+        zygote = cls._mine.get(os.getpid())
+        if zygote is not None:
+            zygote.close()
 
     def _run(self, job_path: str, timeout: float | None):
         import json
@@ -602,10 +636,17 @@ class _Zygote:
         try:
             # the child's standard output and error: this process's, as a fresh process started now inherits
             socket.send_fds(self.sock, [f"job {json.dumps(job_path)}\n".encode()], [1, 2])
-            pid = int(self._line("pid"))
-        except (OSError, ValueError):
+        except OSError:                                       # the zygote never got the job: run it fresh
             self.close()
             return None
+        try:
+            pid = int(self._line("pid"))
+        except ConnectionError:                              # it ended before it forked: run it fresh
+            self.close()
+            return None
+        except (OSError, ValueError) as err:                 # it may have forked: never run the unit twice
+            self.close()
+            return f"its zygote process did not answer ({err})"
         try:
             return int(self._line("exit", timeout))
         except TimeoutError:
@@ -635,9 +676,11 @@ class _Zygote:
         import select
 
         deadline = None if timeout is None else time.monotonic() + timeout
+        poll = select.poll()                  # not select.select: this socket's descriptor may be past 1024
+        poll.register(self.sock, select.POLLIN)
         while b"\n" not in self.buf:
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not select.select([self.sock], [], [], wait)[0]:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic()) * 1000
+            if not poll.poll(wait):
                 raise TimeoutError
             data = self.sock.recv(4096)
             if not data:
@@ -656,6 +699,10 @@ class _Zygote:
             self.proc.wait(timeout=5)
         except Exception:  # noqa: BLE001 - best effort
             self.proc.kill()
+            try:
+                self.proc.wait(timeout=5)                   # reaped: no zombie
+            except Exception:  # noqa: BLE001 - best effort
+                pass
         if self._mine.get(os.getpid()) is self:
             del self._mine[os.getpid()]
 

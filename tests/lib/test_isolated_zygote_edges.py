@@ -1,0 +1,130 @@
+"""The zygote's edges (review of 75bdba9): a unit runs once even in a process with many
+descriptors open, a plug-in imported in the child sees the parent's environment and
+directory at the unit, a library's load-time environment is the unit's, concurrent threads
+start one zygote, and the child's global state is the unit's seed, not the zygote's."""
+import os
+import resource
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+from ltrrepro.runner import Unit, _run_isolated, _Zygote, seed_globals
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the zygote is Linux's")
+
+
+@pytest.fixture
+def fresh_zygote():
+    """This test's own zygote, closed after it (the other tests share this process's)."""
+    old = _Zygote._mine.pop(os.getpid(), None)
+    yield
+    z = _Zygote._mine.pop(os.getpid(), None)
+    if z is not None:
+        z.close()
+    if old is not None:
+        _Zygote._mine[os.getpid()] = old
+
+
+def _unit(model="m"):
+    return Unit("e", "d", 0, model, seed=5)
+
+
+def _module(tmp_path, monkeypatch, name, body):
+    (tmp_path / "mods").mkdir(exist_ok=True)
+    (tmp_path / "mods" / f"{name}.py").write_text(textwrap.dedent(body))
+    monkeypatch.syspath_prepend(str(tmp_path / "mods"))
+    return __import__(name)
+
+
+def test_a_unit_runs_once_where_the_socket_is_past_fd_1024(tmp_path, monkeypatch, fresh_zygote):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip("cannot open 1100 descriptors here")
+    monkeypatch.setenv("ZYG_LOG", str(tmp_path / "ran.log"))
+    mod = _module(tmp_path, monkeypatch, "zyg_counts", """
+        import os
+        def fn(unit, ctx):
+            with open(os.environ["ZYG_LOG"], "a") as fh:
+                fh.write(f"{os.getpid()}\\n")
+            return {"ok": 1}, {}
+    """)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]   # a worker with many sockets open
+    try:
+        assert _run_isolated(mod.fn, _unit(), {})[0] == {"ok": 1}
+        zygote = _Zygote._mine.get(os.getpid())
+        assert _run_isolated(mod.fn, _unit(), {})[0] == {"ok": 1}
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert len((tmp_path / "ran.log").read_text().split()) == 2      # each unit ran once
+    assert zygote is not None and _Zygote._mine.get(os.getpid()) is zygote
+
+
+@pytest.mark.parametrize("how", ["zygote", "fresh"])
+def test_a_plugin_module_sees_the_parents_environment_and_directory_when_it_is_imported(
+        how, tmp_path, monkeypatch, fresh_zygote):
+    if how == "fresh":
+        monkeypatch.setattr(sys, "platform", "darwin")
+    _run_isolated(behaves, _unit(), {})                       # the zygote starts here ...
+    monkeypatch.setenv("ZYG_MARK", "set after the zygote started")   # ... then the parent changes
+    (tmp_path / "later").mkdir()
+    monkeypatch.chdir(tmp_path / "later")
+    mod = _module(tmp_path, monkeypatch, f"zyg_reads_at_import_{how}", """
+        import os
+        AT_IMPORT = os.environ.get("ZYG_MARK"), os.getcwd()
+        def fn(unit, ctx):
+            return {"at_import": AT_IMPORT}, {}
+    """)
+    assert _run_isolated(mod.fn, _unit(), {})[0]["at_import"] == ("set after the zygote started", os.getcwd())
+
+
+def test_a_librarys_load_time_environment_is_the_units(monkeypatch, fresh_zygote):
+    """numba reads NUMBA_NUM_THREADS when it loads: a zygote started before the change would
+    give the child its old value, and a parallel kernel compiled there then raises."""
+    import numba
+
+    _run_isolated(behaves, _unit(), {})
+    monkeypatch.setenv("NUMBA_NUM_THREADS", str(numba.config.NUMBA_NUM_THREADS + 1))
+    assert _run_isolated(numba_threads, _unit(), {})[0] == numba.config.NUMBA_NUM_THREADS + 1
+
+
+def test_threads_starting_units_together_start_one_zygote(fresh_zygote):
+    threads = [threading.Thread(target=_run_isolated, args=(behaves, _unit(f"m{i}"), {})) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as fh:
+        children = fh.read().split()
+    serving = []
+    for pid in children:
+        try:
+            with open(f"/proc/{pid}/cmdline") as fh:
+                serving += ["--serve" in fh.read().split("\0")]
+        except FileNotFoundError:
+            pass
+    assert sum(serving) == 1
+
+
+def test_the_childs_global_draws_are_the_units_seed_not_the_zygotes():
+    with seed_globals(_unit("draw")):
+        expected = float(np.random.random())
+    assert _run_isolated(draws, _unit("draw"), {})[0] == expected
+
+
+def behaves(unit, ctx):
+    return {"ok": unit.model}, {}
+
+
+def numba_threads(unit, ctx):
+    import numba
+    return numba.config.NUMBA_NUM_THREADS, {}
+
+
+def draws(unit, ctx):
+    return float(np.random.random()), {}
