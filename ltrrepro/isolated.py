@@ -16,7 +16,8 @@ when its parent is gone.
 numpy, scipy, pandas, LightGBM, XGBoost and the harness — before the unit starts, and every
 plug-in unit of a run used to pay them. The zygote is one long-lived process per worker
 (:class:`ltrrepro.runner._Zygote`) that imports those modules once — :data:`PRELOAD` at its
-start, then whatever its children imported from the packages in :data:`LEARN` — never trains or runs a
+start, then whatever its children imported from the packages in :data:`LEARN` and the library
+backends — never trains or runs a
 kernel (so no OpenMP or numba thread pool exists in it: forking after one started can hang
 the child), and forks a child per unit. The child is a process of its own exactly as before
 — its crash, ``os._exit`` or kill is its own — and it takes, from the job, the parent's
@@ -44,8 +45,14 @@ PRELOAD = ("numpy", "pandas", "ltrrepro.runner", "ltrrepro.fit", "ltrrepro.objec
 #: the packages whose modules the zygote may import because a child did: the harness and the
 #: libraries it is built on — never a plug-in's own module, which is imported afresh by every
 #: child (an edited plug-in is the edited one, a plug-in that breaks on import breaks its unit)
-LEARN = frozenset({"numpy", "scipy", "pandas", "lightgbm", "xgboost", "catboost", "sklearn", "numba", "llvmlite",
-                   "joblib", "ltrrepro", "experiments"})
+LEARN = frozenset({"numpy", "scipy", "pandas", "sklearn", "numba", "llvmlite", "joblib", "ltrrepro", "experiments"})
+
+
+def _learnable(name: str) -> bool:
+    """A module of :data:`LEARN`'s packages or of a library backend (``ltrrepro.fit.BACKENDS``)."""
+    from ltrrepro.fit.backends import BACKENDS
+
+    return name.partition(".")[0] in LEARN or name.partition(".")[0] in BACKENDS
 
 
 def main(job_path: str) -> int:
@@ -70,7 +77,7 @@ def main(job_path: str) -> int:
         out = ("failed", (f"{type(err).__name__}: {err}", traceback.format_exc()))
     if job.get("learn"):                       # what it imported, for the zygote's next children
         with open(job["learn"], "w") as fh:
-            fh.write("\n".join(n for n in sys.modules if n.partition(".")[0] in LEARN))
+            fh.write("\n".join(n for n in list(sys.modules) if _learnable(n)))
     tmp = job["result"] + ".tmp"
     with open(tmp, "wb") as fh:
         pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
