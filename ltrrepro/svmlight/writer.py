@@ -19,20 +19,25 @@ def write_svmlight(ds: RankingDataset, path, comment_docid: bool = True) -> None
     """
     path = Path(path)
     X = np.asarray(ds.X)
+    ids = comment_docid and ds.docid is not None
     with atomic_path(path) as tmp, _open_write(tmp, path.name) as fh:
         for start in range(0, ds.n_docs, 4096):
             stop = min(start + 4096, ds.n_docs)
-            lines = []
-            for r in range(start, stop):
-                row = X[r]
-                nz = np.flatnonzero((row != 0) & ~np.isnan(row))
-                feats = " ".join(f"{j + 1}:{float(row[j]):.9g}" for j in nz)
-                line = f"{int(ds.y[r])} qid:{int(ds.qid[r])}"
-                if feats:
-                    line += " " + feats
-                if comment_docid and ds.docid is not None:
-                    line += " #docid = " + ds.docid[r].decode("utf-8", "surrogateescape")
+            block = X[start:stop]
+            keep = (block != 0) & ~np.isnan(block)
+            rows, cols = np.nonzero(keep)                    # row-major: each row's features in order
+            values = block[rows, cols].astype(np.float64).tolist()
+            tokens = [f"{j}:{v:.9g}" for j, v in zip((cols + 1).tolist(), values)]
+            ends = np.cumsum(keep.sum(axis=1)).tolist()
+            heads = [f"{y} qid:{q}" for y, q in zip(np.asarray(ds.y[start:stop]).astype(np.int64).tolist(),
+                                                    np.asarray(ds.qid[start:stop]).astype(np.int64).tolist())]
+            lines, a = [], 0
+            for r, b in enumerate(ends):
+                line = heads[r] + (" " + " ".join(tokens[a:b]) if b > a else "")
+                if ids:
+                    line += " #docid = " + ds.docid[start + r].decode("utf-8", "surrogateescape")
                 lines.append(line)
+                a = b
             fh.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))   # ids: their bytes as read
 
 
