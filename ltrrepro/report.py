@@ -219,14 +219,18 @@ def write_table(df: pd.DataFrame, stem, caption: str = "", legend: str = "", dig
 
 def save_figure(fig, stem) -> list[Path]:
     """``stem.png`` (150 dpi) and ``stem.pdf`` (no creation date, so a rebuild from the same
-    results gives the same bytes)."""
+    results gives the same bytes), both cropped to the figure's tight bounding box, measured
+    once (``bbox_inches="tight"`` would lay the figure out again for each file: a third of
+    the time)."""
     import matplotlib.pyplot as plt
 
     stem = Path(stem)
     out = []
+    fig.draw_without_rendering()
+    tight = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
     for ext, kw in ((".png", {"dpi": 150}), (".pdf", {"metadata": {"CreationDate": None}})):
         buf = io.BytesIO()
-        fig.savefig(buf, format=ext[1:], bbox_inches="tight", **kw)
+        fig.savefig(buf, format=ext[1:], bbox_inches=tight, **kw)
         atomic_write_bytes(stem.with_suffix(ext), buf.getvalue())
         out.append(stem.with_suffix(ext))
     plt.close(fig)
