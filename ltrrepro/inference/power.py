@@ -10,9 +10,15 @@ claim's power fields (:func:`power_block`).
 from __future__ import annotations
 
 import numpy as np
+from scipy import special as _sp
 from scipy import stats as _st
 
 from .tests import min_p, min_two_sample_p
+
+try:                                        # what scipy.stats.nct.sf computes, without its per-call checks
+    from scipy.special._ufuncs import _nct_sf as _NCT_SF
+except ImportError:                         # another scipy: through scipy.stats
+    _NCT_SF = None
 
 __all__ = ["POWER_TARGET", "paired_power", "fewest_trials", "trials_for_power", "sd_interval", "trials_for_power_range",
            "welch_power", "trials_for_welch_power", "two_sample_power", "trials_for_two_sample_power", "tost_power",
@@ -43,11 +49,22 @@ def paired_power(effect: float, sd: float, n: int, alpha: float, test: str = "t"
         return float("nan")
     if min_p(n, test) >= alpha:
         return 0.0
-    df = n - 1
-    nc = effect / (sd / np.sqrt(n))
-    crit = _st.t.ppf(1.0 - alpha / 2.0, df)
-    # the tail away from the effect: scipy's nct returns NaN there for a large |nc|, where it is ~0
-    far, near = (_st.nct.cdf(-crit, df, abs(nc)), _st.nct.sf(crit, df, abs(nc)))
+    return _two_sided(1.0 - alpha / 2.0, n - 1, abs(effect / (sd / np.sqrt(n))))
+
+
+def _two_sided(q: float, df: float, nc: float) -> float:
+    """P(T > c) + P(T < −c), c = t_{q, df}, T ~ noncentral t(df, nc ≥ 0): scipy's ``t.ppf``,
+    ``nct.sf`` and ``nct.cdf``, called as the special functions they evaluate
+    (``stdtrit``, ``_nct_sf``, ``nctdtr``: the same numbers, ``tests/lib/test_power_level.py``;
+    scipy.stats' argument handling was 95% of a search for the fewest trials). The tail away
+    from the effect is 0 where scipy returns NaN for it (a large ``nc``)."""
+    crit = _sp.stdtrit(df, q)
+    far = _sp.nctdtr(df, nc, -crit)
+    if _NCT_SF is None:
+        near = _st.nct.sf(crit, df, nc)
+    else:
+        with np.errstate(over="ignore"):
+            near = np.clip(_NCT_SF(crit, df, nc), 0.0, 1.0)
     return float(min(1.0, near + (far if np.isfinite(far) else 0.0)))
 
 
@@ -130,10 +147,7 @@ def welch_power(effect: float, s1: float, n1: int, s2: float, n2: int, alpha: fl
         return float("nan")
     v1, v2 = s1 * s1 / n1, s2 * s2 / n2
     df = (v1 + v2) ** 2 / (v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1))
-    nc = abs(effect) / np.sqrt(v1 + v2)
-    crit = _st.t.ppf(1 - alpha / 2, df)
-    far = _st.nct.cdf(-crit, df, nc)
-    return float(min(1.0, _st.nct.sf(crit, df, nc) + (far if np.isfinite(far) else 0.0)))
+    return _two_sided(1 - alpha / 2, df, abs(effect) / np.sqrt(v1 + v2))
 
 
 def trials_for_welch_power(effect: float, s1: float, s2: float, power: float = POWER_TARGET, *, alpha: float,
