@@ -42,6 +42,16 @@ def pytest_configure(config):
         "markers", "allowed_skip(reason): this test may skip, for the stated reason (any other skip fails the run)")
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """Files with the most ``slow`` tests first, each file's tests in their order: xdist's
+    ``--dist loadfile`` hands files out in this order, so the last to run are short ones and the
+    workers finish together (longest first) instead of one waiting on the other's end-to-end file."""
+    from collections import Counter
+
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.path])
+
+
 _UNJUSTIFIED_SKIPS: list[str] = []
 
 
