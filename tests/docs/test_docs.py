@@ -124,7 +124,7 @@ def test_bruch_noise_and_click_probabilities_are_the_docs_numbers():
 
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 #: flags named in the pages that belong to other programs (a dask worker's, pytest's), not to ltrrepro's
-FOREIGN_FLAGS = {"--nthreads", "--pdb"}
+FOREIGN_FLAGS = {"--nthreads", "--pdb", "--no-loadscope-reorder"}
 #: flags the pages name as refused (an abbreviation is unknown)
 REFUSED_FLAGS = {"--conf"}
 

@@ -95,9 +95,15 @@ def test_a_librarys_load_time_environment_is_the_units(monkeypatch, fresh_zygote
 
 
 def _serving_children() -> set:
-    """This process's child processes that are zygotes."""
-    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as fh:
-        children = fh.read().split()
+    """This process's child processes that are zygotes (the children of every thread: a zygote
+    started by a thread is that thread's child)."""
+    children = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        try:
+            with open(f"/proc/{os.getpid()}/task/{task}/children") as fh:
+                children += fh.read().split()
+        except FileNotFoundError:
+            pass
     serving = set()
     for pid in children:
         try:
