@@ -20,17 +20,12 @@ import pandas as pd
 from ltrrepro.inference.claim import no_test_reason, undefined_reason
 from ltrrepro.inference.reproduction import reproduction
 from ltrrepro.inference.tests import adjust, holm, paired_test, summarize
-from ltrrepro.metrics import label, parse_metric
+from ltrrepro.metrics import canonical, label, parse_metric  # noqa: F401 - canonical: the studies' name for it
 from ltrrepro.report import Report, Table
 
 __all__ = ["canonical", "label", "frame", "stored_config", "stored_as_paper", "paired", "compare", "holm_within", "adjust_within",
            "reproduction_of", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes",
            "tuned_rows", "tuned_table", "with_table"]
-
-
-def canonical(name: str) -> str:
-    """``"ndcg@5"`` -> ``"ndcg@5[gain=exp2,norel=drop]"``: the name records are keyed by."""
-    return str(parse_metric(name))
 
 
 def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-__all__ = ["Metric", "MetricResult", "evaluate", "ndcg", "dcg", "err", "parse_metric",
+__all__ = ["Metric", "MetricResult", "canonical", "evaluate", "ndcg", "dcg", "err", "parse_metric",
            "pairwise_precision_at", "gain_table", "label", "metric_family"]
 
 _NORELS = ("drop", "one", "zero")
@@ -286,6 +286,15 @@ def _apply_norel(values: np.ndarray, norel_mask: np.ndarray, rule: str):
     else:
         v[norel_mask] = 0.0
     return v, int(norel_mask.sum()) if rule == "drop" else 0
+
+
+def canonical(name: str) -> str:
+    """``"ndcg@5"`` -> ``"ndcg@5[gain=exp2,norel=drop]"``: the name records are keyed by.
+
+    >>> canonical("ndcg@5")
+    'ndcg@5[gain=exp2,norel=drop]'
+    """
+    return str(parse_metric(name))
 
 
 def evaluate(scores, labels, offsets, metrics=("ndcg@5",), gain="exp2", norel="drop") -> dict[str, MetricResult]:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.analysis import canonical
 from experiments.errors import UsageError
 from experiments.bruch2021 import notes, protocol_tuning
 from experiments.bruch2021.protocol_settings import check_settings
@@ -32,7 +31,7 @@ from ltrrepro.device import DEVICES
 from ltrrepro.fit import BACKENDS, SYSTEMS, system_for
 from ltrrepro.fit.backends import check_device, custom_objective_libraries
 from ltrrepro.fit.ranking import RankingOptions, RankingTrainer
-from ltrrepro.metrics import evaluate
+from ltrrepro.metrics import canonical, evaluate
 from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
 from ltrrepro.fit.boosting import PRESETS, preset
 from ltrrepro.runner import DataRef, UnitRecord

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.analysis import canonical
 from experiments.config import RunConfig
 from experiments.hu2019 import notes, paper
 from experiments.errors import UsageError
@@ -27,7 +26,7 @@ from ltrrepro.fit.backends import BACKENDS, custom_objective_libraries
 from ltrrepro.fit.plugins import plugin_label
 from ltrrepro.fit.ranking import on_clicks
 from ltrrepro.fit.boosting import PRESETS, preset
-from ltrrepro.metrics import evaluate
+from ltrrepro.metrics import canonical, evaluate
 from ltrrepro.runner import STREAM_MODEL, DataRef, Unit, UnitRecord, unit_seed
 from ltrrepro.splits import trial_split
 

@@ -33,7 +33,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from experiments.analysis import canonical
 from experiments.errors import UsageError
 from experiments.config import RunConfig
 from experiments.xia import notes, protocol_tuning
@@ -43,7 +42,7 @@ from ltrrepro.datasets import REGISTRY, has_folds, load_fold
 from ltrrepro.fit import SYSTEMS, Boosting, system_for
 from ltrrepro.fit.xia import GROWTH, LEAF_RULES, SPLIT_RULES, GBDTOptions, arm
 from ltrrepro.fit.xia import PRINCIPLES as ARM_PRINCIPLES
-from ltrrepro.metrics import evaluate
+from ltrrepro.metrics import canonical, evaluate
 from ltrrepro.runner import DataRef, Unit, UnitRecord
 from ltrrepro.splits import trial_split
 
