@@ -12,21 +12,10 @@ import numpy as np
 import pytest
 
 from ltrrepro.runner import Unit, _run_isolated, _Zygote, seed_globals
+from test_isolated import fresh_zygote  # noqa: F401 - the fixture: this test's own zygote
 
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the zygote is Linux's"),
               pytest.mark.allowed_skip(reason="the zygote is Linux's; a process limit below 1100 descriptors")]
-
-
-@pytest.fixture
-def fresh_zygote():
-    """This test's own zygote, closed after it (the other tests share this process's)."""
-    old = _Zygote._mine.pop(os.getpid(), None)
-    yield
-    z = _Zygote._mine.pop(os.getpid(), None)
-    if z is not None:
-        z.close()
-    if old is not None:
-        _Zygote._mine[os.getpid()] = old
 
 
 def _unit(model="m"):
