@@ -14,6 +14,7 @@ time per unit of each way and their ratio, and checks that both give the same nu
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -58,7 +59,7 @@ def main() -> None:
     timings, results = {}, {}
     for way in ("zygote", "fresh"):
         if way == "fresh":
-            runner._Zygote._mine.pop(__import__("os").getpid()).close()
+            runner._Zygote._mine.pop(os.getpid()).close()
             sys.platform = "not-linux"                          # _Zygote.run declines: a fresh interpreter
         t0 = time.perf_counter()
         results[way] = [runner._run_isolated(me.xendcg_unit, u, ctx)[0] for u in units]
