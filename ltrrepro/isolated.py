@@ -16,8 +16,8 @@ when its parent is gone.
 numpy, scipy, pandas, LightGBM, XGBoost and the harness — before the unit starts, and every
 plug-in unit of a run used to pay them. The zygote is one long-lived process per worker
 (:class:`ltrrepro.runner._Zygote`) that imports those modules once — :data:`PRELOAD` at its
-start, then whatever its children imported from the packages in :data:`LEARN` and the library
-backends — never trains or runs a
+start, then whatever its children imported from the packages in
+:data:`ltrrepro.runner.LEARN` and the library backends — never trains or runs a
 kernel (so no OpenMP or numba thread pool exists in it: forking after one started can hang
 the child), and forks a child per unit. The child is a process of its own exactly as before
 — its crash, ``os._exit`` or kill is its own — and it takes, from the job, the parent's
@@ -40,19 +40,14 @@ import sys
 import traceback
 
 #: what the zygote imports before its first fork (with the unit function's module, when it is
-#: the harness's); after each child it also imports what the child imported from :data:`LEARN`
+#: :func:`ltrrepro.runner._learnable`); after each child it also imports what the child
+#: imported from those packages
 PRELOAD = ("numpy", "pandas", "ltrrepro.runner", "ltrrepro.fit", "ltrrepro.objectives", "ltrrepro.metrics")
-#: the packages whose modules the zygote may import because a child did: the harness and the
-#: libraries it is built on — never a plug-in's own module, which is imported afresh by every
-#: child (an edited plug-in is the edited one, a plug-in that breaks on import breaks its unit)
-LEARN = frozenset({"numpy", "scipy", "pandas", "sklearn", "numba", "llvmlite", "joblib", "ltrrepro", "experiments"})
 
 
-def _learnable(name: str) -> bool:
-    """A module of :data:`LEARN`'s packages or of a library backend (``ltrrepro.fit.BACKENDS``)."""
-    from ltrrepro.fit.backends import BACKENDS
-
-    return name.partition(".")[0] in LEARN or name.partition(".")[0] in BACKENDS
+def _learned(job_path: str) -> str:
+    """Where a forked child lists the modules it imported: beside its job file."""
+    return os.path.join(os.path.dirname(job_path), "modules")
 
 
 def main(job_path: str) -> int:
@@ -75,9 +70,6 @@ def main(job_path: str) -> int:
                           traceback.format_exc()))
     except BaseException as err:  # noqa: BLE001 - sent to the parent, which records it
         out = ("failed", (f"{type(err).__name__}: {err}", traceback.format_exc()))
-    if job.get("learn"):                       # what it imported, for the zygote's next children
-        with open(job["learn"], "w") as fh:
-            fh.write("\n".join(n for n in list(sys.modules) if _learnable(n)))
     tmp = job["result"] + ".tmp"
     with open(tmp, "wb") as fh:
         pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -112,6 +104,10 @@ def _child(sock, job_path: str, fds: list, sigint) -> None:
         os.dup2(devnull, 0)
         os.close(devnull)
         code = main(job_path)
+        from ltrrepro.runner import _learnable
+
+        with open(_learned(job_path), "w") as fh:         # what it imported, for the zygote's next children
+            fh.write("\n".join(n for n in list(sys.modules) if _learnable(n)))
     except BaseException:  # noqa: BLE001 - main records the unit's own failures; this is the child's set-up
         traceback.print_exc()
     finally:
@@ -159,8 +155,10 @@ def serve(fd: int) -> int:
         try:
             sock.sendall(f"pid {pid}\n".encode())
             _, status = os.waitpid(pid, 0)
-            learned = os.path.join(os.path.dirname(arg), "modules")   # read before the parent removes it
-            names = open(learned).read().split() if os.path.exists(learned) else []
+            names = []
+            if os.path.exists(_learned(arg)):               # read before the parent removes the job's folder
+                with open(_learned(arg)) as fh:
+                    names = fh.read().split()
             sock.sendall(f"exit {os.waitstatus_to_exitcode(status)}\n".encode())
         except OSError:
             return 0

@@ -511,8 +511,7 @@ def _run_isolated(fn: Callable, unit: Unit, ctx: dict):
         with open(job_path, "wb") as fh:          # the path first: see ltrrepro.isolated
             pickle.dump(list(sys.path), fh, protocol=pickle.HIGHEST_PROTOCOL)
             pickle.dump({"cwd": os.getcwd(), "environ": dict(os.environ)}, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump({"parent_pid": os.getpid(), "fn": fn, "unit": unit, "ctx": ctx, "result": result,
-                         "learn": os.path.join(tmp, "modules")}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump({"parent_pid": os.getpid(), "fn": fn, "unit": unit, "ctx": ctx, "result": result}, fh, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             code = _Zygote.run(fn, job_path, timeout)
             if code is None:
@@ -542,6 +541,19 @@ def _run_isolated(fn: Callable, unit: Unit, ctx: dict):
     else:
         why = f"exited with code {code} (os._exit?)"
     raise UnitProcessDied(f"the process of unit {unit.key} ({unit.model}) ended without a result: {why}")
+
+
+#: the packages whose modules the zygote may import because a child did: the harness and the
+#: libraries it is built on — never a plug-in's own module, which is imported afresh by every
+#: child (an edited plug-in is the edited one, a plug-in that breaks on import breaks its unit)
+LEARN = frozenset({"numpy", "scipy", "pandas", "sklearn", "numba", "llvmlite", "joblib", "ltrrepro", "experiments"})
+
+
+def _learnable(name: str) -> bool:
+    """A module of :data:`LEARN`'s packages or of a library backend (``ltrrepro.fit.BACKENDS``)."""
+    from .fit.backends import BACKENDS
+
+    return name.partition(".")[0] in LEARN or name.partition(".")[0] in BACKENDS
 
 
 class _Zygote:
@@ -604,9 +616,8 @@ class _Zygote:
                     zygote.lock.release()
                 zygote = None
             if zygote is None:
-                own = fn.__module__.split(".")[0] in ("ltrrepro", "experiments")
                 try:
-                    zygote = cls._mine[os.getpid()] = cls([fn.__module__] if own else [])
+                    zygote = cls._mine[os.getpid()] = cls([fn.__module__] if _learnable(fn.__module__) else [])
                 except OSError:
                     return None
                 if not cls._at_exit:
@@ -650,7 +661,10 @@ class _Zygote:
         try:
             return int(self._line("exit", timeout))
         except TimeoutError:
-            os.kill(pid, signal.SIGKILL)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:       # it ended just now: its "exit" line is read below all the same
+                pass
             try:
                 self._line("exit")
             except (OSError, ValueError):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ltrrepro import runner
-from ltrrepro.runner import Unit, UnitProcessDied, UnitTimeout, _run_isolated, _Zygote
+from ltrrepro.runner import Unit, UnitProcessDied, UnitTimeout, _run_isolated, _Zygote, seed_globals
 
 LINUX = sys.platform.startswith("linux")
 pytestmark = pytest.mark.allowed_skip(reason="the zygote is Linux's: elsewhere every plug-in unit is a fresh interpreter")
@@ -73,8 +73,10 @@ def test_the_child_sees_the_parents_directory_environment_path_and_output_at_the
     assert seen["path"] == list(sys.path)
     out, err = capfd.readouterr()                            # the child wrote to this process's fds 1 and 2
     assert "unit second says hello" in out and "unit second warns" in err
-    # seeded for the unit, not by what ran in the zygote or before
+    # seeded for the unit, not by what ran in the zygote or before: the draw seed_globals gives here
     assert seen["draw"] == _run_isolated(what_it_sees, _unit("second"), {})[0]["draw"]
+    with seed_globals(_unit("second")):
+        assert seen["draw"] == float(np.random.random())
     zygote = _Zygote._mine.get(os.getpid())
     assert seen["ppid"] == (zygote.proc.pid if how == "zygote" else os.getpid())
 
