@@ -153,7 +153,7 @@ def test_mq2008_sample(mq2008_dir):
 def _strict_parse(text: bytes, d: int, missing: str = "zero"):
     """Reference: the strict line parser alone over the whole text (no fast path, no parts)."""
     from ltrrepro.svmlight.strict import _parse_chunk
-    buf = np.frombuffer(text, np.uint8)
+    buf = np.frombuffer(bytearray(text), np.uint8)   # writable, as the reader's: no second compiled signature
     n = text.count(b"\n") + 1
     X = np.full((n, d), np.nan if missing == "nan" else 0.0, np.float32)
     y, qid, ln = np.zeros(n, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64)
