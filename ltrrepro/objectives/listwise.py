@@ -37,8 +37,27 @@ __all__ = ["XENDCG", "ListNet", "listwise_xe_kernel"]
 
 
 @numba.njit(cache=True, nogil=True)
+def _max(x):
+    """``x.max()`` of a 1-D array as numba computes it (the first NaN if there is one; a
+    ValueError if empty), without numba's generic ``nditer`` version: that one compiles for
+    1–2 s on a cold cache, per dtype."""
+    if x.shape[0] == 0:
+        raise ValueError("zero-size array to reduction operation maximum which has no identity")
+    c = x[0]
+    if c != c:
+        return c
+    for i in range(1, x.shape[0]):
+        v = x[i]
+        if v != v:
+            return v
+        if v > c:
+            c = v
+    return c
+
+
+@numba.njit(cache=True, nogil=True)
 def _softmax_eps(s, eps):
-    c = s.max()
+    c = _max(s)
     e = np.exp(s - c)
     tot = e.sum() + eps * math.exp(-c) if eps > 0 else e.sum()
     rho = e / tot
@@ -53,7 +72,7 @@ def _label_distribution(y, gamma, listnet):
     m = y.shape[0]
     phi = np.empty(m)
     if listnet:
-        ymax = y.max()
+        ymax = _max(y)
         for i in range(m):
             phi[i] = math.exp(y[i] - ymax)
     else:
@@ -167,10 +186,17 @@ def _xe_loss(scores, labels, offsets, gamma, eps, listnet):
         if m <= 1:
             continue
         s = scores[a:b]
-        c = s.max()
-        tot = np.exp(s - c).sum() + (eps * math.exp(-c) if eps > 0 else 0.0)
-        logrho = s - c - math.log(tot)
-        out[q] = -(_label_distribution(labels[a:b], gamma[a:b], listnet) * logrho).sum()
+        c = _max(s)
+        tot = 0.0                   # the sums np.exp(s - c).sum() and (φ · log ρ).sum() add in this order
+        for i in range(m):
+            tot += math.exp(s[i] - c)
+        tot += eps * math.exp(-c) if eps > 0 else 0.0
+        lse = math.log(tot)
+        phi = _label_distribution(labels[a:b], gamma[a:b], listnet)
+        acc = 0.0
+        for i in range(m):
+            acc += phi[i] * (s[i] - c - lse)
+        out[q] = -acc
     return out
 
 
