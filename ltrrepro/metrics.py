@@ -15,10 +15,8 @@ Conventions (each carried in the metric's name, e.g. ``ndcg@5[gain=exp2,norel=dr
 * **ERR** — Chapelle et al. (2009): R = (2^g − 1) / 2^g_max with g_max = 4 unless set;
   ERR = Σ_r (1/r) R_r Π_{i<r} (1 − R_i).
 
-All kernels are numba functions; the documents of each query are sorted once per
-:func:`evaluate` call (in parallel over queries: the cost) and shared by every metric asked
-for, whose kernels are serial: one pass over each list, a small fraction of the sort's time,
-where a parallel numba kernel would compile 2–3 times as long on a fresh clone.
+All kernels are numba functions parallel over queries; the documents of each query are
+sorted once per :func:`evaluate` call and shared by every metric asked for.
 """
 from __future__ import annotations
 
@@ -198,11 +196,11 @@ def _rank_kernel(scores, labels, offsets):
     return ranked, ideal
 
 
-@numba.njit(cache=True)
+@numba.njit(parallel=True, cache=True)
 def _dcg_kernel(gains, offsets, k):
     nq = offsets.shape[0] - 1
     out = np.zeros(nq)
-    for q in range(nq):
+    for q in numba.prange(nq):
         a, b = offsets[q], offsets[q + 1]
         m = b - a if k <= 0 else min(k, b - a)
         acc = 0.0
@@ -212,12 +210,12 @@ def _dcg_kernel(gains, offsets, k):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(parallel=True, cache=True)
 def _err_kernel(ranked_labels, offsets, k, max_grade):
     nq = offsets.shape[0] - 1
     out = np.zeros(nq)
     denom = 2.0 ** max_grade
-    for q in range(nq):
+    for q in numba.prange(nq):
         a, b = offsets[q], offsets[q + 1]
         m = b - a if k <= 0 else min(k, b - a)
         p_continue = 1.0
@@ -230,13 +228,13 @@ def _err_kernel(ranked_labels, offsets, k, max_grade):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(parallel=True, cache=True)
 def _binary_kernel(ranked_labels, offsets, k, rel, kind):
     """kind 0: RR, 1: AP, 2: P@k, 3: R@k. Also returns the number of relevant docs."""
     nq = offsets.shape[0] - 1
     out = np.zeros(nq)
     nrel = np.zeros(nq, np.int64)
-    for q in range(nq):
+    for q in numba.prange(nq):
         a, b = offsets[q], offsets[q + 1]
         total = 0
         for r in range(b - a):
@@ -392,10 +390,10 @@ def _pair_count(labels, offsets):
     return counts
 
 
-@numba.njit(cache=True)
+@numba.njit(parallel=True, cache=True)
 def _pair_fill(scores, labels, offsets, starts, margin, correct):
     nq = offsets.shape[0] - 1
-    for q in range(nq):
+    for q in numba.prange(nq):
         a, b = offsets[q], offsets[q + 1]
         p = starts[q]
         for i in range(a, b):
