@@ -19,6 +19,9 @@ CRITERIA = {"se": SE, "rwse": RWSE, "ole": OLE}
 #: (all its pairs lie inside it: L' and L'' are 0 up to rounding); its term counts as 0.
 DEGENERATE = 1e-9
 
+#: :func:`hist_pairs` splits a range of pairs over threads from this many pairs on.
+MIN_PARALLEL_PAIRS = 20000
+
 
 @numba.njit(parallel=True, cache=True)
 def hist_docs(bins, order, s, e, grad, hess, out, nblk):
@@ -59,7 +62,7 @@ def _flush_window(bins, base, acc, hsum, touched, nt, mark, hist, dhist):
 
 
 @numba.njit(parallel=True, cache=True)
-def hist_pairs(bins, pi, pj, prho, s, e, out, dout, acc, min_parallel=20000):
+def hist_pairs(bins, pi, pj, prho, s, e, out, dout, acc, min_parallel):
     """The two pair histograms of the pairs [s, e), both additive over pair ranges (so a
     child's come from its parent's by subtraction):
 
@@ -78,7 +81,9 @@ def hist_pairs(bins, pi, pj, prho, s, e, out, dout, acc, min_parallel=20000):
     shape (threads, W, features), left zeroed: each thread takes a slice of the pairs and
     accumulates over a window of W consecutive rows (pairs come grouped by query and a
     query's rows are consecutive), flushed when a pair leaves it; a pair whose rows are W or
-    more apart is added directly. Ranges of fewer than ``min_parallel`` pairs use one thread.
+    more apart is added directly. Ranges of fewer than ``min_parallel`` pairs use one thread
+    (the learner passes :data:`MIN_PARALLEL_PAIRS`; no default: an omitted argument is
+    another signature, compiled again).
     """
     F = bins.shape[1]
     B = out.shape[1]

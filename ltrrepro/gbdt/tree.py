@@ -195,7 +195,8 @@ class TreeGrower:
         F = self.bins.shape[1]
         ahist = np.empty((F, self.B))
         ihist = np.empty((F, self.B))
-        K.hist_pairs(self.bins, pairs[0], pairs[1], pairs[2], ps, pe, ahist, ihist, self._pair_scratch)
+        K.hist_pairs(self.bins, pairs[0], pairs[1], pairs[2], ps, pe, ahist, ihist, self._pair_scratch,
+                     K.MIN_PARALLEL_PAIRS)
         return ahist, ihist
 
     def _find(self, leaf):

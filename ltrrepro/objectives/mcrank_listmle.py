@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from .base import HESS_FLOOR, Objective, as_arrays
+from .listwise import _max
 
 __all__ = ["McRank", "mcrank_scores", "ListMLE"]
 
@@ -90,8 +91,10 @@ def _listmle_kernel(scores, labels, offsets, tiebreak, position_aware, grad, hes
         t = np.empty(m)
         for k in range(m):
             t[k] = scores[a + order[k]]
-        c = t.max()
-        e = np.exp(t - c)
+        c = _max(t)
+        e = np.empty(m)
+        for k in range(m):
+            e[k] = math.exp(t[k] - c)
         Z = np.empty(m)
         acc = 0.0
         for k in range(m - 1, -1, -1):
