@@ -25,9 +25,11 @@ the child), and forks a child per unit. The child is a process of its own exactl
 parent's standard output and error at the time of the unit, so it sees what a fresh process
 started then would see. The protocol on the socket is lines: the parent sends ``preload {"path": sys.path,
 "modules": [...]}`` once, then ``job "JOB.pickle"`` (JSON) with its two descriptors per unit;
-the zygote answers ``pid N`` when the child is forked and
-``exit C`` when it has ended (``C`` as :attr:`subprocess.Popen.returncode`: negative for a
-signal). The zygote exits when its parent closes the socket or is gone.
+the zygote answers ``ready`` when its imports are done (after the preload, and again after each
+child's modules), ``pid N`` when the child is forked and ``exit C`` when it has ended (``C`` as
+:attr:`subprocess.Popen.returncode`: negative for a signal). The parent sends a job only after
+``ready``, so a zygote whose imports hang is replaced by a fresh interpreter for that unit,
+which then cannot have run twice. The zygote exits when its parent closes the socket or is gone.
 """
 from __future__ import annotations
 
@@ -144,6 +146,10 @@ def serve(fd: int) -> int:
         if kind == "preload":                               # {"path": the parent's sys.path, "modules": [...]}
             sys.path[:] = arg["path"]
             _import(PRELOAD + tuple(arg["modules"]))
+            try:
+                sock.sendall(b"ready\n")
+            except OSError:
+                return 0
             continue
         with warnings.catch_warnings():                     # 3.12+: fork in a process with (BLAS) threads
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -163,6 +169,10 @@ def serve(fd: int) -> int:
         except OSError:
             return 0
         _import(names)
+        try:
+            sock.sendall(b"ready\n")
+        except OSError:
+            return 0
 
 
 if __name__ == "__main__":

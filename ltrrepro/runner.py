@@ -572,6 +572,9 @@ class _Zygote:
     #: the OpenMP and BLAS thread pools, the interpreter's own), not when it is called
     LOAD_TIME_ENV = ("NUMBA_", "OMP_", "GOMP_", "KMP_", "OPENBLAS_", "GOTO_", "MKL_", "BLIS_", "NUMEXPR_",
                      "VECLIB_", "PYTHON", "LD_", "MALLOC_")
+    #: seconds to wait for the zygote's ``ready`` (its imports) and ``pid`` (its fork): past
+    #: them it is killed; a unit it was not yet given runs in a fresh interpreter instead
+    ANSWER_TIMEOUT = 120.0
 
     def __init__(self, modules: list):
         import json
@@ -645,19 +648,22 @@ class _Zygote:
         import subprocess
 
         try:
+            self._line("ready", self.ANSWER_TIMEOUT)          # its imports done (they could hang: a plug-in's library)
             # the child's standard output and error: this process's, as a fresh process started now inherits
             socket.send_fds(self.sock, [f"job {json.dumps(job_path)}\n".encode()], [1, 2])
-        except OSError:                                       # the zygote never got the job: run it fresh
+        except (OSError, ValueError):                        # the zygote never got the job: run it fresh
+            self.proc.kill()
             self.close()
             return None
         try:
-            pid = int(self._line("pid"))
+            pid = int(self._line("pid", self.ANSWER_TIMEOUT))
         except ConnectionError:                              # it ended before it forked: run it fresh
             self.close()
             return None
         except (OSError, ValueError) as err:                 # it may have forked: never run the unit twice
+            self.proc.kill()
             self.close()
-            return f"its zygote process did not answer ({err})"
+            return f"its zygote process did not answer ({type(err).__name__}: {err})"
         try:
             return int(self._line("exit", timeout))
         except TimeoutError:
@@ -666,8 +672,9 @@ class _Zygote:
             except ProcessLookupError:       # it ended just now: its "exit" line is read below all the same
                 pass
             try:
-                self._line("exit")
+                self._line("exit", self.ANSWER_TIMEOUT)
             except (OSError, ValueError):
+                self.proc.kill()
                 self.close()
             raise subprocess.TimeoutExpired(job_path, timeout) from None
         except (OSError, ValueError):
@@ -695,7 +702,7 @@ class _Zygote:
         while b"\n" not in self.buf:
             wait = None if deadline is None else max(0.0, deadline - time.monotonic()) * 1000
             if not poll.poll(wait):
-                raise TimeoutError
+                raise TimeoutError(f"no {kind!r} line within {timeout:g} s")
             data = self.sock.recv(4096)
             if not data:
                 raise ConnectionError("the zygote closed its socket")

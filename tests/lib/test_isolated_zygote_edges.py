@@ -1,7 +1,8 @@
 """The zygote's edges (review of 75bdba9): a unit runs once even in a process with many
 descriptors open, a plug-in imported in the child sees the parent's environment and
 directory at the unit, a library's load-time environment is the unit's, concurrent threads
-start one zygote, and the child's global state is the unit's seed, not the zygote's."""
+start one zygote, the child's global state is the unit's seed, not the zygote's, and a zygote
+that stops answering is replaced without a unit running twice or waiting for ever."""
 import os
 import resource
 import sys
@@ -131,3 +132,59 @@ def numba_threads(unit, ctx):
 
 def draws(unit, ctx):
     return float(np.random.random()), {}
+
+
+def _logs_its_parent(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZYG_LOG", str(tmp_path / "ran.log"))
+    return _module(tmp_path, monkeypatch, "zyg_logs_parent", """
+        import os
+        def fn(unit, ctx):
+            with open(os.environ["ZYG_LOG"], "a") as fh:
+                fh.write(f"{os.getpid()}\\n")
+            return {"ppid": os.getppid()}, {}
+    """).fn
+
+
+def test_a_zygote_whose_imports_hang_is_replaced_and_the_unit_runs_fresh_once(tmp_path, monkeypatch, fresh_zygote):
+    """A zygote that never says ``ready`` (stopped here before its imports end, as a plug-in's
+    library hanging on import would) is killed after ANSWER_TIMEOUT; it was never given the
+    job, so the unit runs once, in a fresh interpreter, and the next unit has a new zygote."""
+    import signal
+    import time
+
+    fn = _logs_its_parent(tmp_path, monkeypatch)
+    monkeypatch.setattr(_Zygote, "ANSWER_TIMEOUT", 3.0)
+    stuck = _Zygote._mine[os.getpid()] = _Zygote([])
+    os.kill(stuck.proc.pid, signal.SIGSTOP)                  # its preload imports numpy: far from done
+    t0 = time.monotonic()
+    assert _run_isolated(fn, _unit(), {})[0] == {"ppid": os.getpid()}          # a fresh interpreter's parent
+    assert 3.0 <= time.monotonic() - t0 < 60
+    assert stuck.proc.poll() == -signal.SIGKILL and _Zygote._mine.get(os.getpid()) is not stuck
+    assert len((tmp_path / "ran.log").read_text().split()) == 1
+    again = _run_isolated(fn, _unit(), {})[0]["ppid"]
+    assert again == _Zygote._mine[os.getpid()].proc.pid != stuck.proc.pid
+
+
+def test_a_zygote_that_takes_a_job_and_never_forks_fails_that_unit_and_never_runs_it(
+        tmp_path, monkeypatch, fresh_zygote):
+    """Stopped after its ``ready``: the job is sent and no ``pid`` comes. The unit may not run
+    elsewhere (the zygote might have forked), so it fails with the reason after ANSWER_TIMEOUT
+    instead of waiting for ever; the next unit has a new zygote."""
+    import select
+    import signal
+
+    from ltrrepro.runner import UnitProcessDied
+
+    fn = _logs_its_parent(tmp_path, monkeypatch)
+    _run_isolated(fn, _unit(), {})
+    zygote = _Zygote._mine[os.getpid()]
+    poll = select.poll()
+    poll.register(zygote.sock, select.POLLIN)
+    assert poll.poll(60_000)                                  # its "ready" after the first child is here
+    os.kill(zygote.proc.pid, signal.SIGSTOP)
+    monkeypatch.setattr(_Zygote, "ANSWER_TIMEOUT", 2.0)
+    with pytest.raises(UnitProcessDied, match=r"its zygote process did not answer \(TimeoutError: no 'pid' line"):
+        _run_isolated(fn, _unit(), {})
+    assert zygote.proc.poll() == -signal.SIGKILL
+    assert len((tmp_path / "ran.log").read_text().split()) == 1          # the first unit only
+    assert _run_isolated(fn, _unit(), {})[0]["ppid"] == _Zygote._mine[os.getpid()].proc.pid != zygote.proc.pid
