@@ -83,7 +83,25 @@ def _cluster(tmp_path: Path, pythonpath: Path = PLUGINS):
 
 @pytest.fixture
 def cluster(tmp_path):
+    """A cluster of the test's own: for the tests that kill its workers or its scheduler."""
     yield from _cluster(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory):
+    """One cluster for the tests that leave it whole (each checks that it does): starting one
+    costs three interpreters."""
+    yield from _cluster(tmp_path_factory.mktemp("shared-cluster"))
+
+
+@pytest.fixture(scope="module")
+def loky_run(tmp_path_factory):
+    """The reference: ``ARGS`` run by loky on this machine (2 jobs of 1 thread, as the dask
+    workers), once for the tests that compare a dask run with it."""
+    tmp = tmp_path_factory.mktemp("loky")
+    _run(ARGS + ["--out", str(tmp / "loky"), "--jobs", "2", "--threads", "1"],
+         {**os.environ, "LTRREPRO_CACHE": str(tmp / "cache")})
+    return tmp / "loky"
 
 
 @pytest.fixture
@@ -116,21 +134,20 @@ def test_a_cluster_that_cannot_import_the_study_ends_the_run_in_one_line(tmp_pat
     assert not list((out / "units").glob("*.json")) if (out / "units").exists() else True
 
 
-def test_separate_worker_processes_give_loky_s_results(tmp_path, cluster):
-    address, procs = cluster
+def test_separate_worker_processes_give_loky_s_results(tmp_path, shared_cluster, loky_run):
+    address, procs = shared_cluster
     env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}       # the shared filesystem
-    _run(ARGS + ["--out", str(tmp_path / "loky"), "--jobs", "2", "--threads", "1"], env)
     _run(ARGS + ["--out", str(tmp_path / "dask"), "--backend", "dask", "--scheduler", address, "--threads", "1"],
          env)
-    a, b = _results(tmp_path / "loky"), _results(tmp_path / "dask")
+    a, b = _results(loky_run), _results(tmp_path / "dask")
     assert len(a) == 2 * 3 * 2 and a == b
     pids = {r["worker_pid"] for r in ResultStore.open(tmp_path / "dask").records()}
     assert pids <= {p.pid for p in procs[1:]} | _children(procs[1:]) and len(pids) == 2      # both workers worked
     assert (tmp_path / "dask" / "tables" / "robustness.csv").read_text() == \
-        (tmp_path / "loky" / "tables" / "robustness.csv").read_text()
+        (loky_run / "tables" / "robustness.csv").read_text()
 
 
-def test_a_worker_killed_mid_run_is_survived(tmp_path, cluster):
+def test_a_worker_killed_mid_run_is_survived(tmp_path, cluster, loky_run):
     address, procs = cluster
     env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
     out = tmp_path / "dask"
@@ -145,8 +162,7 @@ def test_a_worker_killed_mid_run_is_survived(tmp_path, cluster):
     assert run.returncode == 0, err[-3000:]
     man = json.loads((out / "manifest.json").read_text())
     assert man["status"] == "ok" and man["n_done"] == 12
-    _run(ARGS + ["--out", str(tmp_path / "loky"), "--jobs", "1"], env)
-    assert _results(out) == _results(tmp_path / "loky")
+    assert _results(out) == _results(loky_run)
 
 
 def _children(procs) -> set:
@@ -189,11 +205,13 @@ def test_a_cluster_lost_mid_run_ends_the_run_in_one_line(tmp_path, cluster, vict
     assert json.loads((out / "manifest.json").read_text())["status"] == "error"
 
 
-def test_a_plugin_that_kills_its_process_on_a_dask_worker_fails_its_units_only(tmp_path, cluster):
+def test_a_plugin_that_kills_its_process_on_a_dask_worker_fails_its_units_only(tmp_path, shared_cluster):
     """dask workers are daemonic processes: the plug-in's unit still runs in a process of its
     own, so a segfault fails that unit (it used to kill the worker again and again, and the
-    run waited for ever)."""
-    address, _ = cluster
+    run waited for ever) and the workers live on."""
+    address, procs = shared_cluster
+    workers = _worker_pids(address)
+    assert len(workers) == 2 and workers <= _children(procs[1:])        # the nannies' worker processes
     env = {**os.environ, "LTRREPRO_CACHE": str(tmp_path / "cache")}
     out = tmp_path / "dask"
     r = subprocess.run([sys.executable, "-m", "experiments.quality", "--queries", "60", "--trials", "2", "--preset",
@@ -204,3 +222,13 @@ def test_a_plugin_that_kills_its_process_on_a_dask_worker_fails_its_units_only(t
     assert r.returncode == 1 and "killed by signal SIGSEGV" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert {json.loads(p.read_text())["unit"]["model"] for p in (out / "units").glob("*.json")} == {"lambdamart"}
     assert len(list((out / "failures").glob("*.json"))) == 2
+    assert _worker_pids(address) == workers and workers <= _children(procs[1:])     # no worker died
+
+
+def _worker_pids(address: str) -> set:
+    """The pids of the workers the scheduler counts now, each asked for its own."""
+    from dask.distributed import Client
+    with Client(address, timeout="30s") as client:
+        futures = [client.submit(os.getpid, workers=[w], allow_other_workers=False, pure=False)
+                   for w in client.scheduler_info()["workers"]]
+        return {f.result(timeout=30) for f in futures}
