@@ -664,6 +664,9 @@ class _Zygote:
             self.proc.kill()
             self.close()
             return f"its zygote process did not answer ({type(err).__name__}: {err})"
+        except BaseException:        # Ctrl-C, SIGTERM as it forks: the child goes with it, as below
+            self._abandon()
+            raise
         try:
             return int(self._line("exit", timeout))
         except TimeoutError:
@@ -683,6 +686,18 @@ class _Zygote:
         except BaseException:        # Ctrl-C, SIGTERM in this process: the child goes with it, as under subprocess.run
             self._kill(pid)
             raise
+
+    def _abandon(self) -> None:
+        """Interrupted between a job and its ``pid`` line: the child (its ``pid`` comes at once
+        after the fork) and the zygote killed, so no unit runs on unseen."""
+        import signal
+
+        try:
+            os.kill(int(self._line("pid", 5.0)), signal.SIGKILL)
+        except BaseException:  # noqa: BLE001 - no child, or one already gone
+            pass
+        self.proc.kill()
+        self.close()
 
     def _kill(self, pid: int) -> None:
         import signal

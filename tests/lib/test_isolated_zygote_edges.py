@@ -2,7 +2,8 @@
 descriptors open, a plug-in imported in the child sees the parent's environment and
 directory at the unit, a library's load-time environment is the unit's, concurrent threads
 start one zygote, the child's global state is the unit's seed, not the zygote's, and a zygote
-that stops answering is replaced without a unit running twice or waiting for ever."""
+that stops answering is replaced without a unit running twice or waiting for ever, nor one
+interrupted as it forks left running."""
 import os
 import resource
 import sys
@@ -190,3 +191,62 @@ def test_a_zygote_that_takes_a_job_and_never_forks_fails_that_unit_and_never_run
     assert len((tmp_path / "ran.log").read_text().split()) == 1          # the first unit only
     monkeypatch.setattr(_Zygote, "ANSWER_TIMEOUT", 120.0)
     assert _run_isolated(fn, _unit(), {})[0]["ppid"] == _Zygote._mine[os.getpid()].proc.pid != zygote.proc.pid
+
+
+def _state(pid: int) -> str:
+    """The process's state letter ('Z' a zombie), '' when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
+
+
+def test_an_interrupt_while_waiting_for_pid_does_not_leave_the_unit_running(tmp_path, monkeypatch, fresh_zygote):
+    """Ctrl-C (a notebook's interrupt reaches the kernel alone) or SIGTERM to the run while the
+    parent waits for the ``pid`` line: the forked child is killed with the zygote, as when the
+    wait for ``exit`` is interrupted, and the next unit has a new zygote (a review found the
+    child running on, unseen, and the line left for the next unit to misread)."""
+    import select
+    import socket
+    import time
+
+    monkeypatch.setenv("ZYG_LOG", str(tmp_path / "ran.log"))
+    monkeypatch.setenv("ZYG_SLEEP", "30")
+    fn = _module(tmp_path, monkeypatch, "zyg_sleeps", """
+        import os, time
+        def fn(unit, ctx):
+            open(os.environ["ZYG_LOG"] + ".started", "w").close()
+            time.sleep(float(os.environ["ZYG_SLEEP"]))
+            with open(os.environ["ZYG_LOG"], "a") as fh:
+                fh.write(f"{os.getpid()}\\n")
+            return {"ppid": os.getppid()}, {}
+    """).fn
+    real, child = _Zygote._line, []
+
+    def interrupted(self, kind, timeout=None):
+        if kind == "pid" and not child:
+            poll = select.poll()
+            poll.register(self.sock, select.POLLIN)
+            assert b"\n" in self.buf or poll.poll(60_000)            # the zygote has forked
+            data = self.buf + self.sock.recv(4096, socket.MSG_PEEK)
+            child.append(int(data.split(b"\n", 1)[0].split()[1]))
+            deadline = time.monotonic() + 60
+            while not (tmp_path / "ran.log.started").exists() and time.monotonic() < deadline:
+                time.sleep(0.02)                                      # the unit has begun
+            raise KeyboardInterrupt                                   # Ctrl-C as the parent waits
+        return real(self, kind, timeout)
+
+    monkeypatch.setattr(_Zygote, "_line", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _run_isolated(fn, Unit("e", "d", 0, "m", seed=5), {})
+        time.sleep(2)
+        left = _state(child[0])
+        # the next unit: it reads the stale 'pid' where it waits for 'ready'
+        monkeypatch.setenv("ZYG_SLEEP", "0")
+        assert _run_isolated(fn, Unit("e", "d", 0, "m", seed=5), {})[0]["ppid"] > 0
+        assert left in ("", "Z"), f"the interrupted unit's child {child[0]} still runs (state {left!r})"
+    finally:
+        if child and _state(child[0]) not in ("", "Z"):
+            os.kill(child[0], 9)
