@@ -147,16 +147,16 @@ def _logs_its_parent(tmp_path, monkeypatch):
 
 
 def test_a_zygote_whose_imports_hang_is_replaced_and_the_unit_runs_fresh_once(tmp_path, monkeypatch, fresh_zygote):
-    """A zygote that never says ``ready`` (stopped here before its imports end, as a plug-in's
-    library hanging on import would) is killed after ANSWER_TIMEOUT; it was never given the
-    job, so the unit runs once, in a fresh interpreter, and the next unit has a new zygote."""
+    """A zygote that never says ``ready`` (its preload takes a module that hangs as it loads,
+    as a library might) is killed after ANSWER_TIMEOUT; it was never given the job, so the
+    unit runs once, in a fresh interpreter, and the next unit has a new zygote."""
     import signal
     import time
 
     fn = _logs_its_parent(tmp_path, monkeypatch)
+    (tmp_path / "mods" / "zyg_hangs_on_import.py").write_text("import time\ntime.sleep(600)\n")   # never imported here
     monkeypatch.setattr(_Zygote, "ANSWER_TIMEOUT", 3.0)
-    stuck = _Zygote._mine[os.getpid()] = _Zygote([])
-    os.kill(stuck.proc.pid, signal.SIGSTOP)                  # its preload imports numpy: far from done
+    stuck = _Zygote._mine[os.getpid()] = _Zygote(["zyg_hangs_on_import"])
     t0 = time.monotonic()
     assert _run_isolated(fn, _unit(), {})[0] == {"ppid": os.getpid()}          # a fresh interpreter's parent
     assert 3.0 <= time.monotonic() - t0 < 60
