@@ -652,8 +652,7 @@ class _Zygote:
             # the child's standard output and error: this process's, as a fresh process started now inherits
             socket.send_fds(self.sock, [f"job {json.dumps(job_path)}\n".encode()], [1, 2])
         except (OSError, ValueError):                        # the zygote never got the job: run it fresh
-            self.proc.kill()
-            self.close()
+            self.close(kill=True)
             return None
         try:
             pid = int(self._line("pid", self.ANSWER_TIMEOUT))
@@ -661,8 +660,7 @@ class _Zygote:
             self.close()
             return None
         except (OSError, ValueError) as err:                 # it may have forked: never run the unit twice
-            self.proc.kill()
-            self.close()
+            self.close(kill=True)
             return f"its zygote process did not answer ({type(err).__name__}: {err})"
         except BaseException:        # Ctrl-C, SIGTERM as it forks: the child goes with it, as below
             self._abandon()
@@ -677,8 +675,7 @@ class _Zygote:
             try:
                 self._line("exit", self.ANSWER_TIMEOUT)
             except (OSError, ValueError):
-                self.proc.kill()
-                self.close()
+                self.close(kill=True)
             raise subprocess.TimeoutExpired(job_path, timeout) from None
         except (OSError, ValueError):
             self._kill(pid)
@@ -696,8 +693,7 @@ class _Zygote:
             os.kill(int(self._line("pid", 5.0)), signal.SIGKILL)
         except BaseException:  # noqa: BLE001 - no child, or one already gone
             pass
-        self.proc.kill()
-        self.close()
+        self.close(kill=True)
 
     def _kill(self, pid: int) -> None:
         import signal
@@ -728,8 +724,11 @@ class _Zygote:
             raise ValueError(f"zygote said {line!r}, expected {kind!r}")
         return value
 
-    def close(self) -> None:
-        """Close the socket (the zygote exits) and reap it."""
+    def close(self, kill: bool = False) -> None:
+        """Close the socket (the zygote exits) and reap it; ``kill``: SIGKILL it first (it may
+        not be reading the socket)."""
+        if kill:
+            self.proc.kill()
         try:
             self.sock.close()
             self.proc.wait(timeout=5)

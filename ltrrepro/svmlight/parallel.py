@@ -162,8 +162,6 @@ def _line_cuts(buf, n_parts):
     return bounds[:m + 1]
 
 
-
-
 _POOLS: dict = {}
 _POOLS_LOCK = threading.Lock()
 
