@@ -224,8 +224,12 @@ def save_figure(fig, stem) -> list[Path]:
     the time)."""
     import matplotlib.pyplot as plt
 
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     stem = Path(stem)
     out = []
+    if not hasattr(fig.canvas, "get_renderer"):     # a Figure made without pyplot has a plain canvas
+        FigureCanvasAgg(fig)
     fig.draw_without_rendering()
     tight = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
     for ext, kw in ((".png", {"dpi": 150}), (".pdf", {"metadata": {"CreationDate": None}})):

@@ -119,3 +119,18 @@ def _report(**kw) -> Report:
                   figures=[Figure("fig", fig)], claims=[judge("A > B", Evidence(0.25, 0.001, 5, "d"), Expectation(), Inference())],
                   deviations=["few trials"], choices=["ties in input order"], missing=["v: no value in 1 unit"],
                   lines=["body"], claims_caption="Claims (test)", claims_extra={"sizes": {"n": 3}}, inference=Inference(), **kw)
+
+
+def test_save_figure_takes_a_figure_made_without_pyplot(tmp_path):
+    """A ``matplotlib.figure.Figure()`` has a plain ``FigureCanvasBase``, which has no
+    renderer: ``save_figure`` measured the tight box through it and crashed the report of every
+    ``--trials auto`` run whose study draws figures (issue 48)."""
+    from matplotlib.figure import Figure
+
+    from ltrrepro.report import save_figure
+
+    fig = Figure(figsize=(3, 2))
+    fig.add_subplot().plot([0, 1], [1, 0])
+    files = save_figure(fig, tmp_path / "plain")
+    assert [f.name for f in files] == ["plain.png", "plain.pdf"]
+    assert files[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and files[1].read_bytes()[:5] == b"%PDF-"
