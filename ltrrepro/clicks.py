@@ -18,7 +18,8 @@ of all queries (no per-query loop). The log keeps, per shown (query, document, p
 impressions and clicks over the sessions (:attr:`ClickLog.clicks`), and the sessions with at
 least one click as training lists (:meth:`ClickLog.sessions_dataset`: one list per session, its
 documents in displayed order, label 1 if clicked): a session without a click gives no pair to a
-pairwise learner and no target to a listwise one.
+pairwise learner and no target to a listwise one, so it is either re-drawn until it has one
+(Hu et al.'s generator; ``no_click="redraw"``) or dropped.
 """
 from __future__ import annotations
 
@@ -30,9 +31,11 @@ from .data import RankingDataset, query_index
 from .noise import cascade_session_clicks
 
 __all__ = ["click_probabilities", "examination", "shown_lists", "simulate", "ClickLog", "CLICK_MODELS",
-           "EYETRACKING"]
+           "EYETRACKING", "NO_CLICK"]
 
 CLICK_MODELS = ("pbm", "cascade")
+#: what becomes of a session without a click (:func:`simulate`)
+NO_CLICK = ("redraw", "drop")
 #: Ai et al. (2018)'s examination probabilities of ranks 1–10 (from Joachims et al.'s eye tracking),
 #: raised to η in their generator; beyond rank 10 the last value
 EYETRACKING = (0.68, 0.61, 0.48, 0.34, 0.28, 0.20, 0.11, 0.10, 0.08, 0.06)
@@ -70,15 +73,20 @@ def examination(k: int, eta: float, curve: str = "inverse") -> np.ndarray:
     raise ValueError(f"examination curve: inverse or eyetracking, not {curve!r}")
 
 
-def shown_lists(scores: np.ndarray, offsets: np.ndarray, k: int):
+def shown_lists(scores: np.ndarray, offsets: np.ndarray, k: int | None):
     """``(rows, sizes)``: per query, the rows of its top ``k`` documents by the logging ranker's
-    ``scores`` in displayed order (ties in input order), and how many each query shows.
+    ``scores`` in displayed order (ties in input order), and how many each query shows;
+    ``k=None`` shows every document (Hu et al.'s generator: ``rank_cut = 100000``).
 
     >>> shown_lists(np.array([0.1, 0.9, 0.5, 2.0, 1.0]), np.array([0, 3, 5]), 2)
     (array([1, 2, 3, 4]), array([2, 2]))
+    >>> shown_lists(np.array([0.1, 0.9, 0.5, 2.0, 1.0]), np.array([0, 3, 5]), None)[0].tolist()
+    [1, 2, 0, 3, 4]
     """
     q = query_index(offsets)
     order = np.lexsort((np.arange(q.size), -np.asarray(scores, dtype=float), q))
+    if k is None:
+        return order, np.diff(offsets).astype(np.int64)
     rank = np.arange(q.size) - offsets[q[order]]
     keep = rank < k
     return order[keep], np.minimum(np.diff(offsets), k).astype(np.int64)
@@ -92,7 +100,9 @@ class ClickLog:
     ``n_sessions`` sessions of its query), ``propensity`` (the true probability that the shown
     row is examined: θ of its rank under the PBM, the chance that no document above it was
     clicked under the cascade), and the sessions with a click: ``session_query`` (the query of
-    each), ``session_clicks`` (flat, per session its shown rows' clicks, 0/1)."""
+    each), ``session_clicks`` (flat, per session its shown rows' clicks, 0/1); ``p_click``: the
+    probability that a session has a click, mean over queries (before any re-draw), and
+    ``no_click``: what became of the sessions without one (``drop`` or ``redraw``)."""
 
     rows: np.ndarray
     sizes: np.ndarray
@@ -102,6 +112,8 @@ class ClickLog:
     n_sessions: int
     session_query: np.ndarray
     session_clicks: np.ndarray
+    p_click: float = float("nan")
+    no_click: str = "drop"
 
     @property
     def offsets(self) -> np.ndarray:
@@ -129,20 +141,59 @@ class ClickLog:
         return {"sessions": int(n_sess), "sessions_with_click": int(self.session_query.size),
                 "clicks_per_session": total / max(n_sess, 1),
                 "share_with_click": self.session_query.size / max(n_sess, 1),
+                "p_click": self.p_click, "no_click": self.no_click,
                 "click_share_by_position": (by_pos / max(total, 1.0)).tolist(),
                 "ctr_by_position": (by_pos / np.maximum(shown, 1)).tolist()}
 
 
+def _first_click_draw(p: np.ndarray, sizes: np.ndarray, rng: np.random.Generator, then_independent: bool):
+    """Clicks of sessions drawn *given that each has at least one*: per session (rows ``p``,
+    each row's click probability, sessions of ``sizes`` rows) the first click at r with
+    probability p_r Π_{s<r}(1 − p_s) / (1 − Π_s (1 − p_s)) — one uniform per session, inverted
+    on the cumulative (1 − Π_{s≤r}(1 − p_s)) — then, for the position-based model, every later
+    row clicked independently with its p (one uniform per row); for the cascade nothing after.
+    This is the distribution of re-drawing a session until it has a click (Hu et al.'s
+    generator), in a bounded number of draws. Every session must have some p > 0.
+
+    >>> _first_click_draw(np.array([0.0, 1.0, 0.5, 0.5]), np.array([2, 2]), np.random.default_rng(0), False).astype(int).tolist()
+    [0, 1, 1, 0]
+    """
+    start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+    sess = np.repeat(np.arange(sizes.size), sizes)
+    log_miss = np.log1p(-np.minimum(p, 1.0 - 1e-12))
+    cum = np.cumsum(log_miss)
+    base = np.r_[0.0, cum][start]                                       # Σ log(1 − p) before each session
+    within = cum - base[sess]                                           # log Π_{s≤r}(1 − p_s), same session
+    last = within[start + sizes - 1]
+    target = rng.random(sizes.size) * -np.expm1(last)                   # u · P(at least one click)
+    below = -np.expm1(within) < target[sess]                            # rows before the first click
+    first = np.add.reduceat(below.astype(np.int64), start) if sizes.size else np.zeros(0, np.int64)
+    local = np.arange(p.size) - start[sess]
+    click = local == first[sess]
+    if then_independent:
+        click |= (local > first[sess]) & (rng.random(p.size) < p)
+    return click
+
+
 def simulate(labels: np.ndarray, rows: np.ndarray, sizes: np.ndarray, sessions: int, rng: np.random.Generator, *,
-             model: str = "pbm", click_probs, eta: float = 1.0, curve: str = "inverse") -> ClickLog:
+             model: str = "pbm", click_probs, eta: float = 1.0, curve: str = "inverse",
+             no_click: str = "drop") -> ClickLog:
     """``sessions`` sessions per query over the shown lists (``rows``, ``sizes`` of
     :func:`shown_lists`; ``labels`` the source dataset's grades), clicks from ``model``.
 
     The draws: one uniform per (session, shown row) in the order query, session, rank — the
     examination and the click of a PBM row share it (click iff u < θ_r c(y)); the cascade draws
-    u < c(y) and keeps the first."""
+    u < c(y) and keeps the first. ``no_click``: a session without a click is dropped
+    (``"drop"``), or re-drawn until it has one (``"redraw"``, Hu et al.'s generator: every query
+    keeps its ``sessions`` sessions): sessions with a click keep the draws above, and each empty
+    one is replaced by a draw from the click distribution given at least one click
+    (:func:`_first_click_draw`, after all the draws above) — the same distribution as
+    re-drawing, in bounded time. A query none of whose rows can be clicked (every θ_r c(y) = 0)
+    keeps no session either way."""
     if model not in CLICK_MODELS:
         raise ValueError(f"click model: one of {', '.join(CLICK_MODELS)}, not {model!r}")
+    if no_click not in NO_CLICK:
+        raise ValueError(f"no_click: one of {', '.join(NO_CLICK)}, not {no_click!r}")
     if sessions < 1:
         raise ValueError(f"sessions must be >= 1, got {sessions}")
     c = np.asarray(click_probs, dtype=float)
@@ -161,17 +212,29 @@ def simulate(labels: np.ndarray, rows: np.ndarray, sizes: np.ndarray, sessions: 
     shown = np.repeat(offs[sq], ssize) + local                          # index into the shown rows
     if model == "pbm":
         theta = examination(k, eta, curve)
-        click = rng.random(shown.size) < theta[local] * c[y[shown]]
+        prob = theta[local] * c[y[shown]]
+        click = rng.random(shown.size) < prob
         propensity = theta[position]
     else:
-        click = cascade_session_clicks(c[y[shown]], np.r_[0, np.cumsum(ssize)], rng)
+        prob = c[y[shown]]
+        click = cascade_session_clicks(prob, np.r_[0, np.cumsum(ssize)], rng)
         miss = np.log1p(-np.minimum(c[y], 1 - 1e-12))                  # log P(no click) of each shown row
         cum = np.cumsum(miss)
         above = cum - miss - np.r_[0.0, cum][offs[:-1]][q]                # Σ over the rows above, same query
         propensity = np.exp(above)                                        # P(examined) = Π_{above} (1 − c)
-    clicks = np.bincount(shown, weights=click, minlength=rows.size).astype(np.int64)
     per_session = np.add.reduceat(click.astype(np.int64), sstart) if sstart.size else np.zeros(0, np.int64)
+    clickable = (np.add.reduceat(prob, sstart) > 0) if sstart.size else np.zeros(0, bool)
+    p_click = float(np.mean(-np.expm1(np.add.reduceat(np.log1p(-np.minimum(prob, 1 - 1e-12)), sstart)))) \
+        if sstart.size else 0.0                                         # P(a session has a click), exact
+    if no_click == "redraw":
+        empty = (per_session == 0) & clickable
+        if empty.any():
+            rows_empty = np.repeat(empty, ssize)
+            click[rows_empty] = _first_click_draw(prob[rows_empty], ssize[empty], rng, model == "pbm")
+            per_session = np.add.reduceat(click.astype(np.int64), sstart)
     kept = per_session > 0
+    clicks = np.bincount(shown, weights=click, minlength=rows.size).astype(np.int64)
     keep_rows = np.repeat(kept, ssize)
     return ClickLog(rows=rows, sizes=sizes, position=position, clicks=clicks, propensity=propensity,
-                    n_sessions=int(sessions), session_query=sq[kept], session_clicks=click[keep_rows].astype(np.int8))
+                    n_sessions=int(sessions), session_query=sq[kept], session_clicks=click[keep_rows].astype(np.int8),
+                    p_click=p_click, no_click=no_click)

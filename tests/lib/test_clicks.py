@@ -117,3 +117,72 @@ def test_draws_are_determined_by_the_seed(rng):
         simulate(y, rows, sizes, 20, rng, model="ubm", click_probs=PROBS)
     with pytest.raises(ValueError, match="grades reach"):
         simulate(y, rows, sizes, 20, rng, click_probs=PROBS[:3])
+
+
+def _pattern_probs(p, cascade):
+    """Every click pattern of one session with rows' probabilities ``p`` and its probability
+    given at least one click (enumerated by hand: the rejection sampler's law)."""
+    from itertools import product
+    out = {}
+    for pat in product((0, 1), repeat=len(p)):
+        if not any(pat):
+            continue
+        if cascade and sum(pat) > 1:
+            continue
+        first = pat.index(1)
+        if cascade:
+            prob = np.prod([1 - q for q in p[:first]]) * p[first]
+        else:
+            prob = np.prod([q if c else 1 - q for q, c in zip(p, pat)])
+        out[pat] = prob
+    total = sum(out.values())
+    return {k: v / total for k, v in out.items()}
+
+
+@pytest.mark.parametrize("model", ["pbm", "cascade"])
+def test_redrawn_sessions_follow_the_law_given_a_click(model):
+    """``no_click="redraw"``: every session has a click and the click patterns of one query's
+    sessions follow P(pattern | at least one click), enumerated (χ² over the patterns); the
+    patterns of dropped mode's kept sessions follow the same law (both are that conditional)."""
+    y = np.array([2, 0, 1], np.int32)                                   # grades of one 3-document list
+    rows, sizes = np.arange(3), np.array([3])
+    n = 40_000
+    want = _pattern_probs(list(examination(3, 1.0)[:3] * PROBS[y] if model == "pbm" else PROBS[y]), model == "cascade")
+    for mode in ("redraw", "drop"):
+        log = simulate(y, rows, sizes, n, np.random.default_rng(7), model=model, click_probs=PROBS, eta=1.0,
+                       no_click=mode)
+        pats = log.session_clicks.reshape(-1, 3)
+        assert (pats.sum(1) > 0).all()
+        if mode == "redraw":
+            assert pats.shape[0] == n and log.stats(3)["share_with_click"] == 1.0
+        keys = list(want)
+        counts = np.array([np.all(pats == np.array(k), axis=1).sum() for k in keys])
+        assert counts.sum() == pats.shape[0]                              # no pattern outside the law
+        exp = np.array([want[k] for k in keys]) * pats.shape[0]
+        assert stats.chisquare(counts, exp).pvalue > 1e-4, (mode, counts, exp.round())
+    p0 = np.prod(1 - np.array(list(examination(3, 1.0)[:3] * PROBS[y] if model == "pbm" else PROBS[y])))
+    assert np.isclose(log.p_click, 1 - p0)                              # the exact P(a session has a click)
+
+
+def test_redraw_keeps_the_sessions_that_had_a_click_and_skips_unclickable_queries():
+    """The first draw is the dropping mode's draw for draw; a list no one can click (every
+    θ c(y) = 0) keeps no session in either mode."""
+    y = np.array([1, 0, 0, 0, 0, 0], np.int32)
+    rows, sizes = np.arange(6), np.array([3, 3])
+    probs = np.array([0.0, 0.5])                                         # grade 0 never clicked: query 2 cannot be
+    a = simulate(y, rows, sizes, 200, np.random.default_rng(3), click_probs=probs, no_click="drop")
+    b = simulate(y, rows, sizes, 200, np.random.default_rng(3), click_probs=probs, no_click="redraw")
+    assert set(b.session_query.tolist()) == {0} and b.session_query.size == 200
+    assert a.session_query.size < 200
+    assert a.clicks[3:].sum() == b.clicks[3:].sum() == 0
+    with pytest.raises(ValueError, match="no_click"):
+        simulate(y, rows, sizes, 2, np.random.default_rng(3), click_probs=probs, no_click="keep")
+
+
+def test_whole_list_shows_every_document_in_score_order(rng):
+    y, offsets, s = _lists(rng, 5, 17)
+    rows, sizes = shown_lists(s, offsets, None)
+    assert sizes.tolist() == [17] * 5 and sorted(rows.tolist()) == list(range(85))
+    assert all((np.diff(s[rows[i * 17:(i + 1) * 17]]) <= 0).all() for i in range(5))
+    theta = examination(17, 1.0, "eyetracking")
+    assert np.allclose(theta[9:], 0.06)                                   # past 10: the 10th value
