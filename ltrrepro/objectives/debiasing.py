@@ -40,12 +40,13 @@ import numpy as np
 from .base import HESS_FLOOR, Objective, as_arrays
 from .listwise import XENDCG
 
-__all__ = ["UnbiasedLambdaMART", "IPSLambdaMART", "IPSXENDCG", "debiased_lambdas", "update_biases"]
+__all__ = ["UnbiasedLambdaMART", "IPSLambdaMART", "IPSXENDCG", "debiased_lambdas", "update_biases", "VARIANTS",
+           "ALL_PAIRS"]
 
 
 @numba.njit(parallel=True, cache=True)
-def _kernel(scores, labels, offsets, w_high, w_low, sigma, truncation, score_norm, list_norm, hess_scale, cost_sign,
-            grad, hess, cost_high, cost_low):
+def _kernel(scores, labels, offsets, w_high, w_low, tracked, sigma, truncation, score_norm, list_norm, hess_scale,
+            cost_sign, grad, hess, cost_high, cost_low):
     nq = offsets.shape[0] - 1
     for q in numba.prange(nq):
         a, b = offsets[q], offsets[q + 1]
@@ -83,15 +84,17 @@ def _kernel(scores, labels, offsets, w_high, w_low, sigma, truncation, score_nor
                 p = 1.0 / (1.0 + math.exp(min(sigma * delta, 700.0)))
                 z = -cost_sign * sigma * delta                  # the pair loss log(1 + e^{z})
                 cost = dndcg * (math.log1p(math.exp(z)) if z < 30 else z)
-                w = w_high[h] * w_low[l]
+                both = tracked[h] and tracked[l]
+                w = w_high[h] * w_low[l] if both else 1.0
                 g = -sigma * p * dndcg * w
                 hh = hess_scale * sigma * sigma * max(p * (1.0 - p), 1e-16) * dndcg * w
                 grad[h] += g
                 grad[l] -= g
                 hess[h] += hh
                 hess[l] += hh
-                cost_high[h] += cost * w_low[l]
-                cost_low[l] += cost * w_high[h]
+                if both:
+                    cost_high[h] += cost * w_low[l]
+                    cost_low[l] += cost * w_high[h]
                 total += -2.0 * g
         if list_norm and total > 0:
             f = math.log2(1.0 + total) / total
@@ -101,7 +104,7 @@ def _kernel(scores, labels, offsets, w_high, w_low, sigma, truncation, score_nor
 
 
 def debiased_lambdas(scores, labels, offsets, w_high, w_low, *, sigma=1.0, truncation=30, score_norm=False,
-                     list_norm=False, hess_scale=1.0, cost: str = "paper"):
+                     list_norm=False, hess_scale=1.0, cost: str = "paper", tracked=None):
     """``(grad, hess, cost_high, cost_low)`` of the debiased λ-pair loss (module docstring): every
     pair's gradient and Hessian weighted by ``w_high[h] · w_low[l]`` (1/t⁺ of the clicked row,
     1/t⁻ of the unclicked one); ``cost_high[r]`` sums L_hl · w_low[l] over the pairs where row r
@@ -110,6 +113,8 @@ def debiased_lambdas(scores, labels, offsets, w_high, w_low, *, sigma=1.0, trunc
     L_hl = |ΔNDCG| log(1 + e^{−σδ}) (Hu et al.; their released code), or ``"reversed"``
     |ΔNDCG| log(1 + e^{+σδ}) — XGBoost's ``lambdarank_unbiased`` accumulates log(1/(1 − sigmoid(δ))),
     the cost of the pair in the wrong order; the two agree while the scores tie (the first round).
+    ``tracked`` (default: every row): a pair with a row not tracked is neither weighted nor
+    counted in the costs (XGBoost's treatment of positions past the ones it tracks).
 
     One session, clicks (1, 0), equal scores, no biases: |ΔNDCG| = 1 − 1/log2 3 = 0.3691,
     p = ½, so grad = ∓½ |ΔNDCG| and cost = log 2 · |ΔNDCG|:
@@ -121,7 +126,8 @@ def debiased_lambdas(scores, labels, offsets, w_high, w_low, *, sigma=1.0, trunc
     scores, labels, offsets = as_arrays(scores, labels, offsets)
     n = scores.shape[0]
     out = [np.empty(n) for _ in range(4)]
-    _kernel(scores, labels, offsets, np.asarray(w_high, np.float64), np.asarray(w_low, np.float64), float(sigma),
+    tracked = np.ones(n, np.bool_) if tracked is None else np.asarray(tracked, np.bool_)
+    _kernel(scores, labels, offsets, np.asarray(w_high, np.float64), np.asarray(w_low, np.float64), tracked, float(sigma),
             int(truncation), bool(score_norm), bool(list_norm), float(hess_scale), {"paper": 1.0, "reversed": -1.0}[cost],
             *out)
     return tuple(out)
@@ -152,10 +158,10 @@ class _PairOptions(Objective):
         self.sigma, self.truncation = float(sigma), int(truncation)
         self.score_norm, self.list_norm, self.hess_scale = bool(score_norm), bool(list_norm), float(hess_scale)
 
-    def _lambdas(self, scores, labels, offsets, w_high, w_low):
+    def _lambdas(self, scores, labels, offsets, w_high, w_low, tracked=None):
         return debiased_lambdas(scores, labels, offsets, w_high, w_low, sigma=self.sigma, truncation=self.truncation,
                                 score_norm=self.score_norm, list_norm=self.list_norm, hess_scale=self.hess_scale,
-                                cost=self.cost)
+                                cost=self.cost, tracked=tracked)
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         raise ValueError(f"{self.name} learns from click sessions: bind it to the training rows' positions first "
@@ -166,8 +172,13 @@ class UnbiasedLambdaMART(_PairOptions):
     """Unbiased LambdaMART (Hu et al. 2019): λMART on click sessions with the position biases at
     clicked (t⁺) and unclicked (t⁻) positions estimated jointly, once per round (module
     docstring). ``p``: the bias regularization (exponent 1/(1 + p)); ``n_positions``: the
-    positions tracked (rows below share the last one's bias); ``cost="reversed"``: the pair cost as
-    XGBoost's ``lambdarank_unbiased`` accumulates it (:func:`debiased_lambdas`).
+    positions tracked, and ``beyond`` what becomes of rows below them: ``"last"`` they share the
+    last tracked position's bias (Hu et al.'s released code, its ``position_bins``), or
+    ``"untracked"`` a pair with such a row is neither debiased nor counted in the update
+    (XGBoost); ``cost="reversed"``: the pair cost as XGBoost's ``lambdarank_unbiased``
+    accumulates it (:func:`debiased_lambdas`); ``update=False`` keeps every bias at 1 (the same
+    lambdas without the debiasing: λMART on the clicks). :data:`VARIANTS` names the settings of
+    the paper's equations, the authors' released code and XGBoost (:meth:`variant`).
 
     Before the first update every bias is 1, so the first round's gradient is λMART's:
 
@@ -179,14 +190,51 @@ class UnbiasedLambdaMART(_PairOptions):
     name = "unbiased_lambdamart"
 
     def __init__(self, sigma=1.0, p: float = 0.0, truncation=30, score_norm=False, list_norm=False, hess_scale=1.0,
-                 n_positions: int = 32, cost: str = "paper"):
+                 n_positions: int = 32, cost: str = "paper", update: bool = True, beyond: str = "last"):
         super().__init__(sigma, truncation, score_norm, list_norm, hess_scale, cost)
-        if p < 0 or n_positions < 1:
-            raise ValueError("p >= 0 and n_positions >= 1")
-        self.p, self.n_positions = float(p), int(n_positions)
+        if p < 0 or n_positions < 1 or beyond not in ("last", "untracked"):
+            raise ValueError("p >= 0, n_positions >= 1, beyond 'last' or 'untracked'")
+        self.p, self.n_positions, self.update, self.beyond = float(p), int(n_positions), bool(update), beyond
+
+    @classmethod
+    def variant(cls, name: str, **overrides) -> "UnbiasedLambdaMART":
+        """The objective as :data:`VARIANTS` ``name`` sets it, ``overrides`` on top.
+
+        >>> UnbiasedLambdaMART.variant("lambdarank_unbiased", p=2.0).p, UnbiasedLambdaMART.variant("authors").sigma
+        (2.0, 2.0)
+        """
+        if name not in VARIANTS:
+            raise ValueError(f"Unbiased LambdaMART variant: one of {', '.join(VARIANTS)}, not {name!r}")
+        return cls(**{**VARIANTS[name][1], **overrides})
 
     def bind(self, position, propensity=None) -> "_BoundULM":
-        return _BoundULM(self, np.minimum(np.asarray(position, np.int64), self.n_positions - 1))
+        position = np.asarray(position, np.int64)
+        tracked = position < self.n_positions if self.beyond == "untracked" else None
+        return _BoundULM(self, np.minimum(position, self.n_positions - 1), tracked)
+
+
+#: "every pair": a truncation no list reaches (all pairs, as Hu et al.'s released code)
+ALL_PAIRS = 1 << 30
+
+#: the settings of Unbiased LambdaMART by source: (what it is, the objective's keyword arguments)
+VARIANTS = {
+    "authors": ("Hu et al.'s released LightGBM fork (acbull/Unbiased_LambdaMart, rank_objective.hpp and "
+                "config.cpp): its sigmoid table 2/(1 + e^{2δ}) (σ = 2) and Hessian 2·σ²p(1 − p), |ΔNDCG| divided "
+                "by 0.01 + |δ|, every pair of a session, no list normalization, eta = 0.5 read as the exponent "
+                "1/(1 + 0.5) (p = 0.5), 12 position bins (rows below share the 12th), the paper's pair cost",
+                dict(sigma=2.0, p=0.5, truncation=ALL_PAIRS, score_norm=True, list_norm=False, hess_scale=2.0,
+                     n_positions=12, cost="paper", beyond="last")),
+    "lambdarank_unbiased": ("XGBoost's lambdarank_unbiased at its defaults (src/objective/lambdarank_obj.{h,cc}): σ = 1, "
+                "Hessian 2·p(1 − p), |ΔNDCG| divided by 0.01 + |δ|, the top 32 by score paired with every "
+                "document, list normalization log2(1 + S)/S, lambdarank_bias_norm 1 (p = 1), 32 positions "
+                "tracked (pairs with a row below neither debiased nor counted), the cost of the reversed pair",
+                dict(sigma=1.0, p=1.0, truncation=32, score_norm=True, list_norm=True, hess_scale=2.0,
+                     n_positions=32, cost="reversed", beyond="untracked")),
+    "equations": ("the paper's equations as written: σ = 1, Hessian σ²p(1 − p), no score or list normalization, "
+                  "LightGBM's truncation 30, no bias regularization (p = 0, the paper's table), 32 positions",
+                  dict(sigma=1.0, p=0.0, truncation=30, score_norm=False, list_norm=False, hess_scale=1.0,
+                       n_positions=32, cost="paper", beyond="last")),
+}
 
 
 class _BoundULM(Objective):
@@ -194,15 +242,17 @@ class _BoundULM(Objective):
 
     name = "unbiased_lambdamart"
 
-    def __init__(self, config: UnbiasedLambdaMART, position: np.ndarray):
-        self.config, self._position = config, position
+    def __init__(self, config: UnbiasedLambdaMART, position: np.ndarray, tracked=None):
+        self.config, self._position, self._tracked = config, position, tracked
         self.t_plus, self.t_minus = np.ones(config.n_positions), np.ones(config.n_positions)
         self.rounds = 0
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         c, pos = self.config, self._position
-        g, h, ch, cl = c._lambdas(scores, labels, offsets, 1.0 / self.t_plus[pos], 1.0 / self.t_minus[pos])
-        self.t_plus, self.t_minus = update_biases(ch, cl, pos, c.n_positions, c.p)
+        g, h, ch, cl = c._lambdas(scores, labels, offsets, 1.0 / self.t_plus[pos], 1.0 / self.t_minus[pos],
+                                  self._tracked)
+        if c.update:
+            self.t_plus, self.t_minus = update_biases(ch, cl, pos, c.n_positions, c.p)
         self.rounds += 1
         return g, np.maximum(h, HESS_FLOOR)
 
