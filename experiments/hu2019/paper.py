@@ -2,12 +2,15 @@
 could read it (docs/protocols/debiasing.md gives the sources, column by column).
 
 From the paper and its released generator (github.com/acbull/Unbiased_LambdaMart, forked from
-Ai et al. 2018's): Yahoo! LTR Set 1; a logging ranker trained on 1% of the training queries'
-labels; users see the top 10; the position-based click model with click noise — an examined
+Ai et al. 2018's): Yahoo! LTR Set 1; a logging ranker (a Ranking SVM) trained on 1% of the
+training queries' labels; every document of a list shown (``rank_cut = 100000``), positions past
+10 at the 10th examination value; 16 sessions per training query, a session without a click
+re-drawn until it has one; the position-based click model with click noise — an examined
 document of grade y is clicked with ε⁻ + (ε⁺ − ε⁻)(2^y − 1)/(2^{y_max} − 1), ε⁺ = 1, ε⁻ = 0.1
 (the generator's 0.1, 0.16, 0.28, 0.52, 1.0 for grades 0–4) and examination ρ_r^η, η = 1; the
 table's Unbiased LambdaMART without bias regularization (p = 0: the first author, issue #3 of
-the released code), the released code's default 0.5 as the exponent 1/(1 + p) (p = 1).
+the released code); the released fork's ``eta = 0.5`` (train.conf and its default) is p: its
+config.cpp turns it into the exponent 1/(1 + 0.5) = 2/3.
 
 Not transcribed: the numbers of the paper's results table (NDCG@1/3/5/10 and MAP of each method on
 the simulated Yahoo! clicks) and of its other tables and figures. The harness could not read them.
@@ -31,17 +34,18 @@ differences on NDCG@10 with ER, ΔRI and the size verdict (:func:`paper_effect`)
 """
 from __future__ import annotations
 
-__all__ = ["TOP_K", "ETA", "EPS_PLUS", "EPS_MINUS", "LOGGER_SHARE", "PAPER_P", "RELEASED_EXPONENT",
+__all__ = ["TOP_K", "ETA", "EPS_PLUS", "EPS_MINUS", "LOGGER_SHARE", "PAPER_P", "RELEASED_P", "SESSIONS",
            "EYETRACKING_SOURCE", "PAPER_TABLE", "PAPER_TABLE_SOURCE", "PAPER_CLAIMS", "SOURCES",
            "paper_means", "paper_effect"]
 
-TOP_K = 10                 # users see the logging ranker's top 10
+TOP_K = 10                 # the examination table's positions; past them the 10th value
+SESSIONS = 16              # sessions per training query (the generator's), each with a click
 ETA = 1.0                  # severity of the position bias
 EPS_PLUS = 1.0             # click probability of the top grade, once examined
 EPS_MINUS = 0.1            # click probability of grade 0 (click noise)
 LOGGER_SHARE = 0.01        # the logging ranker's labelled share of the training queries
 PAPER_P = 0.0              # the table's Unbiased LambdaMART: no bias regularization
-RELEASED_EXPONENT = 0.5    # the released code's default exponent 1/(1 + p)
+RELEASED_P = 0.5           # the released fork's eta: p, the exponent 1/(1 + p) = 2/3
 EYETRACKING_SOURCE = "Ai et al. 2018's generator: examination (0.68, 0.61, 0.48, 0.34, 0.28, 0.20, 0.11, 0.10, 0.08, 0.06)^η"
 
 #: the paper's results table: the study's arm a row corresponds to ("ulm": Unbiased LambdaMART in

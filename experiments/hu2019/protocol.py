@@ -1,14 +1,16 @@
 """Hu et al. (2019)'s simulated-click protocol (docs/protocols/debiasing.md): the typed
 configuration with every default, the arms, the units and the unit function.
 
-A unit (trial t, setting, arm): trial t's 60/20/20 query split; a logging ranker (λMART on the
-expert labels of a ``share`` of the training queries; its stream depends on the trial and the
-share only) ranks every training list; users see its top ``k``; ``sessions`` sessions per query
-click under the setting's click model (``pbm``: examination (1/r)^η, click noise ε⁺/ε⁻;
-``cascade``: the harness's persistent cascade user), drawn from the trial's and setting's stream
-(shared by the arms: a paired design); the arm's system trains on the sessions with a click (or,
-the skyline, on the training lists' expert labels) for the preset's rounds; the test lists'
-expert labels give NDCG@1/3/5/10. The record keeps the click-log statistics, the true
+A unit (trial t, setting, arm): trial t's 60/20/20 query split; a logging ranker (a linear
+Ranking SVM, or λMART, on the expert labels of a ``share`` of the training queries; its stream
+depends on the trial and the share only) ranks every training list; users see the whole list
+(or its top ``k``); ``sessions`` sessions per query click under the setting's click model
+(``pbm``: examination ρ_r^η from the eye-tracking table, past 10 the 10th value, or (1/r)^η;
+click noise ε⁺/ε⁻; ``cascade``: the harness's persistent cascade user), a session without a
+click re-drawn until it has one (or dropped), drawn from the trial's and setting's stream (shared
+by the arms: a paired design); the arm's system trains on the sessions (or, the skyline, on the
+training lists' expert labels) for the preset's rounds; the test lists' expert labels give
+NDCG@1/3/5/10. The record keeps the click-log statistics, the logger's test NDCG, the true
 examination curve and the position biases the arm learned.
 """
 from __future__ import annotations
@@ -20,21 +22,26 @@ import numpy as np
 from experiments.config import RunConfig
 from experiments.hu2019 import notes, paper
 from experiments.errors import UsageError
-from ltrrepro.clicks import CLICK_MODELS, click_probabilities, shown_lists, simulate
+from experiments.hu2019.protocol_clicks import (CURVE_POSITIONS, LOGGERS, STREAM_LOGGER, click_log, logging_ranker,
+                                                true_curve)
+from ltrrepro.clicks import CLICK_MODELS, NO_CLICK
 from ltrrepro.fit import SYSTEMS, system_for
 from ltrrepro.fit.backends import BACKENDS, custom_objective_libraries
 from ltrrepro.fit.plugins import plugin_label
 from ltrrepro.fit.ranking import on_clicks
 from ltrrepro.fit.boosting import PRESETS, preset
 from ltrrepro.metrics import canonical, evaluate
+from ltrrepro.objectives.debiasing import VARIANTS
 from ltrrepro.runner import STREAM_MODEL, DataRef, Unit, UnitRecord, unit_seed
 from ltrrepro.splits import trial_split
 
 EXPERIMENT = "debiasing"
 TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
 NDCG10 = TEST_METRICS[3]
-#: the stream of the logging ranker (its training queries and model): per trial and share
-STREAM_LOGGER = 3
+#: the synthetic default's logger share (a logger of the paper's quality relative to the skyline) and
+#: its logger-quality sweep, from near random to the skyline's quality: docs/protocols/debiasing.md §4
+SYNTHETIC_SHARE = 0.3
+SYNTHETIC_SWEEP_SHARE = (0.02, 0.1, 1.0)
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class Arm:
     library: str | None = None
     data: str = "clicks"
     propensity: str = ""
+    update: bool = True             # Unbiased LambdaMART: False keeps every bias at 1 (no debiasing)
 
 
 def ulm_arm(library: str) -> str:
@@ -62,6 +70,8 @@ ARMS = {
     **{name.removesuffix("_lambdamart"): Arm(name, spec[0]) for b in BACKENDS.values() for name, spec in b.debiasing.items()},
     **{ulm_arm(lib): Arm("unbiased_lambdamart", f"Unbiased LambdaMART (ltrrepro, {BACKENDS[lib].label})", lib)
        for lib in custom_objective_libraries()},
+    "ulm_off": Arm("unbiased_lambdamart", "Unbiased LambdaMART's λMART, biases fixed at 1 (no debiasing)",
+                   update=False),
     "ips_true": Arm("ips_lambdamart", "IPS λMART, true propensities", propensity="true"),
     "ips_est": Arm("ips_lambdamart", "IPS λMART, estimated propensities", propensity="estimated"),
     "ipsxe_true": Arm("ips_xendcg", "IPS XE_NDCG, true propensities", propensity="true"),
@@ -75,30 +85,37 @@ SETTING = ("sessions", "eta", "share", "click")
 
 @dataclass(frozen=True)
 class DebiasingConfig(RunConfig):
-    """The study's settings (docs/protocols/debiasing.md). The default point: ``sessions`` per
-    query, examination exponent ``eta``, the logging ranker's labelled ``share`` of the training
-    queries, ``click_model``; each sweep varies one of them over ``sweep_*`` (the default value
-    always joins its curve) for the ``sweep_models``. ``bias_p``: Unbiased LambdaMART's bias
-    regularization p (the paper's table: 0)."""
+    """The study's settings (docs/protocols/debiasing.md), by default the authors' generator's
+    (docs/protocols/debiasing.md §2): the whole list shown (``k`` 0; or its top ``k``), examination from the
+    eye-tracking table (``curve``), a session without a click re-drawn (``no_click``), a Ranking
+    SVM logger (``logger``). The default point: ``sessions`` per query, examination exponent
+    ``eta``, the logging ranker's labelled ``share`` of the training queries, ``click_model``;
+    each sweep varies one of them over ``sweep_*`` (the default value always joins its curve)
+    for the ``sweep_models``. ``ulm``: the settings of the harness's Unbiased LambdaMART
+    (:data:`ltrrepro.objectives.debiasing.VARIANTS`: the authors' released code, XGBoost's or
+    the paper's equations); ``bias_p``: its bias regularization p, None for the variant's."""
 
     library: str = next(iter(BACKENDS))
     preset: str = ""
     rounds: int | None = None
     models: tuple = tuple(ARMS)
     sweep_models: tuple = SWEEP_ARMS
-    k: int = paper.TOP_K
-    sessions: int = 100
+    k: int = 0                      # documents shown per query; 0: every document (the authors' generator)
+    sessions: int = paper.SESSIONS
     eta: float = paper.ETA
-    share: float = 0.05
+    share: float = SYNTHETIC_SHARE
     click_model: str = "pbm"
-    curve: str = "inverse"
+    curve: str = "eyetracking"
+    no_click: str = "redraw"
+    logger: str = "svm"
+    ulm: str = "authors"
     eps_plus: float = paper.EPS_PLUS
     eps_minus: float = paper.EPS_MINUS
-    bias_p: float = 0.0
+    bias_p: float | None = None
     logger_rounds: int = 20
-    sweep_sessions: tuple = (300,)
+    sweep_sessions: tuple = (4, 64)
     sweep_eta: tuple = (0.5, 2.0)
-    sweep_share: tuple = (0.5,)
+    sweep_share: tuple = SYNTHETIC_SWEEP_SHARE
     sweep_click: tuple = ("cascade",)
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms of your own objectives
 
@@ -123,8 +140,14 @@ class DebiasingConfig(RunConfig):
             raise UsageError("--models is empty: name at least one arm")
         sessions = (self.sessions, *self.sweep_sessions)
         shares = (self.share, *self.sweep_share)
-        if self.k < 2 or min(sessions) < 1 or self.logger_rounds < 1:
-            raise UsageError("--k >= 2, --sessions >= 1 (every sweep value too), logger rounds >= 1")
+        if not (self.k == 0 or self.k >= 2) or min(sessions) < 1 or self.logger_rounds < 1:
+            raise UsageError("--k >= 2 (or all), --sessions >= 1 (every sweep value too), logger rounds >= 1")
+        if self.no_click not in NO_CLICK:
+            raise UsageError(f"--no-click: one of {', '.join(NO_CLICK)}, not {self.no_click!r}")
+        if self.logger not in LOGGERS:
+            raise UsageError(f"--logger: one of {', '.join(LOGGERS)}, not {self.logger!r}")
+        if self.ulm not in VARIANTS:
+            raise UsageError(f"--ulm: one of {', '.join(VARIANTS)}, not {self.ulm!r}")
         if not all(0 < s <= 1 for s in shares):
             raise UsageError(f"--share and --sweep-share in (0, 1], got {shares}")
         if not all(e >= 0 for e in (self.eta, *self.sweep_eta)):
@@ -133,7 +156,7 @@ class DebiasingConfig(RunConfig):
             raise UsageError(f"--click-model / --sweep-click: {', '.join(CLICK_MODELS)}")
         if self.curve not in ("inverse", "eyetracking"):
             raise UsageError(f"--curve: inverse or eyetracking, not {self.curve!r}")
-        if not 0 <= self.eps_minus <= self.eps_plus <= 1 or self.bias_p < 0:
+        if not 0 <= self.eps_minus <= self.eps_plus <= 1 or (self.bias_p is not None and self.bias_p < 0):
             raise UsageError("need 0 <= --eps-minus <= --eps-plus <= 1 and --bias-p >= 0")
 
     def check_device(self) -> None:
@@ -168,6 +191,19 @@ class DebiasingConfig(RunConfig):
     @property
     def boosting(self):
         return preset(self.preset, rounds=self.rounds or (60 if self.synthetic else None)).replace(early_stopping=None)
+
+    @property
+    def shown(self) -> int | None:
+        """Documents shown per query: ``k``, or None for every document."""
+        return self.k or None
+
+    def ulm_kwargs(self, update: bool = True) -> dict:
+        """The keyword arguments of the harness's Unbiased LambdaMART: the ``ulm`` variant's, p
+        from ``bias_p`` when given, ``update=False`` for the arm without the bias update."""
+        kw = dict(VARIANTS[self.ulm][1])
+        if self.bias_p is not None:
+            kw["p"] = float(self.bias_p)
+        return {**kw, "update": False} if not update else kw
 
     @property
     def default_setting(self) -> tuple:
@@ -209,41 +245,10 @@ def build_units(cfg: DebiasingConfig) -> list[Unit]:
             for t in range(cfg.trials) for s, models in settings(cfg) for m in models]
 
 
-def logging_scores(train, share: float, cfg, seed, threads: int) -> np.ndarray:
-    """The logging ranker's scores of every training row: λMART (``--library``, ``logger_rounds``
-    rounds of the preset) on the expert labels of ⌈share · n⌉ training queries drawn at random."""
-    pick, model = seed.spawn(2)
-    n = max(1, int(np.ceil(share * train.n_queries)))
-    labelled = train.subset(np.sort(np.random.default_rng(pick).permutation(train.n_queries)[:n]))
-    trainer = SYSTEMS["click_lambdamart"].trainer(cfg.boosting.replace(rounds=cfg.logger_rounds), library=cfg.library,
-                                                  seed=model, threads=threads)
-    trainer.add_train(labelled)
-    return trainer.fit().scores(train.X)
-
-
-def click_log(unit, train, cfg, max_grade: int, threads: int):
-    """The unit's click log over the training lists (its setting's sessions, η, share, model)."""
-    s = unit.settings
-    logger = logging_scores(train, float(s["share"]), cfg,
-                            unit_seed(unit.seed, unit.trial, STREAM_LOGGER, f"share={s['share']}"), threads)
-    rows, sizes = shown_lists(logger, train.offsets, cfg.k)
-    probs = click_probabilities(cfg.eps_minus, cfg.eps_plus, max_grade)
-    return simulate(train.y, rows, sizes, int(s["sessions"]), np.random.default_rng(unit.transform_seed()),
-                    model=s["click"], click_probs=probs, eta=float(s["eta"]), curve=cfg.curve)
-
-
-def true_curve(log, k: int) -> list[float]:
-    """The examination probability by position, relative to position 1: θ_r/θ_1 under the PBM;
-    under the cascade the mean over the shown lists of P(examined at r), relative to position 1."""
-    mean = np.bincount(log.position, weights=log.propensity, minlength=k)[:k] / np.maximum(
-        np.bincount(log.position, minlength=k)[:k], 1)
-    return (mean / mean[0]).tolist()
-
-
-def _fit(system, library: str, data, side: dict, cfg, seed, threads: int):
+def _fit(system, library: str, data, side: dict, cfg, seed, threads: int, update: bool = True):
     """Train ``system`` on ``data`` (with the rows' ``side``: positions, propensities); Unbiased
-    LambdaMART with the configuration's bias regularization p."""
-    more = {"objective_kwargs": (("p", cfg.bias_p),)} if system.name == "unbiased_lambdamart" else {}
+    LambdaMART with the configuration's variant (:meth:`DebiasingConfig.ulm_kwargs`)."""
+    more = {"objective_kwargs": tuple(cfg.ulm_kwargs(update).items())} if system.name == "unbiased_lambdamart" else {}
     trainer = system.trainer(cfg.boosting, library=library, seed=seed, threads=threads, **more)
     trainer.add_train(data, **side)
     return trainer.fit()
@@ -255,7 +260,10 @@ def unit_fn(unit, ctx):
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     train = ds.subset(split.train)
     arm, lib, system = cfg.arm(unit.model), cfg.arm_library(unit.model), cfg.system(unit.model)
-    log = click_log(unit, train, cfg, int(ds.y.max(initial=1)), threads)
+    s = unit.settings
+    logger = logging_ranker(train, float(s["share"]), cfg,
+                            unit_seed(unit.seed, unit.trial, STREAM_LOGGER, f"share={s['share']}"), threads)
+    log = click_log(unit, train, cfg, int(ds.y.max(initial=1)), threads, logger)
     info: dict = {}
     if arm.data == "labels":
         data, side = train, {}
@@ -267,17 +275,19 @@ def unit_fn(unit, ctx):
             theta = np.asarray(est.info["biases"]["propensity"])
             side = {**side, "propensity": theta[np.minimum(side["position"], theta.size - 1)]}
             info["estimator"] = est.info["biases"]
-    fitted = _fit(system, lib, data, side if arm.data == "clicks" else {}, cfg, unit.model_seed(), threads)
+    fitted = _fit(system, lib, data, side if arm.data == "clicks" else {}, cfg, unit.model_seed(), threads, arm.update)
     del data
     test = ds.subset(split.test)
     res = evaluate(fitted.scores(test.X), test.y, test.offsets, TEST_METRICS)
+    logged = evaluate(logger(test.X), test.y, test.offsets, (NDCG10,))[NDCG10].mean
     record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
                            log=f"ndcg@10={res[NDCG10].mean:.4f} sessions={log.session_query.size}", library=lib,
                            fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
                            timings={"train_s": fitted.train_s},
                            info={k: v for k, v in fitted.info.items() if k != "biases"},
-                           fields={"n_dropped": max(r.n_dropped for r in res.values()), "clicks": log.stats(cfg.k),
-                                   "true_curve": true_curve(log, cfg.k),
+                           fields={"n_dropped": max(r.n_dropped for r in res.values()),
+                                   "clicks": log.stats(CURVE_POSITIONS), "logger": {NDCG10: float(logged)},
+                                   "true_curve": true_curve(log, CURVE_POSITIONS),
                                    "biases": fitted.info.get("biases", info.get("estimator")), **info})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids

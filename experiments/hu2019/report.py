@@ -13,11 +13,11 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.hu2019.claims import build_claims
-from experiments.hu2019.protocol import ARMS, NDCG10, SETTING, TEST_METRICS, DebiasingConfig
+from experiments.hu2019.protocol import ARMS, CURVE_POSITIONS, NDCG10, SETTING, TEST_METRICS, DebiasingConfig
 from ltrrepro.inference import TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table, band
 
-FIELDS = ("clicks", "true_curve", "biases")
+FIELDS = ("clicks", "true_curve", "biases", "logger")
 XLABEL = {"sessions": "sessions per query (log scale)", "eta": "position-bias severity η",
           "share": "logging ranker's labelled share of training queries", "click": "click model"}
 
@@ -78,9 +78,11 @@ def sweep(df: pd.DataFrame, cfg, field: str, inference: Inference) -> pd.DataFra
     for (value, arm), h in g.groupby([field, "model"]):
         mean, lo, hi = _mean_ci(h[NDCG10])
         c = an.compare(g[g[field] == value], NDCG10, arm, "naive", test=inference.test) if arm != "naive" else None
-        rows.append({field: value, "arm": arm, "trials": len(h), "NDCG@10": mean, "lo": lo, "hi": hi,
+        rows.append({field: value, "arm": arm, "trials": len(h), "logger NDCG@10": _logger_ndcg(g[g[field] == value]),
+                     "NDCG@10": mean, "lo": lo, "hi": hi,
                      "Δ vs naive": c.diff if c else np.nan, "p": c.p if c else np.nan})
-    return pd.DataFrame(rows, columns=[field, "arm", "trials", "NDCG@10", "lo", "hi", "Δ vs naive", "p"])
+    return pd.DataFrame(rows, columns=[field, "arm", "trials", "logger NDCG@10", "NDCG@10", "lo", "hi", "Δ vs naive",
+                                       "p"])
 
 
 def sweep_figure(res: pd.DataFrame, cfg, field: str) -> Figure:
@@ -111,11 +113,12 @@ def propensity(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(curves, errors)``: per method and position the mean estimated θ_r/θ_1 (t⁺^{1+p}) over
     trials and the mean true curve; per method the RMSE over positions 2..k (mean, 95% CI)."""
     g = at(df, cfg)
-    g = g[g.biases.notna() & ~g.model.map(lambda m: bool(cfg.arm(m).propensity))]   # IPS: its estimator is ulm's
+    # IPS: its estimator is ulm's; ulm_off estimates nothing (every bias 1)
+    g = g[g.biases.notna() & ~g.model.map(lambda m: bool(cfg.arm(m).propensity) or not cfg.arm(m).update)]
     curves, errors = [], []
     for arm, h in g.groupby("model"):
-        est = np.array([np.asarray(b["propensity"][:cfg.k], float) for b in h.biases])
-        true = np.array([np.asarray(c[:cfg.k], float) for c in h.true_curve])
+        est = np.array([np.asarray(b["propensity"][:CURVE_POSITIONS], float) for b in h.biases])
+        true = np.array([np.asarray(c[:CURVE_POSITIONS], float) for c in h.true_curve])
         n = min(est.shape[1], true.shape[1])
         rmse = np.sqrt(((est[:, 1:n] - true[:, 1:n]) ** 2).mean(axis=1))
         mean, lo, hi = _mean_ci(rmse)
@@ -144,7 +147,7 @@ def propensity_figure(curves: pd.DataFrame, df: pd.DataFrame, cfg) -> Figure:
     ax.legend(fontsize=6)
     g = at(df, cfg)
     if len(g):
-        shares = np.array([c["click_share_by_position"][:cfg.k] for c in g.clicks])
+        shares = np.array([c["click_share_by_position"][:CURVE_POSITIONS] for c in g.clicks])
         ax2.bar(np.arange(1, shares.shape[1] + 1), shares.mean(axis=0), color="tab:gray")
     ax2.set_xlabel("position")
     ax2.set_ylabel("share of clicks")
@@ -152,20 +155,38 @@ def propensity_figure(curves: pd.DataFrame, df: pd.DataFrame, cfg) -> Figure:
     return Figure("propensity", fig)
 
 
+def _logger_ndcg(h: pd.DataFrame) -> float:
+    """Mean over trials of the logging ranker's test NDCG@10 (recorded by every unit; NaN in runs
+    recorded before it was)."""
+    if "logger" not in h:
+        return np.nan
+    vals = [v.get(NDCG10, np.nan) for v in h.drop_duplicates("trial").logger if isinstance(v, dict)]
+    return float(np.mean(vals)) if vals else np.nan
+
+
 def click_table(df: pd.DataFrame, cfg) -> Table:
+    """The click logs per setting and the conditions they were drawn under: the logger's test
+    NDCG@10 beside the skyline's (the skyline, on expert labels, does not depend on the setting:
+    its trials at the default point), and the probability that a session had a click."""
+    sky = df[df.model == "skyline"]
+    sky_ndcg = float(sky.drop_duplicates("trial")[NDCG10].mean()) if len(sky) else np.nan
     rows = []
     for key, h in df.groupby(list(SETTING)):
         first = h.drop_duplicates("trial")
         st = list(first.clicks)
         rows.append({**dict(zip(SETTING, key)), "trials": len(st),
+                     "logger NDCG@10": _logger_ndcg(h), "skyline NDCG@10": sky_ndcg,
+                     "P(session clicked)": np.mean([s.get("p_click", np.nan) for s in st]),
                      "clicks/session": np.mean([s["clicks_per_session"] for s in st]),
-                     "sessions with a click": np.mean([s["share_with_click"] for s in st]),
                      "clicks at 1": np.mean([s["click_share_by_position"][0] for s in st]),
-                     f"clicks at {cfg.k}": np.mean([s["click_share_by_position"][-1] for s in st]),
+                     f"clicks at {CURVE_POSITIONS}": np.mean([s["click_share_by_position"][-1] for s in st]),
                      "CTR at 1": np.mean([s["ctr_by_position"][0] for s in st])})
-    return Table("clicks", pd.DataFrame(rows), caption="Click-log statistics per setting (training queries)",
-                 legend="Means over trials: clicks per session, share of sessions with a click, share of all clicks "
-                        "at the first and last shown positions, click-through rate at position 1.", notes=True)
+    return Table("clicks", pd.DataFrame(rows), caption="Click logs per setting and the logger that drew them",
+                 legend="Means over trials. logger NDCG@10: the logging ranker's test NDCG@10 on expert labels, beside "
+                        "the skyline's (λMART on every training label; the same in every row); P(session clicked): "
+                        "the chance that a session has a click before any re-draw; clicks/session (after re-drawing, "
+                        "if the run re-draws); share of all clicks at positions 1 and 10; click-through rate at "
+                        "position 1.", notes=True)
 
 
 def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=(), as_paper=(), *,
@@ -178,7 +199,9 @@ def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=(), as_
         res = sweep(df, cfg, field, inference)
         tables.append(Table(f"sweep_{field}", res, caption=f"NDCG@10 along {XLABEL[field]}", notes=True,
                             legend="Mean test NDCG@10 over trials, 95% CI; Δ vs naive: paired difference against "
-                                   f"λMART on raw clicks at the same value, p: {TEST_NAMES[inference.test]}.",
+                                   f"λMART on raw clicks at the same value, p: {TEST_NAMES[inference.test]}; logger "
+                                   "NDCG@10: the logging ranker's test NDCG@10 at that value (the logger-quality "
+                                   "axis of the share sweep).",
                             formats={"p": "p"}, ci_cols={"NDCG@10": ("lo", "hi")}))
         figures.append(sweep_figure(res, cfg, field))
     curves, errors = propensity(df, cfg)

@@ -19,7 +19,8 @@ SMALL = dict(queries=40, trials=2, rounds=3, sessions=10, sweep_sessions=(20,), 
 
 @pytest.mark.slow
 def test_a_small_run_writes_every_table_figure_and_claim(tmp_path):
-    models = {"models": ("skyline", "naive", "xgb_unbiased", "ulm_lgb", "ulm_xgb", "ips_true", "ips_est", "ipsxe_true",
+    models = {"models": ("skyline", "naive", "xgb_unbiased", "ulm_lgb", "ulm_xgb", "ulm_off", "ips_true", "ips_est",
+                         "ipsxe_true",
                          "ipsxe_est"), "sweep_models": ("naive", "xgb_unbiased", "ulm_lgb")} if OLD_LIGHTGBM else {}
     cfg = experiments.configure("debiasing", **SMALL, **models)
     res = experiments.run(cfg, Execution(out=str(tmp_path / "run"), quiet=True, jobs=1, threads=1))
@@ -33,9 +34,11 @@ def test_a_small_run_writes_every_table_figure_and_claim(tmp_path):
     texts = " | ".join(c["claim"] for c in claims)
     for part in ("Unbiased LambdaMART beats LambdaMART trained on raw clicks", "close to λMART on expert labels",
                  *(() if OLD_LIGHTGBM else ("LightGBM's position-debiased",)), "lambdarank_unbiased", "strong logger",
-                 "XE_NDCG beats λMART under IPS"):
+                 "XE_NDCG beats λMART under IPS", "The bias update pays"):
         assert part in texts, part
     assert all("power" in c and c["verdict"] for c in claims)
+    clicks = (root / "tables" / "clicks.csv").read_text()
+    assert "logger NDCG@10" in clicks and "skyline NDCG@10" in clicks    # the conditions beside the click logs
     man = json.loads((root / "manifest.json").read_text())
     assert set(man["config"]) >= {"as_paper", "choices", "deviations"}
 

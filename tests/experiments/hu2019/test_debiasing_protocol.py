@@ -20,18 +20,41 @@ def test_units_cover_the_default_point_the_sweeps_and_the_corner():
     default = cfg.default_setting
     assert groups[default] == tuple(ARMS)                                # every arm at the default point
     sweeps = [s for s in groups if s != default]
-    assert len(sweeps) == 5                                             # sessions 300, η .5 and 2, share .5, cascade
+    assert len(sweeps) == 9                     # sessions 4, 64; η .5, 2; share .02, .1, 1; cascade; the corner
     assert all(set(groups[s]) >= {"naive", "ulm_lgb"} for s in sweeps)
-    corner = dict(default, sessions=100, share=0.5)
-    assert tuple(corner.items()) in groups                              # fewest sessions, strongest logger
+    corner = dict(default, sessions=4, share=1.0)
+    assert tuple(corner.items()) in groups and groups[tuple(corner.items())] == ("naive", "ulm_lgb")
     keys = [u.key for u in build_units(cfg)]
-    assert len(keys) == len(set(keys)) == 2 * (len(ARMS) + 5 * 4)
+    assert len(keys) == len(set(keys)) == 2 * (len(ARMS) + 8 * 4 + 2)
+
+
+def test_the_default_point_is_the_authors_generator():
+    """The authors' generator as the defaults: every document shown, the eye-tracking table, 16 sessions
+    re-drawn until clicked, a Ranking SVM logger, the authors' Unbiased LambdaMART (p = 0.5);
+    each has its option, and the notes name it."""
+    cfg = experiments.configure("debiasing")
+    assert (cfg.k, cfg.shown, cfg.curve, cfg.sessions, cfg.no_click, cfg.logger, cfg.ulm) == \
+        (0, None, "eyetracking", 16, "redraw", "svm", "authors")
+    kw = cfg.ulm_kwargs()
+    assert (kw["sigma"], kw["p"], kw["n_positions"], kw["score_norm"], kw["list_norm"]) == (2.0, 0.5, 12, True, False)
+    assert cfg.ulm_kwargs(update=False)["update"] is False
+    notes = " ".join(cfg.as_paper())
+    for option in ("--k K", "--curve inverse", "--no-click drop", "--logger lambdamart", "--ulm lambdarank_unbiased"):
+        assert option in notes, option
+    other = experiments.configure("debiasing", k=10, curve="inverse", no_click="drop", logger="lambdamart",
+                                  ulm="equations", bias_p=2.0)
+    text = " ".join(other.choices())
+    for option in ("--k all", "--curve eyetracking", "--no-click redraw", "--logger svm", "--bias-p"):
+        assert option in text, option
+    assert other.ulm_kwargs()["p"] == 2.0 and other.shown == 10
 
 
 @pytest.mark.parametrize("fields, message", [
     ({"share": 0}, "--share and --sweep-share in"), ({"sweep_click": ("ubm",)}, "--click-model / --sweep-click"),
     ({"models": ("naive", "magic")}, "unknown arm"), ({"library": "catboost"}, "one that trains ltrrepro.s objectives"),
     ({"eps_minus": 0.5, "eps_plus": 0.2}, "eps-minus"), ({"sweep_share": (1.5,)}, "--sweep-share"),
+    ({"k": 1}, "--k >= 2"), ({"no_click": "keep"}, "--no-click"), ({"logger": "oracle"}, "--logger"),
+    ({"ulm": "mine"}, "--ulm"), ({"bias_p": -1.0}, "--bias-p"),
 ])
 def test_bad_values_are_one_clear_error(fields, message):
     with pytest.raises(UsageError, match=message):
@@ -41,6 +64,7 @@ def test_bad_values_are_one_clear_error(fields, message):
 @pytest.mark.parametrize("argv, message", [
     (["--share", "0"], "--share must be in"), (["--sweep-click", "ubm"], "--click-model / --sweep-click"),
     (["--models", "naive,magic"], "unknown arm"), (["--sweep-share", "x"], "--sweep-share"),
+    (["--k", "1"], "--k: 'all' or a whole number"), (["--k", "many"], "--k: 'all' or a whole number"),
 ])
 def test_bad_flags_are_one_clear_error(argv, message):
     from experiments.cli import parse_command
@@ -60,10 +84,12 @@ def test_notes_have_three_columns_and_say_what_differs():
     cfg = experiments.configure("debiasing")
     notes = cfg.protocol_notes()
     assert all(notes[k] for k in ("as_paper", "choices", "deviations"))
-    assert any("0.05 of the training queries" in d for d in notes["deviations"])
+    assert any("0.3 of the training queries" in d for d in notes["deviations"])
     real = DebiasingConfig(experiment="debiasing", dataset="synthetic-web30k", queries=50, share=0.01, bias_p=1.0)
     assert not any("training queries" in d for d in real.deviations())
     assert any("p = 1" in d for d in real.deviations())
+    table = DebiasingConfig(experiment="debiasing", dataset="synthetic-web30k", queries=50, bias_p=0.0)
+    assert not any("bias regularization" in d for d in table.deviations())
 
 
 def test_true_curve_is_the_examination_relative_to_position_one(rng):

@@ -11,7 +11,8 @@ from experiments.hu2019.protocol import ARMS, NDCG10, TEST_METRICS
 from ltrrepro.inference import Inference
 
 EFFECT = {"skyline": 0.10, "naive": 0.0, "lgb_position": 0.03, "xgb_unbiased": 0.02, "ulm_lgb": 0.05, "ulm_xgb": 0.05,
-          "ips_true": 0.02, "ips_est": 0.01, "ipsxe_true": 0.04, "ipsxe_est": 0.0, "position_feature": 0.0}
+          "ulm_off": 0.0, "ips_true": 0.02, "ips_est": 0.01, "ipsxe_true": 0.04, "ipsxe_est": 0.0,
+          "position_feature": 0.0}
 
 
 def _frame(cfg, trials=8, seed=0):
@@ -24,11 +25,13 @@ def _frame(cfg, trials=8, seed=0):
             for m in models:
                 v = base + EFFECT[m] + rng.normal(0, 0.002)
                 biases = None if m in ("skyline", "naive", "lgb_position", "position_feature") else \
-                    {"propensity": list(1.0 / np.arange(1, 11) + (0.05 if m == "xgb_unbiased" else 0.0))}
+                    {"propensity": list(np.ones(10) if m == "ulm_off" else
+                                        1.0 / np.arange(1, 11) + (0.05 if m == "xgb_unbiased" else 0.0))}
                 rows.append({"trial": t, "model": m, **s, **{k: v for k in TEST_METRICS},
                              "clicks": {"clicks_per_session": 0.5, "share_with_click": 0.4,
                                         "click_share_by_position": [0.1] * 10, "ctr_by_position": [0.1] * 10},
-                             "true_curve": list(1.0 / np.arange(1, 11)), "biases": biases})
+                             "true_curve": list(1.0 / np.arange(1, 11)), "biases": biases,
+                             "logger": {NDCG10: 0.3 + 0.1 * s["share"] + 0.001 * t}})
     return pd.DataFrame(rows)
 
 
@@ -54,10 +57,17 @@ def test_sweeps_and_propensity_recovery(built):
     names = {t.name for t in rep.tables}
     assert {"sweep_sessions", "sweep_eta", "sweep_share", "sweep_click", "propensity", "clicks"} <= names
     sess = rep.table("sweep_sessions").frame
-    assert set(sess.sessions) == {100, 300} and set(sess.arm) >= {"naive", "ulm_lgb"}
+    assert set(sess.sessions) == {4, 16, 64} and set(sess.arm) >= {"naive", "ulm_lgb"}
+    share = rep.table("sweep_share").frame
+    logger = share.drop_duplicates("share").set_index("share")["logger NDCG@10"]
+    assert np.allclose(logger, 0.3 + 0.1 * logger.index + 0.0035)       # the logger's quality at each share
+    clicks = rep.table("clicks").frame
+    sky = df[df.model == "skyline"].drop_duplicates("trial")[NDCG10].mean()           # the skyline's trials
+    assert np.allclose(clicks["skyline NDCG@10"], sky) and "P(session clicked)" in clicks
     err = rep.table("propensity").frame.set_index("arm")
     assert np.isclose(err.loc["ulm_lgb", "RMSE"], 0) and np.isclose(err.loc["xgb_unbiased", "RMSE"], 0.05)
     assert "ips_est" not in err.index                                  # its estimator is ulm's, shown once
+    assert "ulm_off" not in err.index                                  # it estimates nothing
     assert {f.name for f in rep.figures} == {"sweep_sessions", "sweep_eta", "sweep_share", "sweep_click",
                                             "propensity"}
 
@@ -67,6 +77,8 @@ def test_claims_follow_the_data(built):
     by = {c.text.split(" (")[0]: c for c in rep.claims}
     assert by["Unbiased LambdaMART beats LambdaMART trained on raw clicks"].verdict == "supported"
     assert by["LightGBM's position-debiased λMART beats λMART on raw clicks"].verdict == "supported"
+    assert by["The bias update pays: Unbiased LambdaMART beats the same lambdas with every bias fixed at 1"].verdict \
+        == "supported"
     close = next(c for c in rep.claims if "close to λMART on expert labels" in c.text)
     assert close.verdict.startswith("contradicted")                     # 0.05 apart, beyond ±0.01
     corner = next(c for c in rep.claims if "strong logger" in c.text)
