@@ -14,13 +14,13 @@ Adding a field to a record or a manifest, or renaming one, is one step here (and
 ``SCHEMA`` + 1); no reader anywhere else guesses at older layouts.
 
 Schema 2 records no machine path and no user name: a manifest's ``argv`` is the command as
-typed (``python -m experiments.quality --out runs/q``), where schema 1 stored ``sys.argv``
+typed, in module form (``python -m`` and the study's module, ``--out runs/q``), where schema 1 stored ``sys.argv``
 (the script's absolute path first). :func:`manifest_1` rewrites an older ``argv`` (and those
 of its ``history``) so; an argument that is an absolute path (``--out /tmp/run``) cannot be
 given back as typed and becomes ``…/`` and its last component (``--out …/run``). The one
-place a stored manifest is rewritten in place is ``python -m experiments.report``: a rebuild
-writes its run's manifest back at the current schema (:func:`experiments.study` report-only),
-which is how the committed ``results/`` were brought to schema 2.
+place a stored manifest is rewritten in place is a report rebuilt from the stored units (the
+harness's ``report`` tool): it writes its run's manifest back at the current schema, which is
+how the committed ``results/`` were brought to schema 2.
 """
 from __future__ import annotations
 
@@ -87,6 +87,10 @@ def _record_0(rec: dict) -> dict:
 _ABSOLUTE = re.compile(r"^(/|[A-Za-z]:[\\/]|\\\\)")       # POSIX, a Windows drive, a UNC share
 
 
+#: the package of the studies' commands (named here as a string: the library never imports it)
+STUDIES = "experiments"
+
+
 def _unplaced(arg: str) -> str:
     """An argument that is an absolute path (or ``--flag=/abs/path``) as ``…/`` and its last
     component; any other as it is.
@@ -102,13 +106,15 @@ def _unplaced(arg: str) -> str:
 
 
 def typed_command(argv):
-    """A schema-1 ``argv`` (``sys.argv``) as the command typed: a study's script
-    (``…/experiments/quality.py``) as ``python -m experiments.quality``, ``…/experiments/__main__.py``
-    as ``python -m experiments``, another program by its name; absolute paths among the
-    arguments as :func:`_unplaced`. One already in module form (``python -m …``) is kept.
+    """A schema-1 ``argv`` (``sys.argv``) as the command typed: a study's script (``quality.py``
+    in the studies' package, :data:`STUDIES`) as ``python -m`` and that package's module, the
+    package's ``__main__.py`` as ``python -m`` and the package, another program by its name;
+    absolute paths among the arguments as :func:`_unplaced`. One already in module form
+    (``python -m …``) is kept.
 
-    >>> typed_command(["/work/wt/h40/experiments/quality.py", "--tune", "20", "--out", "/tmp/h40/run"])
-    ['python', '-m', 'experiments.quality', '--tune', '20', '--out', '…/run']
+    >>> typed = typed_command([f"/work/wt/h40/{STUDIES}/quality.py", "--tune", "20", "--out", "/tmp/h40/run"])
+    >>> typed[:2], typed[2] == f"{STUDIES}.quality", typed[3:]
+    (['python', '-m'], True, ['--tune', '20', '--out', '…/run'])
     >>> typed_command(["/usr/lib/python3/bin/pytest", "-q"]), typed_command(None)
     (['pytest', '-q'], None)
     """
@@ -117,8 +123,8 @@ def typed_command(argv):
     if argv[0] == "python" and argv[1:2] == ["-m"]:
         return [*argv[:3], *map(_unplaced, argv[3:])]
     script = PurePosixPath(argv[0].replace("\\", "/"))
-    if script.suffix == ".py" and script.parent.name == "experiments":
-        head = ["python", "-m", "experiments" if script.stem == "__main__" else f"experiments.{script.stem}"]
+    if script.suffix == ".py" and script.parent.name == STUDIES:
+        head = ["python", "-m", STUDIES if script.stem == "__main__" else f"{STUDIES}.{script.stem}"]
     else:
         head = [script.name]
     return [*head, *map(_unplaced, argv[1:])]

@@ -66,17 +66,23 @@ def difference_ci(claim: dict, level: float = 0.95) -> str:
     '+0.0041 [−0.0123, +0.0205]'
     >>> difference_ci({"value": 12.0, "sd": None, "trials": 1}), difference_ci({"value": None})
     ('+12.00', '–')
+    >>> difference_ci({"value": -2.65e-05, "sd": 3.11e-04, "trials": 6})
+    '−0.000027 [−0.000353, +0.000300]'
     """
     from scipy import stats
 
     v, sd, n = _num(claim.get("value")), _num(claim.get("sd")), _num(claim.get("trials"))
     if not math.isfinite(v):
         return "–"
-    digits = 4 if abs(v) < 1 else 2
+    ok = math.isfinite(sd) and sd > 0 and math.isfinite(n) and n >= 2
+    half = stats.t.ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n) if ok else 0.0
+    scale = max(abs(v), half)
+    # two significant digits of the larger of the value and the half-width (a slope per level point
+    # of 3e-5 is not written +0.0000), two decimals at least
+    digits = min(8, max(2, 2 - math.floor(math.log10(scale)))) if scale > 0 else 2
     fmt = lambda x: f"{x:+.{digits}f}".replace("-", "−")      # noqa: E731 - one format, three uses
-    if not (math.isfinite(sd) and sd > 0 and math.isfinite(n) and n >= 2):
+    if not ok:
         return fmt(v)
-    half = stats.t.ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
     return f"{fmt(v)} [{fmt(v - half)}, {fmt(v + half)}]"
 
 
@@ -104,11 +110,11 @@ def _data_uri(png: bytes) -> str:
 def command_text(argv) -> str:
     """A manifest's ``argv`` as one command line; a run through the Python API has none.
 
-    >>> command_text(["python", "-m", "experiments.quality", "--out", "runs/a b"])
-    "python -m experiments.quality --out 'runs/a b'"
+    >>> command_text(["python", "-m", "mystudy", "--out", "runs/a b"])
+    "python -m mystudy --out 'runs/a b'"
     """
     if not argv:
-        return "run through the Python API (experiments.run): no command line"
+        return "run through the Python API: no command line"
     return shlex.join(str(a) for a in argv)
 
 
