@@ -250,8 +250,9 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
     design = design or Fixed(max([u.trial for u in units], default=0) + 1)
     counts = {"n_done": 0, "n_skipped": 0}
     with store.lock():
-        store.start(experiment, argv=getattr(execution, "command", None), extra={"jobs": execution.jobs, "threads": execution.threads,
-                                       "backend": execution.backend, **design.manifest(), **(extra or {})})
+        store.start(experiment, argv=getattr(execution, "command", None),
+                    extra={"jobs": execution.jobs, "threads": execution.threads,
+                           "backend": execution.backend, **design.manifest(), **(extra or {})})
         if not execution.quiet:
             for line in header:
                 print(line, file=sys.stderr)

@@ -31,7 +31,8 @@ from pathlib import PurePosixPath
 
 from .fileio import to_jsonable
 
-__all__ = ["SCHEMA", "manifest", "record", "typed_command", "manifest_1", "accepted_hashes", "hashed_config", "config_hash", "UNHASHED"]
+__all__ = ["SCHEMA", "manifest", "record", "typed_command", "manifest_1", "accepted_hashes", "hashed_config",
+           "config_hash", "UNHASHED"]
 
 #: the schema of what the store writes now
 SCHEMA = 2

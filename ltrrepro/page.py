@@ -171,8 +171,9 @@ def run_page(report, root) -> str:
         d = c.to_dict()
         stats = [(k, "–" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)))
                  for k, v in d.items() if k not in ("claim", "detail", "verdict")]
+        diff = difference_ci(d)
         claims.append({"text": c.text, "verdict": c.verdict, "kind": verdict_kind(c.verdict),
-                       "difference": difference_ci(d), "with_ci": "[" in difference_ci(d), "power": _power(d), "trials_80": _trials_80(d),
+                       "difference": diff, "with_ci": "[" in diff, "power": _power(d), "trials_80": _trials_80(d),
                        "detail": c.detail, "stats": stats})
     tables = []
     for t in report.tables:
@@ -243,7 +244,8 @@ def gallery_entries(folder) -> list[dict]:
         figures = sorted((run / "figures").glob("*.png")) if (run / "figures").is_dir() else []
         rel = run.relative_to(folder).as_posix()
         page = (run / PAGE).exists()
-        out.append({"dir": rel, "href": f"{rel}/{PAGE if page else 'claims.md'}", "page": page, "study": study, "dataset": dataset, "trials": trials,
+        out.append({"dir": rel, "href": f"{rel}/{PAGE if page else 'claims.md'}", "page": page, "study": study,
+                    "dataset": dataset, "trials": trials,
                     "n_claims": len(claims), "counts": _counts([c.get("verdict", "") for c in claims]),
                     "thumbnail": _thumbnail(figures[0]) if figures else None})
     return out

@@ -31,7 +31,8 @@ from .page import PAGE, difference_ci, write_page
 
 __all__ = ["Report", "Table", "Figure", "Claim", "write_table", "markdown_table", "latex_table", "display_frame",
            "fmt_value", "pm", "ci", "save_figure", "band", "write_json", "write_claims", "claims_text",
-           "protocol_notes", "notes_markdown", "claims_summary", "NOTES_FILE", "file_stem", "read_report_index", "report_paths", "REPORT_INDEX", "OUTPUT_DIRS"]
+           "protocol_notes", "notes_markdown", "claims_summary", "NOTES_FILE", "file_stem", "read_report_index",
+           "report_paths", "REPORT_INDEX", "OUTPUT_DIRS"]
 
 
 def fmt_value(v, spec=4) -> str:
@@ -201,14 +202,16 @@ def latex_table(df: pd.DataFrame, digits: int = 4, caption: str = "", legend: st
 
 def write_table(df: pd.DataFrame, stem, caption: str = "", legend: str = "", digits: int = 4,
                 formats: dict | None = None, pm_cols: dict | None = None, marks: dict | None = None,
-                rename: dict | None = None, ci_cols: dict | None = None, shown: pd.DataFrame | None = None) -> list[Path]:
-    """``stem.md`` (caption, table, legend) and ``stem.tex`` as a paper shows them
+                rename: dict | None = None, ci_cols: dict | None = None, shown: pd.DataFrame | None = None,
+                md_lead: str = "") -> list[Path]:
+    """``stem.md`` (caption, ``md_lead``, table, legend) and ``stem.tex`` as a paper shows them
     (:func:`display_frame`, or the ready ``shown`` frame of strings), and ``stem.csv`` with the
     raw numbers, every column kept."""
     stem = Path(stem)
     if shown is None:
         shown = display_frame(df, digits, formats, pm_cols, marks, rename, ci_cols)
-    md = (f"**{caption}**\n\n" if caption else "") + markdown_table(shown, digits) + (f"\n{legend}\n" if legend else "")
+    md = ((f"**{caption}**\n\n" if caption else "") + md_lead + markdown_table(shown, digits)
+          + (f"\n{legend}\n" if legend else ""))
     atomic_write_text(stem.with_suffix(".md"), md)
     atomic_write_text(stem.with_suffix(".tex"), latex_table(shown, digits, caption=caption, legend=legend,
                                                             label=f"tab:{stem.name}"))
@@ -318,12 +321,9 @@ def write_claims(root, claims, deviations: list[str], caption: str, inference: I
     df = claims_frame(claims)                  # the columns, with d_z, ER, ΔRI and their CIs as text
     if len(df):
         legend = claims_legend(inference) + " " + NOTES_POINTER
+        lead = markdown_table(claims_summary(claims)) + "\n**Full statistics**\n\n"
         files += write_table(df, root / "claims", caption=caption, digits=4, formats=CLAIM_FORMATS,
-                             rename=CLAIM_RENAME, legend=legend)
-        full = (root / "claims.md").read_text(encoding="utf-8")
-        body = full[len(f"**{caption}**\n\n"):] if caption and full.startswith(f"**{caption}**") else full
-        atomic_write_text(root / "claims.md", (f"**{caption}**\n\n" if caption else "")
-                          + markdown_table(claims_summary(claims)) + "\n**Full statistics**\n\n" + body)
+                             rename=CLAIM_RENAME, legend=legend, md_lead=lead)
     return files
 
 

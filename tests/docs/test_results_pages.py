@@ -114,7 +114,8 @@ def test_a_runs_notes_are_in_one_file(run):
                   and "units" not in p.parts]
         for p in others:
             text = p.read_text(encoding="utf-8")
-            repeated = [e for k in ("as_paper", "choices", "deviations") for e in stored[k] if len(e) > 25 and e in text]
+            repeated = [e for k in ("as_paper", "choices", "deviations") for e in stored[k]
+                        if len(e) > 25 and e in text]
             assert not repeated, f"{p.relative_to(ROOT)} repeats the notes: {repeated[0][:60]!r}"
     _held(run, check)
 

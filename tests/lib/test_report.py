@@ -92,7 +92,7 @@ def test_report_writes_every_format_once(tmp_path):
             assert "ties in input order" not in text and "few trials" not in text, f
     claims = (tmp_path / "claims.md").read_text()
     compact, full = claims.split("**Full statistics**")
-    assert "| claim | difference [95% CI] | verdict |" in compact and "| A > B | +0.2500 | supported |" in compact
+    assert "| claim | difference [95% CI] | verdict |" in compact and "| A > B | +0.250 | supported |" in compact
     assert "p_raw" not in compact and "α applied" in full
     assert "0.5000 ± 0.0100" in md and (tmp_path / "tables" / "plain.md").read_text().endswith("\nPlain.\n")
     assert list(pd.read_csv(tmp_path / "tables" / "main.csv").columns) == ["model", "v", "v_ci"]
