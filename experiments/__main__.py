@@ -59,7 +59,7 @@ def main(argv=None) -> int:
         return 2
     from experiments.cli import main_of
 
-    return main_of(argv[0])(argv[1:])
+    return main_of(argv[0], ("python", "-m", "experiments", argv[0]))(argv[1:])
 
 
 if __name__ == "__main__":

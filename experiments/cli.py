@@ -257,15 +257,18 @@ def parse_command(name: str, argv):
     return config, Execution.from_args(args)
 
 
-def main_of(name: str):
+def main_of(name: str, program: tuple | None = None):
     """The ``main(argv) -> int`` of study ``name``: its command line parsed
     (:func:`parse_command`) and run by :func:`experiments.study.run`; user errors are one line
     (:func:`~experiments.errors.cli`). ``python -m experiments NAME`` and ``python -m
-    experiments.<name>`` both run it."""
+    experiments.<name>`` both run it; ``program`` is how the command began (default ``python -m
+    experiments.<name>``), so that the manifest records the command as typed (``Execution.command``)."""
+    head = tuple(program or ("python", "-m", f"experiments.{name}"))
 
     @cli
     def main(argv=None) -> int:
         config, execution = parse_command(name, argv)
+        execution = dataclasses.replace(execution, command=(*head, *argv))
         return run(config, execution).exit_code
 
     main.__name__ = main.__qualname__ = f"main_{name}"

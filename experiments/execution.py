@@ -35,7 +35,8 @@ class Execution:
     ``python -m experiments.report`` does); ``save_runs``: also write the units' test rankings as
     TREC runs and each trial's qrels under ``out/trec`` (:mod:`experiments.export`);
     ``unit_timeout``: seconds a unit may run before it fails with its reason, the others going
-    on (:func:`ltrrepro.runner.run_units`)."""
+    on (:func:`ltrrepro.runner.run_units`); ``command``: the command line as typed (the
+    manifest's ``argv``; None through the Python API)."""
 
     out: str | None = None
     jobs: int | None = None
@@ -57,6 +58,10 @@ class Execution:
     #: seconds a unit may run before it fails with its reason (None: no limit); execution, not
     #: configuration: a unit that finishes within it gives the same record
     unit_timeout: float | None = None
+    #: the command line as the user typed it, in module form (``("python", "-m", "experiments.quality",
+    #: "--out", "runs/q")``: paths as given, nothing of the interpreter's location), which the manifest
+    #: records as ``argv``; None: a run through the Python API (:func:`experiments.run`)
+    command: tuple | None = None
 
     def __post_init__(self):
         for name in ("jobs", "threads"):

@@ -22,6 +22,7 @@ from experiments.estimate import estimate
 from experiments.execution import Execution, check_outputs
 from experiments.export import check_save_runs, save_runs
 from experiments.results import StudyResult, load
+from ltrrepro import migrations
 from ltrrepro.datasets import load_dataset
 from ltrrepro.fileio import atomic_write_text
 from ltrrepro.runner import materialize, run_units
@@ -153,7 +154,9 @@ def _report_only(exp, config, execution: Execution, design) -> StudyResult:
         store.expect(u.key for u in exp.units(config))        # the report names the units not stored
         man = store.read_manifest()
         inference = execution.inference(man.get("statistics"))
-        if man.get("statistics") != inference.to_dict():     # given anew: the manifest records what the report used
+        # given anew: the manifest records what the report used; stored at an older schema: written back at the
+        # current one (ltrrepro.migrations: a schema-1 argv held the script's absolute path)
+        if man.get("statistics") != inference.to_dict() or _stored_schema(store) < migrations.SCHEMA:
             atomic_write_text(store.manifest_path, json.dumps({**man, "statistics": inference.to_dict()}, indent=1))
         units = exp.units(config) if isinstance(design, Sequential) else None      # a fixed run: every stored unit
         info, _ = _waves(design, execution, store, units, None, lambda s: exp.report(s, inference), None, None,
@@ -166,6 +169,12 @@ def _report_only(exp, config, execution: Execution, design) -> StudyResult:
     res = _result(store.root, 0)
     res.report = info
     return res
+
+
+def _stored_schema(store: ResultStore) -> int:
+    """The schema of ``store``'s manifest as it is on disk (0: written before the field)."""
+    version = json.loads(store.manifest_path.read_text(encoding="utf-8")).get("schema", 0)
+    return version if isinstance(version, int) else migrations.SCHEMA
 
 
 def _stored_statistics(out: Path) -> dict | None:
@@ -241,8 +250,9 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
     design = design or Fixed(max([u.trial for u in units], default=0) + 1)
     counts = {"n_done": 0, "n_skipped": 0}
     with store.lock():
-        store.start(experiment, extra={"jobs": execution.jobs, "threads": execution.threads,
-                                       "backend": execution.backend, **design.manifest(), **(extra or {})})
+        store.start(experiment, argv=getattr(execution, "command", None),
+                    extra={"jobs": execution.jobs, "threads": execution.threads,
+                           "backend": execution.backend, **design.manifest(), **(extra or {})})
         if not execution.quiet:
             for line in header:
                 print(line, file=sys.stderr)

@@ -12,18 +12,30 @@ before (:func:`accepted_hashes`), and the store then re-stamps it with the curre
 
 Adding a field to a record or a manifest, or renaming one, is one step here (and
 ``SCHEMA`` + 1); no reader anywhere else guesses at older layouts.
+
+Schema 2 records no machine path and no user name: a manifest's ``argv`` is the command as
+typed, in module form (``python -m`` and the study's module, ``--out runs/q``), where schema 1 stored ``sys.argv``
+(the script's absolute path first). :func:`manifest_1` rewrites an older ``argv`` (and those
+of its ``history``) so; an argument that is an absolute path (``--out /tmp/run``) cannot be
+given back as typed and becomes ``…/`` and its last component (``--out …/run``). The one
+place a stored manifest is rewritten in place is a report rebuilt from the stored units (the
+harness's ``report`` tool): it writes its run's manifest back at the current schema, which is
+how the committed ``results/`` were brought to schema 2.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from pathlib import PurePosixPath
 
 from .fileio import to_jsonable
 
-__all__ = ["SCHEMA", "manifest", "record", "accepted_hashes", "hashed_config", "config_hash", "UNHASHED"]
+__all__ = ["SCHEMA", "manifest", "record", "typed_command", "manifest_1", "accepted_hashes", "hashed_config",
+           "config_hash", "UNHASHED"]
 
 #: the schema of what the store writes now
-SCHEMA = 1
+SCHEMA = 2
 
 #: configuration entries written to the manifest for readers but left out of the hash: the
 #: protocol notes (deviations, choices, settings as the paper) are prose computed from the
@@ -72,10 +84,74 @@ def _record_0(rec: dict) -> dict:
     return out
 
 
+# ---------------------------------------------------------------------------------- steps 1 -> 2
+_ABSOLUTE = re.compile(r"^(/|[A-Za-z]:[\\/]|\\\\)")       # POSIX, a Windows drive, a UNC share
+
+
+#: the package of the studies' commands (named here as a string: the library never imports it)
+STUDIES = "experiments"
+
+
+def _unplaced(arg: str) -> str:
+    """An argument that is an absolute path (or ``--flag=/abs/path``) as ``…/`` and its last
+    component; any other as it is.
+
+    >>> _unplaced("/tmp/h40-default/run"), _unplaced("--out=/tmp/x/"), _unplaced("results/q")
+    ('…/run', '--out=…/x', 'results/q')
+    """
+    flag, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+    if not _ABSOLUTE.match(value):
+        return arg
+    name = PurePosixPath(value.replace("\\", "/").rstrip("/")).name
+    return f"{flag}{eq}…/{name}"
+
+
+def typed_command(argv):
+    """A schema-1 ``argv`` (``sys.argv``) as the command typed: a study's script (``quality.py``
+    in the studies' package, :data:`STUDIES`) as ``python -m`` and that package's module, the
+    package's ``__main__.py`` as ``python -m`` and the package, another program by its name;
+    absolute paths among the arguments as :func:`_unplaced`. One already in module form
+    (``python -m …``) is kept.
+
+    >>> typed = typed_command([f"/work/wt/h40/{STUDIES}/quality.py", "--tune", "20", "--out", "/tmp/h40/run"])
+    >>> typed[:2], typed[2] == f"{STUDIES}.quality", typed[3:]
+    (['python', '-m'], True, ['--tune', '20', '--out', '…/run'])
+    >>> typed_command(["/usr/lib/python3/bin/pytest", "-q"]), typed_command(None)
+    (['pytest', '-q'], None)
+    """
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return argv
+    if argv[0] == "python" and argv[1:2] == ["-m"]:
+        return [*argv[:3], *map(_unplaced, argv[3:])]
+    script = PurePosixPath(argv[0].replace("\\", "/"))
+    if script.suffix == ".py" and script.parent.name == STUDIES:
+        head = ["python", "-m", STUDIES if script.stem == "__main__" else f"{STUDIES}.{script.stem}"]
+    else:
+        head = [script.name]
+    return [*head, *map(_unplaced, argv[1:])]
+
+
+def manifest_1(man: dict) -> dict:
+    """Schema 1 -> 2: ``argv`` and each ``history`` entry's as the command typed
+    (:func:`typed_command`); the machine's ``user`` left out."""
+    out = {**man, "argv": typed_command(man.get("argv"))}
+    if isinstance(man.get("history"), list):
+        out["history"] = [{**h, "argv": typed_command(h.get("argv"))} if isinstance(h, dict) else h
+                          for h in man["history"]]
+    if isinstance(man.get("machine"), dict):
+        out["machine"] = {k: v for k, v in man["machine"].items() if k != "user"}
+    return out
+
+
+def _record_1(rec: dict) -> dict:
+    """Schema 1 -> 2: a unit record holds no path nor user name; nothing changes."""
+    return rec
+
+
 #: step i brings a manifest of schema i to schema i + 1
-MANIFEST_STEPS = (_manifest_0,)
+MANIFEST_STEPS = (_manifest_0, manifest_1)
 #: step i brings a unit record of schema i to schema i + 1
-RECORD_STEPS = (_record_0,)
+RECORD_STEPS = (_record_0, _record_1)
 assert len(MANIFEST_STEPS) == len(RECORD_STEPS) == SCHEMA
 
 

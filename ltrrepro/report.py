@@ -27,10 +27,12 @@ from .fileio import atomic_write_bytes, atomic_write_text, check_no_links, write
 from .inference.choices import Inference
 from .inference.claim import Claim
 from .inference.rendering import CLAIM_FORMATS, CLAIM_RENAME, claims_frame, claims_legend, claims_lines
+from .page import PAGE, difference_ci, write_page
 
 __all__ = ["Report", "Table", "Figure", "Claim", "write_table", "markdown_table", "latex_table", "display_frame",
            "fmt_value", "pm", "ci", "save_figure", "band", "write_json", "write_claims", "claims_text",
-           "protocol_notes", "file_stem", "read_report_index", "report_paths", "REPORT_INDEX", "OUTPUT_DIRS"]
+           "protocol_notes", "notes_markdown", "claims_summary", "NOTES_FILE", "file_stem", "read_report_index",
+           "report_paths", "REPORT_INDEX", "OUTPUT_DIRS"]
 
 
 def fmt_value(v, spec=4) -> str:
@@ -200,14 +202,16 @@ def latex_table(df: pd.DataFrame, digits: int = 4, caption: str = "", legend: st
 
 def write_table(df: pd.DataFrame, stem, caption: str = "", legend: str = "", digits: int = 4,
                 formats: dict | None = None, pm_cols: dict | None = None, marks: dict | None = None,
-                rename: dict | None = None, ci_cols: dict | None = None, shown: pd.DataFrame | None = None) -> list[Path]:
-    """``stem.md`` (caption, table, legend) and ``stem.tex`` as a paper shows them
+                rename: dict | None = None, ci_cols: dict | None = None, shown: pd.DataFrame | None = None,
+                md_lead: str = "") -> list[Path]:
+    """``stem.md`` (caption, ``md_lead``, table, legend) and ``stem.tex`` as a paper shows them
     (:func:`display_frame`, or the ready ``shown`` frame of strings), and ``stem.csv`` with the
     raw numbers, every column kept."""
     stem = Path(stem)
     if shown is None:
         shown = display_frame(df, digits, formats, pm_cols, marks, rename, ci_cols)
-    md = (f"**{caption}**\n\n" if caption else "") + markdown_table(shown, digits) + (f"\n{legend}\n" if legend else "")
+    md = ((f"**{caption}**\n\n" if caption else "") + md_lead + markdown_table(shown, digits)
+          + (f"\n{legend}\n" if legend else ""))
     atomic_write_text(stem.with_suffix(".md"), md)
     atomic_write_text(stem.with_suffix(".tex"), latex_table(shown, digits, caption=caption, legend=legend,
                                                             label=f"tab:{stem.name}"))
@@ -267,22 +271,68 @@ def protocol_notes(deviations, choices=(), as_paper=()) -> str:
     return " ".join(x for x in out if x)
 
 
+NOTES_FILE = "notes.md"
+
+
+def notes_markdown(deviations, choices=(), as_paper=(), missing=()) -> str:
+    """``notes.md``: a run's protocol notes, written once per run (tables and claims name the
+    file rather than repeat them), in the three columns of :data:`NOTE_HEADINGS`, each a list,
+    then the missing values.
+
+    >>> print(notes_markdown(["few trials"], [], ["γ per iteration"]), end="")
+    # Protocol notes
+    <BLANKLINE>
+    ## As the paper
+    <BLANKLINE>
+    - γ per iteration
+    <BLANKLINE>
+    ## The paper is silent; we chose
+    <BLANKLINE>
+    - none
+    <BLANKLINE>
+    ## Deviations from the paper
+    <BLANKLINE>
+    - few trials
+    """
+    out = ["# Protocol notes", ""]
+    for key, items in (("as_paper", as_paper), ("choices", choices), ("deviations", deviations)):
+        out += [f"## {NOTE_HEADINGS[key]}", "", *(f"- {x}" for x in (list(items) or ["none"])), ""]
+    if missing:
+        out += ["## Missing values", "", *(f"- {m}" for m in missing), ""]
+    return "\n".join(out)
+
+
+#: what a table's legend says of the run's notes, in place of repeating them
+NOTES_POINTER = f"Protocol notes (as the paper, the paper is silent, deviations): {NOTES_FILE}."
+
+
 def write_claims(root, claims, deviations: list[str], caption: str, inference: Inference,
                  extra: dict | None = None, choices=(), as_paper=()) -> list[Path]:
     """``claims.json`` (claims, the protocol notes' three columns — ``as_paper``, ``choices``,
     ``deviations`` — and ``extra``) and ``claims.{md,tex,csv}`` of a list of
     :class:`~ltrrepro.inference.claim.Claim`, their legend stating ``inference``
-    (:func:`~ltrrepro.inference.rendering.claims_legend`)."""
+    (:func:`~ltrrepro.inference.rendering.claims_legend`) and pointing to the run's notes
+    (:data:`NOTES_FILE`). ``claims.md`` leads with the compact table (claim, difference with its
+    95% CI, verdict: :func:`claims_summary`) and keeps the full one below."""
     root = Path(root)
     files = [write_json(root / "claims.json", {"claims": [c.to_dict() for c in claims], "as_paper": list(as_paper),
                                                "choices": list(choices), "deviations": list(deviations),
                                                **(extra or {})})]
     df = claims_frame(claims)                  # the columns, with d_z, ER, ΔRI and their CIs as text
     if len(df):
+        legend = claims_legend(inference) + " " + NOTES_POINTER
+        lead = markdown_table(claims_summary(claims)) + "\n**Full statistics**\n\n"
         files += write_table(df, root / "claims", caption=caption, digits=4, formats=CLAIM_FORMATS,
-                             rename=CLAIM_RENAME,
-                             legend=claims_legend(inference) + " " + protocol_notes(deviations, choices, as_paper))
+                             rename=CLAIM_RENAME, legend=legend, md_lead=lead)
     return files
+
+
+def claims_summary(claims) -> pd.DataFrame:
+    """The compact claims table: the claim, its observed statistic with the 95% CI of its
+    per-trial mean (:func:`~ltrrepro.page.difference_ci`) and the verdict."""
+    return pd.DataFrame({"claim": [c.text for c in claims],
+                         "difference [95% CI]": [difference_ci(c.to_dict()) for c in claims],
+                         "verdict": [c.verdict for c in claims]})
 
 
 def claims_text(claims, deviations: list[str], inference: Inference, choices=(), as_paper=()) -> list[str]:
@@ -336,7 +386,7 @@ def report_paths(json_files=()) -> tuple:
     """What a report owns under its directory (relative paths): checked for symbolic links
     before anything is written (:func:`~ltrrepro.fileio.check_no_links`)."""
     return (*OUTPUT_DIRS, STALE_DIR, REPORT_INDEX, *(f"claims.{x}" for x in ("json", "md", "tex", "csv")),
-            *json_files)
+            NOTES_FILE, PAGE, *json_files)
 
 
 def _owned_files(root: Path):
@@ -422,7 +472,17 @@ class Table:
     shown: pd.DataFrame | None = None
 
     def full_legend(self, notes: str = "") -> str:
+        """The legend as written: the table's own, then (``notes``) what the run's notes add
+        (:attr:`Report.notes`: where the protocol notes are, and the missing values), then
+        ``legend_end``."""
         return self.legend + (f" {notes}" if self.notes else "") + self.legend_end
+
+    def cells(self) -> tuple[list[str], list[list[str]]]:
+        """The table as Markdown and LaTeX show it: its column names and rows of cells."""
+        shown = self.shown if self.shown is not None else display_frame(
+            self.frame, self.digits, self.formats, self.pm_cols, self.marks, self.rename, self.ci_cols)
+        return [str(c) for c in shown.columns], [[fmt_value(v, self.digits) for v in row]
+                                                 for row in shown.itertuples(index=False)]
 
     def write(self, directory, notes: str = "") -> list[Path]:
         """``<directory>/<name>.{md,tex,csv}`` (:func:`write_table`); ``notes``: the run's notes."""
@@ -475,9 +535,15 @@ class Report:
 
     @property
     def notes(self) -> str:
-        """What every table with ``notes`` ends its legend with: the deviations and choices
-        (:func:`protocol_notes`) and the missing values."""
-        return protocol_notes(self.deviations, self.choices, self.as_paper) + "".join(f" Missing: {m}." for m in self.missing)
+        """What every table with ``notes`` ends its legend with: where the run's protocol notes
+        are (:data:`NOTES_FILE`, written once per run, never repeated in a legend) and the
+        missing values."""
+        return NOTES_POINTER + "".join(f" Missing: {m}." for m in self.missing)
+
+    def note_columns(self) -> list[tuple[str, list[str]]]:
+        """The protocol notes' three columns, each (heading, entries), as :data:`NOTE_HEADINGS` orders them."""
+        return [(NOTE_HEADINGS[k], list(v)) for k, v in
+                (("as_paper", self.as_paper), ("choices", self.choices), ("deviations", self.deviations))]
 
     @property
     def text(self) -> str:
@@ -515,6 +581,9 @@ class Report:
         files += write_claims(root, self.claims, self.deviations, self.claims_caption, self.inference,
                               extra=self.claims_extra, choices=self.choices, as_paper=self.as_paper)
         files += [write_json(root / name, obj) for name, obj in self.json_files.items()]
+        files.append(root / NOTES_FILE)
+        atomic_write_text(files[-1], notes_markdown(self.deviations, self.choices, self.as_paper, self.missing))
+        files.append(write_page(self, root))            # last: it embeds the figures written above
         rec = _record_report(root, files)
         notes = []
         if rec["removed"]:

@@ -21,7 +21,6 @@ nothing recomputed.
 """
 from __future__ import annotations
 
-import getpass
 import json
 import os
 import platform
@@ -85,8 +84,9 @@ def git_commit(path: Path | None = None) -> str | None:
 
 
 def machine_info() -> dict:
-    return {"host": socket.gethostname(), "platform": platform.platform(), "cpus": os.cpu_count(),
-            "user": getpass.getuser() if hasattr(os, "getuid") else None}
+    """The machine a run ran on, as far as its results may depend on it (no user name: nothing
+    of the person goes into what a run writes)."""
+    return {"host": socket.gethostname(), "platform": platform.platform(), "cpus": os.cpu_count()}
 
 
 class ResultStore:
@@ -242,6 +242,8 @@ class ResultStore:
 
     def start(self, experiment: str, argv=None, extra: dict | None = None) -> dict:
         """Write (or update) the manifest at the start of a run; keeps earlier runs' history.
+        ``argv``: the command as the user typed it (module form, paths as given; never the
+        interpreter's or a script's location), None for a run through the Python API.
         A damaged manifest is named and rebuilt (its history is lost, the units are kept)."""
         try:
             prev = self.read_manifest() if self.manifest_path.exists() else {}
@@ -255,7 +257,7 @@ class ResultStore:
         if prev.get("started"):
             history.append({k: prev.get(k) for k in ("started", "finished", "argv", "git_commit", "config_hash",
                                                        "status")})
-        man = {"schema": SCHEMA, "experiment": experiment, "argv": list(sys.argv if argv is None else argv),
+        man = {"schema": SCHEMA, "experiment": experiment, "argv": None if argv is None else list(argv),
                "config": self.config, "config_hash": self.config_hash, "versions": library_versions(),
                "git_commit": git_commit(), "machine": machine_info(),
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None, "status": "running",

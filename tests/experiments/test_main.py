@@ -46,7 +46,8 @@ def installed(monkeypatch):
 def test_a_built_in_study_runs_as_python_m_experiments_name(tmp_path, capsys):
     assert main(["jensen_gap", "--lists", "2", "--draws", "10", "--docs", "5", "--out", str(tmp_path / "j"),
                  "--quiet"]) == 0
-    assert json.loads((tmp_path / "j" / "manifest.json").read_text())["n_done"] == 2
+    man = json.loads((tmp_path / "j" / "manifest.json").read_text())
+    assert man["n_done"] == 2 and man["argv"][:4] == ["python", "-m", "experiments", "jensen_gap"]   # as typed
     with pytest.raises(SystemExit) as bad:                     # argparse's one line, as the module's command
         main(["jensen_gap", "--lists", "0"])
     assert bad.value.code == 2 and "error: argument --lists" in capsys.readouterr().err
@@ -73,3 +74,18 @@ def test_an_installed_study_must_be_a_record_with_a_name_of_its_own(installed, c
         obj = dataclasses.replace(obj, paper="elsewhere")
     installed(_EntryPoint("quality" if value == "quality" else "x", obj))
     assert main(["quality", "--help"]) == 2 and message in capsys.readouterr().err
+
+
+def test_the_manifest_records_the_command_as_typed(monkeypatch):
+    """``python -m experiments NAME …`` and ``python -m experiments.NAME …``: the execution carries
+    the command in the form typed, the arguments as given (the manifest's ``argv``)."""
+    import experiments.cli as cli
+    from experiments.jensen_gap import main as module_main
+
+    seen = []
+    monkeypatch.setattr(cli, "run", lambda config, execution: seen.append(execution.command) or
+                        type("R", (), {"exit_code": 0})())
+    assert main(["jensen_gap", "--out", "runs/j", "--quiet"]) == 0
+    assert module_main(["--out", "runs/j"]) == 0
+    assert seen == [("python", "-m", "experiments", "jensen_gap", "--out", "runs/j", "--quiet"),
+                    ("python", "-m", "experiments.jensen_gap", "--out", "runs/j")]

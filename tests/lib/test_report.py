@@ -77,11 +77,23 @@ def test_report_writes_every_format_once(tmp_path):
     listed = json.loads((tmp_path / "report.json").read_text())["files"]
     assert listed == sorted(p.relative_to(tmp_path).as_posix() for p in rep.files)
     assert set(listed) == {f"tables/{t}.{e}" for t in ("main", "plain") for e in ("md", "tex", "csv")} | \
-        {"figures/fig.png", "figures/fig.pdf", "summary.json"} | {f"claims.{e}" for e in ("json", "md", "tex", "csv")}
+        {"figures/fig.png", "figures/fig.pdf", "summary.json", "notes.md", "index.html"} | \
+        {f"claims.{e}" for e in ("json", "md", "tex", "csv")}
     md = (tmp_path / "tables" / "main.md").read_text()
-    # the legend: the table's own, the run's notes (deviations, choices, missing values), its end
-    assert md.endswith("Legend. The paper is silent; we chose: ties in input order. Deviations from the paper: few "
-                       "trials. Missing: v: no value in 1 unit. End.\n")
+    # the legend: the table's own, where the run's notes are, the missing values, its end; the notes
+    # themselves once, in notes.md, and in no table or claims file
+    assert md.endswith("Legend. Protocol notes (as the paper, the paper is silent, deviations): notes.md. "
+                       "Missing: v: no value in 1 unit. End.\n")
+    notes = (tmp_path / "notes.md").read_text()
+    assert "- ties in input order" in notes and "- few trials" in notes and "- v: no value in 1 unit" in notes
+    for f in listed:
+        if f.endswith((".md", ".tex")) and f != "notes.md":
+            text = (tmp_path / f).read_text()
+            assert "ties in input order" not in text and "few trials" not in text, f
+    claims = (tmp_path / "claims.md").read_text()
+    compact, full = claims.split("**Full statistics**")
+    assert "| claim | difference [95% CI] | verdict |" in compact and "| A > B | +0.250 | supported |" in compact
+    assert "p_raw" not in compact and "α applied" in full
     assert "0.5000 ± 0.0100" in md and (tmp_path / "tables" / "plain.md").read_text().endswith("\nPlain.\n")
     assert list(pd.read_csv(tmp_path / "tables" / "main.csv").columns) == ["model", "v", "v_ci"]
     stored = json.loads((tmp_path / "claims.json").read_text())

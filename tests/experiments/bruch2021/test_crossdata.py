@@ -165,8 +165,9 @@ def test_report_of_two_runs_writes_both_datasets_and_the_claims(tmp_path, capsys
     assert (out / "figures" / "fig3_across_datasets.png").stat().st_size > 1000
     sources = json.loads((out / "sources.json").read_text())["runs"]
     assert [s["dataset"] for s in sources] == ["synthetic-web30k", "synthetic-yahoo"]
-    md = (out / "claims.md").read_text()
-    assert "Web30K: " in md and "Yahoo: " in md              # each run's notes, named by dataset
+    md = (out / "notes.md").read_text()
+    assert "Web30K: " in md and "Yahoo: " in md              # each run's notes, named by dataset, once
+    assert "Web30K: " not in (out / "claims.md").read_text()
     # --out only where there is a cross-dataset report to write; two runs of one profile: a plain rebuild
     capsys.readouterr()
     assert report_main([str(web), "--out", str(out)]) == 2
