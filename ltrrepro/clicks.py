@@ -153,7 +153,9 @@ def _first_click_draw(p: np.ndarray, sizes: np.ndarray, rng: np.random.Generator
     on the cumulative (1 − Π_{s≤r}(1 − p_s)) — then, for the position-based model, every later
     row clicked independently with its p (one uniform per row); for the cascade nothing after.
     This is the distribution of re-drawing a session until it has a click (Hu et al.'s
-    generator), in a bounded number of draws. Every session must have some p > 0.
+    generator), in a bounded number of draws, up to floating point (the cumulative sums run over
+    all sessions' rows: a probability below about 1e-12 of the running sum is lost). Every
+    session must have some p > 0; a row of p = 0 is never the first click.
 
     >>> _first_click_draw(np.array([0.0, 1.0, 0.5, 0.5]), np.array([2, 2]), np.random.default_rng(0), False).astype(int).tolist()
     [0, 1, 1, 0]
@@ -166,7 +168,7 @@ def _first_click_draw(p: np.ndarray, sizes: np.ndarray, rng: np.random.Generator
     within = cum - base[sess]                                           # log Π_{s≤r}(1 − p_s), same session
     last = within[start + sizes - 1]
     target = rng.random(sizes.size) * -np.expm1(last)                   # u · P(at least one click)
-    below = -np.expm1(within) < target[sess]                            # rows before the first click
+    below = -np.expm1(within) <= target[sess]                           # rows before the first click
     first = np.add.reduceat(below.astype(np.int64), start) if sizes.size else np.zeros(0, np.int64)
     local = np.arange(p.size) - start[sess]
     click = local == first[sess]

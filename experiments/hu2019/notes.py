@@ -20,15 +20,15 @@ def as_paper(cfg) -> list[str]:
            "authors' generator, rank_cut 100000; --k K shows the top K)" if not cfg.k else None,
            "examination ρ_r^η from Ai et al.'s eye-tracking table (0.68, 0.61, 0.48, 0.34, 0.28, 0.20, 0.11, 0.10, "
            "0.08, 0.06) (--curve inverse: (1/r)^η)" if cfg.curve == "eyetracking" else None,
-           f"{cfg.sessions} sessions per training query" if cfg.sessions == paper.SESSIONS else None,
+           f"{cfg.sessions} sessions per training query (--sessions)" if cfg.sessions == paper.SESSIONS else None,
            "a session without a click re-drawn until it has one, so every query keeps its sessions (drawn exactly "
            "from the click law given a click; --no-click drop drops them)" if cfg.no_click == "redraw" else None,
            "the logging ranker a linear Ranking SVM on the expert labels of a share of the training queries "
            "(--logger lambdamart: λMART)" if cfg.logger == "svm" else None,
            "a click needs examination and attraction; an examined document of grade y is clicked with "
            "ε⁻ + (ε⁺ − ε⁻)(2^y − 1)/(2^{y_max} − 1) (Ai et al. 2018, as Hu et al.)"
-           + (f", ε⁺ = {cfg.eps_plus:g}, ε⁻ = {cfg.eps_minus:g}" if (cfg.eps_plus, cfg.eps_minus) ==
-              (paper.EPS_PLUS, paper.EPS_MINUS) else ""),
+           + (f", ε⁺ = {cfg.eps_plus:g}, ε⁻ = {cfg.eps_minus:g} (--eps-plus, --eps-minus)" if (cfg.eps_plus, cfg.eps_minus)
+              == (paper.EPS_PLUS, paper.EPS_MINUS) else ""),
            "Unbiased LambdaMART: the biases at clicked (t⁺) and unclicked (t⁻) positions estimated jointly with "
            "the ranker, once per boosting round, each the ratio of the round's debiased pair costs at a position to "
            "those at position 1, to the power 1/(1 + p)",
@@ -38,7 +38,7 @@ def as_paper(cfg) -> list[str]:
            "every system evaluated on the test queries' expert labels (NDCG@1/3/5/10, gain 2^y − 1, queries "
            "without a relevant document dropped)"]
     if cfg.eta == paper.ETA and cfg.click_model == "pbm":
-        out.append("position-based clicks with η = 1 at the default point")
+        out.append("position-based clicks with η = 1 at the default point (--eta, --click-model)")
     return [x for x in out if x]
 
 
@@ -70,11 +70,12 @@ def choices(cfg) -> list[str]:
         "(PBM) or the chance that no document above was clicked (cascade)",
         "IPS XE_NDCG: Bruch's φ with the gain 2^y − 1 replaced by its IPS estimate (2^y − 1)/θ",
         "position as a feature: the displayed position one more feature column, set to position 1 at inference",
-        "the libraries' debiasing at their defaults: LightGBM lambdarank_position_bias_regularization 0, XGBoost "
-        "lambdarank_bias_norm as the installed version sets it (1 in XGBoost 2.0–3.2's code); λMART (naive, "
-        "skyline, LightGBM position) σ = 1 without lambda normalization (the harness's λMART)",
+        "the libraries' debiasing at their defaults but one: LightGBM lambdarank_position_bias_regularization 0, "
+        "XGBoost lambdarank_bias_norm as the installed version sets it (1 in XGBoost 2.0–3.2's code); every λMART "
+        "(naive, skyline, LightGBM position, XGBoost lambdarank_unbiased, and --ulm lambdarank_unbiased) without "
+        "lambda normalization as the preset sets it (XGBoost's lambdarank_normalization default is on), σ = 1",
         "the cascade click model is the harness's persistent cascade user (Bruch's Figure 4): the first click "
-        "ends the session (the authors' cascade also stops with probability 0.5·ε(y) after a click); its 'true "
+        "ends the session (the authors' cascade stops after a click only with probability 0.5·ε(y)); its 'true "
         "curve' is the mean examination probability by position over the shown lists",
         "propensity recovery over positions 1–10: each method's t⁺^{1+p} (the unregularized ratio) against θ_r/θ_1; "
         "LightGBM keeps its position-bias term inside the objective, so it has no curve",

@@ -1,17 +1,12 @@
 """Hu et al. (2019)'s simulated-click protocol (docs/protocols/debiasing.md): the typed
 configuration with every default, the arms, the units and the unit function.
 
-A unit (trial t, setting, arm): trial t's 60/20/20 query split; a logging ranker (a linear
-Ranking SVM, or λMART, on the expert labels of a ``share`` of the training queries; its stream
-depends on the trial and the share only) ranks every training list; users see the whole list
-(or its top ``k``); ``sessions`` sessions per query click under the setting's click model
-(``pbm``: examination ρ_r^η from the eye-tracking table, past 10 the 10th value, or (1/r)^η;
-click noise ε⁺/ε⁻; ``cascade``: the harness's persistent cascade user), a session without a
-click re-drawn until it has one (or dropped), drawn from the trial's and setting's stream (shared
-by the arms: a paired design); the arm's system trains on the sessions (or, the skyline, on the
-training lists' expert labels) for the preset's rounds; the test lists' expert labels give
-NDCG@1/3/5/10. The record keeps the click-log statistics, the logger's test NDCG, the true
-examination curve and the position biases the arm learned.
+A unit (trial t, setting, arm): trial t's 60/20/20 query split; the trial's and share's logging
+ranker and click log (:mod:`.protocol_clicks`; the setting's stream, shared by the arms: a paired
+design); the arm's system trains on the sessions (the skyline on the training lists' expert
+labels) for the preset's rounds; the test lists' expert labels give NDCG@1/3/5/10. The record
+keeps the click-log statistics, the logger's test NDCG, the true examination curve and the
+position biases the arm learned.
 """
 from __future__ import annotations
 
@@ -91,9 +86,8 @@ class DebiasingConfig(RunConfig):
     SVM logger (``logger``). The default point: ``sessions`` per query, examination exponent
     ``eta``, the logging ranker's labelled ``share`` of the training queries, ``click_model``;
     each sweep varies one of them over ``sweep_*`` (the default value always joins its curve)
-    for the ``sweep_models``. ``ulm``: the settings of the harness's Unbiased LambdaMART
-    (:data:`ltrrepro.objectives.debiasing.VARIANTS`: the authors' released code, XGBoost's or
-    the paper's equations); ``bias_p``: its bias regularization p, None for the variant's."""
+    for the ``sweep_models``. ``ulm``: the harness's Unbiased LambdaMART's settings (:data:`ltrrepro.
+    objectives.debiasing.VARIANTS`); ``bias_p``: its bias regularization p, None for the variant's."""
 
     library: str = next(iter(BACKENDS))
     preset: str = ""
@@ -198,9 +192,12 @@ class DebiasingConfig(RunConfig):
         return self.k or None
 
     def ulm_kwargs(self, update: bool = True) -> dict:
-        """The keyword arguments of the harness's Unbiased LambdaMART: the ``ulm`` variant's, p
-        from ``bias_p`` when given, ``update=False`` for the arm without the bias update."""
+        """The harness's Unbiased LambdaMART's keyword arguments: the ``ulm`` variant's, p from
+        ``bias_p`` if given, ``update`` (False: ``ulm_off``); ``lambdarank_unbiased``'s list
+        normalization as the preset gives the study's XGBoost arm, so the two are set alike."""
         kw = dict(VARIANTS[self.ulm][1])
+        if self.ulm == "lambdarank_unbiased":
+            kw["list_norm"] = bool(self.boosting.lambdarank_norm)
         if self.bias_p is not None:
             kw["p"] = float(self.bias_p)
         return {**kw, "update": False} if not update else kw

@@ -1,7 +1,12 @@
 """The debiasing study's click logs (docs/protocols/debiasing.md §2): the logging ranker of a
-unit's trial and share, the click log it draws over the training lists, and the true examination
-curve the recovered propensities are compared with. A part of :mod:`.protocol`, split off for
-length."""
+unit's trial and share (a linear Ranking SVM, or λMART, on the expert labels of a ``share`` of
+the training queries; its stream depends on the trial and the share only), the click log it
+draws over the training lists — users see the whole list (or its top ``k``); ``sessions``
+sessions per query click under the setting's model (``pbm``: examination ρ_r^η from the
+eye-tracking table, past 10 the 10th value, or (1/r)^η; click noise ε⁺/ε⁻; ``cascade``: the
+harness's persistent cascade user), a session without a click re-drawn until it has one (or
+dropped) — and the true examination curve the recovered propensities are compared with. A part
+of :mod:`.protocol`, split off for length."""
 from __future__ import annotations
 
 import numpy as np

@@ -111,7 +111,7 @@ def sweep_figure(res: pd.DataFrame, cfg, field: str) -> Figure:
 
 def propensity(df: pd.DataFrame, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(curves, errors)``: per method and position the mean estimated θ_r/θ_1 (t⁺^{1+p}) over
-    trials and the mean true curve; per method the RMSE over positions 2..k (mean, 95% CI)."""
+    trials and the mean true curve; per method the RMSE over positions 2..10 (mean, 95% CI)."""
     g = at(df, cfg)
     # IPS: its estimator is ulm's; ulm_off estimates nothing (every bias 1)
     g = g[g.biases.notna() & ~g.model.map(lambda m: bool(cfg.arm(m).propensity) or not cfg.arm(m).update)]
@@ -206,7 +206,7 @@ def build(df: pd.DataFrame, cfg: DebiasingConfig, deviations=(), choices=(), as_
         figures.append(sweep_figure(res, cfg, field))
     curves, errors = propensity(df, cfg)
     tables += [Table("propensity", errors, caption="Propensity recovery at the default point", notes=True,
-                     legend="RMSE over positions 2..k between a method's estimated examination curve (t⁺^{1+p}, "
+                     legend="RMSE over positions 2..10 between a method's estimated examination curve (t⁺^{1+p}, "
                             "relative to position 1) and the simulator's, mean over trials, 95% CI.",
                      ci_cols={"RMSE": ("lo", "hi")}),
                Table("propensity_curves", curves, caption="Estimated and true examination by position"),

@@ -18,7 +18,7 @@ of a session with h clicked and l not (y_h > y_l), δ = f_h − f_l, ranks by th
                      t⁻_j = [ Σ_{pairs with l at j} L_hl / t⁺_{pos h}  /  (the same at position 1) ]^{1/(1+p)}
 
 t⁺ and t⁻ start at 1 and are normalized to 1 at position 1; ``p`` is the regularization
-(Hu et al.'s table: none, p = 0; their released code and XGBoost's default: p = 1). With
+(Hu et al.'s table: none, p = 0; their released code: p = 0.5; XGBoost's default: p = 1). With
 ``score_norm`` |ΔNDCG| is divided by 0.01 + |δ| (LightGBM's ``lambdarank_norm``, XGBoost's
 ``lambdarank_score_normalization``), with ``list_norm`` a list's lambdas and Hessians are scaled
 by log2(1 + S)/S, S = Σ 2|λ| (both libraries' lambda normalization). XGBoost's
@@ -230,8 +230,9 @@ VARIANTS = {
                 "tracked (pairs with a row below neither debiased nor counted), the cost of the reversed pair",
                 dict(sigma=1.0, p=1.0, truncation=32, score_norm=True, list_norm=True, hess_scale=2.0,
                      n_positions=32, cost="reversed", beyond="untracked")),
-    "equations": ("the paper's equations as written: σ = 1, Hessian σ²p(1 − p), no score or list normalization, "
-                  "LightGBM's truncation 30, no bias regularization (p = 0, the paper's table), 32 positions",
+    "equations": ("the paper's equations: σ = 1, Hessian σ²p(1 − p), no score or list normalization, no bias "
+                  "regularization (p = 0, the paper's table); where it is silent, LightGBM's truncation 30 and 32 "
+                  "positions",
                   dict(sigma=1.0, p=0.0, truncation=30, score_norm=False, list_norm=False, hess_scale=1.0,
                        n_positions=32, cost="paper", beyond="last")),
 }

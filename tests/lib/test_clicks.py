@@ -174,6 +174,17 @@ def test_redraw_keeps_the_sessions_that_had_a_click_and_skips_unclickable_querie
     b = simulate(y, rows, sizes, 200, np.random.default_rng(3), click_probs=probs, no_click="redraw")
     assert set(b.session_query.tolist()) == {0} and b.session_query.size == 200
     assert a.session_query.size < 200
+    # the first draw by hand (one uniform per session row, query-major): the sessions it gave a click
+    # are the dropping mode's, and the re-drawing mode keeps them draw for draw and fills the others
+    y2 = np.array([2, 1, 0, 1, 2, 0], np.int32)
+    a2 = simulate(y2, rows, sizes, 300, np.random.default_rng(4), click_probs=PROBS, no_click="drop")
+    b2 = simulate(y2, rows, sizes, 300, np.random.default_rng(4), click_probs=PROBS, no_click="redraw")
+    prob = np.repeat((examination(3, 1.0) * PROBS[y2].reshape(2, 3)), 300, axis=0)        # (600 sessions, 3)
+    first = np.random.default_rng(4).random((600, 3)) < prob
+    had = first.any(axis=1)
+    pa, pb = a2.session_clicks.reshape(-1, 3), b2.session_clicks.reshape(-1, 3)
+    assert np.array_equal(pa, first[had]) and np.array_equal(pb[had], first[had])
+    assert pb.shape[0] == 600 and pb[~had].any(axis=1).all() and (~had).sum() > 20
     assert a.clicks[3:].sum() == b.clicks[3:].sum() == 0
     with pytest.raises(ValueError, match="no_click"):
         simulate(y, rows, sizes, 2, np.random.default_rng(3), click_probs=probs, no_click="keep")

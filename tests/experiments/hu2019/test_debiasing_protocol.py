@@ -47,6 +47,8 @@ def test_the_default_point_is_the_authors_generator():
     for option in ("--k all", "--curve eyetracking", "--no-click redraw", "--logger svm", "--bias-p"):
         assert option in text, option
     assert other.ulm_kwargs()["p"] == 2.0 and other.shown == 10
+    xgb_like = experiments.configure("debiasing", ulm="lambdarank_unbiased")      # set as the study's XGBoost arm
+    assert xgb_like.ulm_kwargs()["list_norm"] is bool(xgb_like.boosting.lambdarank_norm) is False
 
 
 @pytest.mark.parametrize("fields, message", [

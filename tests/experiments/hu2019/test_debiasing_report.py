@@ -28,7 +28,7 @@ def _frame(cfg, trials=8, seed=0):
                     {"propensity": list(np.ones(10) if m == "ulm_off" else
                                         1.0 / np.arange(1, 11) + (0.05 if m == "xgb_unbiased" else 0.0))}
                 rows.append({"trial": t, "model": m, **s, **{k: v for k in TEST_METRICS},
-                             "clicks": {"clicks_per_session": 0.5, "share_with_click": 0.4,
+                             "clicks": {"clicks_per_session": 0.5, "share_with_click": 0.4, "p_click": 0.6 + 0.01 * t,
                                         "click_share_by_position": [0.1] * 10, "ctr_by_position": [0.1] * 10},
                              "true_curve": list(1.0 / np.arange(1, 11)), "biases": biases,
                              "logger": {NDCG10: 0.3 + 0.1 * s["share"] + 0.001 * t}})
@@ -63,7 +63,8 @@ def test_sweeps_and_propensity_recovery(built):
     assert np.allclose(logger, 0.3 + 0.1 * logger.index + 0.0035)       # the logger's quality at each share
     clicks = rep.table("clicks").frame
     sky = df[df.model == "skyline"].drop_duplicates("trial")[NDCG10].mean()           # the skyline's trials
-    assert np.allclose(clicks["skyline NDCG@10"], sky) and "P(session clicked)" in clicks
+    assert np.allclose(clicks["skyline NDCG@10"], sky)
+    assert np.allclose(clicks["P(session clicked)"], 0.6 + 0.01 * np.mean(range(8)))   # the mean over the trials
     err = rep.table("propensity").frame.set_index("arm")
     assert np.isclose(err.loc["ulm_lgb", "RMSE"], 0) and np.isclose(err.loc["xgb_unbiased", "RMSE"], 0.05)
     assert "ips_est" not in err.index                                  # its estimator is ulm's, shown once
