@@ -71,10 +71,10 @@ def _uniform(z):
 
 
 @numba.njit(parallel=True, cache=True)
-def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, stamp):
+def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, rk):
     """Fill ``grad``/``hess`` with the sample means of Φ and Ψ (the module docstring: ∂R and
     ∂²R, not yet negated) over ``n_samples`` rankings per list; ``keys[q]`` seeds list q.
-    ``ex`` (float, n) and ``stamp`` (int, n) are work arrays; ``theta`` the K rank weights."""
+    ``ex``, ``inv_ex`` and ``rk`` (float, n) are work arrays; ``theta`` the K rank weights."""
     nq = offsets.shape[0] - 1
     for q in numba.prange(nq):
         a, b = offsets[q], offsets[q + 1]
@@ -82,7 +82,6 @@ def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, e
         for i in range(a, b):
             grad[i] = 0.0
             hess[i] = 0.0
-            stamp[i] = -1
         if m <= 1:
             continue
         K = min(theta.shape[0], m)
@@ -92,37 +91,30 @@ def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, e
                 c = scores[i]
         for i in range(a, b):
             ex[i] = math.exp(max(scores[i] - c, -_FLOOR_GAP))
+            inv_ex[i] = 1.0 / ex[i]
         top = np.empty(K, np.int64)
-        tkey = np.empty(K)
         D = np.empty(K)
         G = np.empty(K + 1)
         sdr = sri = sdrc = sric = sds = srs = 0.0
         z = keys[q]
         for s in range(n_samples):
-            # the K smallest race keys E/e^f, kept sorted by insertion
-            cnt = 0
+            # race keys E/e^f for every document, then the K smallest by K passes of an argmin
             for i in range(a, b):
                 z, u = _uniform(z)
-                key = -math.log(u) / ex[i]
-                if cnt < K:
-                    j = cnt
-                    cnt += 1
-                elif key < tkey[K - 1]:
-                    j = K - 1
-                else:
-                    continue
-                while j > 0 and tkey[j - 1] > key:
-                    tkey[j] = tkey[j - 1]
-                    top[j] = top[j - 1]
-                    j -= 1
-                tkey[j] = key
-                top[j] = i
+                rk[i] = -math.log(u) * inv_ex[i]
             for k in range(K):
-                stamp[top[k]] = s
+                best = np.inf
+                arg = a
+                for i in range(a, b):
+                    v = rk[i]
+                    if v < best:
+                        best = v
+                        arg = i
+                top[k] = arg
+                rk[arg] = np.inf
             tail = 0.0
             for i in range(a, b):
-                if stamp[i] != s:
-                    tail += ex[i]
+                tail += ex[i] if rk[i] != np.inf else 0.0
             acc = tail
             G[K] = 0.0
             for k in range(K - 1, -1, -1):
@@ -228,7 +220,7 @@ class PLRank(Objective):
         n = scores.shape[0]
         grad, hess = np.empty(n), np.empty(n)
         plrank3_kernel(scores, gains[labels], offsets, theta, self.n_samples, keys, grad, hess,
-                       np.empty(n), np.empty(n, np.int64))
+                       np.empty(n), np.empty(n), np.empty(n))
         return grad, hess
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None, keys=None):
