@@ -93,28 +93,50 @@ def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, e
             ex[i] = math.exp(max(scores[i] - c, -_FLOOR_GAP))
             inv_ex[i] = 1.0 / ex[i]
         top = np.empty(K, np.int64)
+        perm = np.empty(m, np.int64)
         D = np.empty(K)
         G = np.empty(K + 1)
         sdr = sri = sdrc = sric = sds = srs = 0.0
         z = keys[q]
         for s in range(n_samples):
-            # race keys E/e^f for every document, then the K smallest by K passes of an argmin
-            for i in range(a, b):
+            # race keys E/e^f for every document; the K smallest by Hoare's quickselect (Wirth's
+            # loop) on an index array, then sorted by insertion
+            for i in range(m):
                 z, u = _uniform(z)
-                rk[i] = -math.log(u) * inv_ex[i]
+                rk[a + i] = -math.log(u) * inv_ex[a + i]
+                perm[i] = a + i
+            lo, hi = 0, m - 1
+            while K < m and lo < hi:
+                pivot = rk[perm[(lo + hi) >> 1]]
+                i, j = lo, hi
+                while i <= j:
+                    while rk[perm[i]] < pivot:
+                        i += 1
+                    while rk[perm[j]] > pivot:
+                        j -= 1
+                    if i <= j:
+                        t = perm[i]
+                        perm[i] = perm[j]
+                        perm[j] = t
+                        i += 1
+                        j -= 1
+                if K - 1 <= j:
+                    hi = j
+                elif K - 1 >= i:
+                    lo = i
+                else:
+                    break
             for k in range(K):
-                best = np.inf
-                arg = a
-                for i in range(a, b):
-                    v = rk[i]
-                    if v < best:
-                        best = v
-                        arg = i
-                top[k] = arg
-                rk[arg] = np.inf
+                d = perm[k]
+                v = rk[d]
+                j = k
+                while j > 0 and rk[top[j - 1]] > v:
+                    top[j] = top[j - 1]
+                    j -= 1
+                top[j] = d
             tail = 0.0
-            for i in range(a, b):
-                tail += ex[i] if rk[i] != np.inf else 0.0
+            for i in range(K, m):
+                tail += ex[perm[i]]
             acc = tail
             G[K] = 0.0
             for k in range(K - 1, -1, -1):
