@@ -89,54 +89,51 @@ def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, e
         for i in range(a + 1, b):
             if scores[i] > c:
                 c = scores[i]
+        total = 0.0
         for i in range(a, b):
             ex[i] = math.exp(max(scores[i] - c, -_FLOOR_GAP))
             inv_ex[i] = 1.0 / ex[i]
+            total += ex[i]
         top = np.empty(K, np.int64)
-        perm = np.empty(m, np.int64)
+        tkey = np.empty(K)
         D = np.empty(K)
         G = np.empty(K + 1)
         sdr = sri = sdrc = sric = sds = srs = 0.0
         z = keys[q]
         for s in range(n_samples):
-            # race keys E/e^f for every document; the K smallest by Hoare's quickselect (Wirth's
-            # loop) on an index array, then sorted by insertion
-            for i in range(m):
+            # race keys E/e^f, the K smallest kept sorted by insertion as they come (a key at or
+            # above the K-th so far is passed over). Sampling and selection alone on Yahoo-sized
+            # lists, quickselect, K argmin passes and a branch-free count of ranks took 1.2-2.3x as
+            # long; in the whole kernel the choice was within a loaded host's noise
+            cnt = 0
+            for i in range(a, b):
                 z, u = _uniform(z)
-                rk[a + i] = -math.log(u) * inv_ex[a + i]
-                perm[i] = a + i
-            lo, hi = 0, m - 1
-            while K < m and lo < hi:
-                pivot = rk[perm[(lo + hi) >> 1]]
-                i, j = lo, hi
-                while i <= j:
-                    while rk[perm[i]] < pivot:
-                        i += 1
-                    while rk[perm[j]] > pivot:
-                        j -= 1
-                    if i <= j:
-                        t = perm[i]
-                        perm[i] = perm[j]
-                        perm[j] = t
-                        i += 1
-                        j -= 1
-                if K - 1 <= j:
-                    hi = j
-                elif K - 1 >= i:
-                    lo = i
+                key = -math.log(u) * inv_ex[i]
+                rk[i] = key
+                if cnt < K:
+                    j = cnt
+                    cnt += 1
+                elif key < tkey[K - 1]:
+                    j = K - 1
                 else:
-                    break
-            for k in range(K):
-                d = perm[k]
-                v = rk[d]
-                j = k
-                while j > 0 and rk[top[j - 1]] > v:
+                    continue
+                while j > 0 and tkey[j - 1] > key:
+                    tkey[j] = tkey[j - 1]
                     top[j] = top[j - 1]
                     j -= 1
-                top[j] = d
-            tail = 0.0
-            for i in range(K, m):
-                tail += ex[perm[i]]
+                tkey[j] = key
+                top[j] = i
+            # the mass left after the top K: by difference, or summed afresh where that loses
+            # more than three digits
+            tail = total
+            for k in range(K):
+                tail -= ex[top[k]]
+            if tail < 1e-3 * total:
+                for k in range(K):
+                    rk[top[k]] = np.inf
+                tail = 0.0
+                for i in range(a, b):
+                    tail += ex[i] if rk[i] != np.inf else 0.0
             acc = tail
             G[K] = 0.0
             for k in range(K - 1, -1, -1):

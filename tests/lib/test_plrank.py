@@ -47,7 +47,7 @@ def exact_pl(scores, labels, cutoff):
     return R, g, h
 
 
-#: small lists: sizes 2–6, ties in labels and scores, a spread of scores, all cutoffs
+#: small lists: sizes 2–6, ties in labels and scores, a spread of scores, cutoffs below, at and above m
 LISTS = [
     ([0.3, -0.5, 1.0, 0.0, 0.2], [2, 0, 1, 3, 0], 2),
     ([0.3, -0.5, 1.0, 0.0, 0.2], [2, 0, 1, 3, 0], 5),
@@ -57,6 +57,7 @@ LISTS = [
     ([1.5, -1.0, 0.4, 2.0, -0.3, 0.1], [0, 1, 4, 2, 0, 1], 3),
     ([1.5, -1.0, 0.4, 2.0, -0.3, 0.1], [0, 1, 4, 2, 0, 1], 1),
     ([-2.0, 3.0, 0.5], [3, 0, 1], 2),
+    ([6.0, 4.0, -3.0, -4.0, -2.5], [1, 2, 0, 3, 1], 2),     # the top 2 hold all but 1e-4 of the mass
 ]
 
 
