@@ -241,7 +241,8 @@ def _smoke(spec: str, objective: Objective) -> None:
             raise PluginError(f"plug-in {spec!r}: grad_hess returned shapes {grad.shape} and {hess.shape} for "
                               f"{scores.shape[0]} documents (one gradient and one Hessian per document)")
         try:
-            check_grad_hess(grad, hess, f"plug-in {spec!r}", 0)
+            check_grad_hess(grad, hess, f"plug-in {spec!r}", 0,
+                            allow_negative=bool(getattr(objective, "negative_hessians", False)))
         except FloatingPointError as err:
             raise PluginError(str(err)) from None
         outs.append((grad, hess))

@@ -111,10 +111,11 @@ def hessian_floor(objective, train: RankingDataset, min_data_in_leaf: int) -> fl
     """XGBoost's stand-in for LightGBM's ``min_data_in_leaf`` with a custom objective: a
     ``min_child_weight`` of ``min_data_in_leaf`` times the mean Hessian of the objective at
     the initial (zero) scores, i.e. the Hessian of a leaf of ``min_data_in_leaf`` average
-    documents. The objective's own generator is not touched."""
+    documents, or 0 where that mean is negative (an objective with ``negative_hessians``). The
+    objective's own generator is not touched."""
     _, h = objective.grad_hess(np.zeros(train.n_docs), train.y, train.offsets, iteration=0,
                                rng=np.random.default_rng(0))
-    return float(min_data_in_leaf * np.mean(h))
+    return max(0.0, float(min_data_in_leaf * np.mean(h)))
 
 
 class RankingTrainer(Trainer):

@@ -17,7 +17,9 @@ any number of models; each training run starts from its own state.
 
 The objective draws from the state's one ``np.random.Generator`` (XE_NDCG's γ), so a run is
 reproducible from its seed. Gradients are checked for NaN/inf and Hessians for negative values
-before they reach the library. Custom objectives start from a zero score in both libraries, as
+before they reach the library; an objective that declares ``negative_hessians`` (PL-Rank's sampled
+Hessian, ``hessian_policy="none"``) has its Hessians checked for NaN/inf only, and runs in XGBoost,
+which trains on them; LightGBM's adapter refuses it when made. Custom objectives start from a zero score in both libraries, as
 the built-in ranking objectives do.
 """
 from __future__ import annotations
@@ -72,7 +74,8 @@ class _Adapter:
             if grad.size != n or hess.size != n:
                 raise ValueError(f"{self.label}: grad_hess returned {grad.size} gradients and {hess.size} Hessians "
                                  f"for {n} scores at iteration {state.iteration} (one each per document and output)")
-            check_grad_hess(grad, hess, self.label, state.iteration)
+            check_grad_hess(grad, hess, self.label, state.iteration,
+                            allow_negative=bool(getattr(self.objective, "negative_hessians", False)))
         state.iteration += 1
         return grad, hess
 
@@ -111,6 +114,10 @@ class LightGBMObjective(_Adapter):
     def __init__(self, objective: Objective, check: bool = True, track_scores: bool = False):
         super().__init__(objective, check=check)
         self.track_scores = bool(track_scores)
+        if getattr(objective, "negative_hessians", False):
+            raise ValueError(f"{self.label}: its Hessians may be negative ({objective!r}), which LightGBM cannot take "
+                             f"(its histograms count a bin's documents from the bin's Hessian sum); keep them positive "
+                             f"(PL-Rank: hessian_policy='clip' or 'abs') or train it in XGBoost")
 
     @staticmethod
     def _offsets_for(state: RoundState, dataset):

@@ -28,6 +28,10 @@ class Objective:
     derivative_additive = False
     #: raw scores per document (McRank: one per class, ranked by :func:`mcrank_scores`)
     n_outputs = 1
+    #: True when :meth:`grad_hess` may return negative Hessians on purpose (PL-Rank's sampled
+    #: Hessian under ``hessian_policy="none"``): the adapters then check them for finiteness
+    #: only, and a library that cannot take them refuses the objective (LightGBM's adapter)
+    negative_hessians = False
 
     def grad_hess(self, scores, labels, offsets, iteration: int = 0, rng: np.random.Generator | None = None):
         raise NotImplementedError
@@ -66,11 +70,20 @@ def as_arrays(scores, labels, offsets):
     return scores, labels, offsets
 
 
-def check_grad_hess(grad: np.ndarray, hess: np.ndarray, name: str, iteration: int) -> None:
-    """Raise on NaN/inf gradients or negative/NaN Hessians (libraries would skip or stall)."""
+def check_grad_hess(grad: np.ndarray, hess: np.ndarray, name: str, iteration: int,
+                    allow_negative: bool = False) -> None:
+    """Raise on NaN/inf gradients or negative/NaN Hessians (libraries would skip or stall);
+    with ``allow_negative`` (an objective's :attr:`Objective.negative_hessians`) a negative
+    Hessian passes, a non-finite one still raises."""
     if not np.all(np.isfinite(grad)):
         bad = int(np.flatnonzero(~np.isfinite(grad))[0])
         raise FloatingPointError(f"{name}: non-finite gradient at document {bad}, iteration {iteration}")
+    if allow_negative:
+        if not np.all(np.isfinite(hess)):
+            bad = int(np.flatnonzero(~np.isfinite(hess))[0])
+            raise FloatingPointError(f"{name}: non-finite Hessian {float(np.ravel(hess)[bad])!r} at document {bad}, "
+                                     f"iteration {iteration}")
+        return
     if not np.all(np.isfinite(hess)) or np.any(hess < 0):
         bad = int(np.flatnonzero(~(np.isfinite(hess) & (hess >= 0)))[0])
         raise FloatingPointError(f"{name}: negative or non-finite Hessian {float(np.ravel(hess)[bad])!r} at document {bad}, "

@@ -1,0 +1,207 @@
+"""PL-Rank-3 with the sampled Hessian (ltrrepro/objectives/plrank.py): its gradient and
+diagonal Hessian equal the exact ones — enumerated over every ranking of lists of ≤ 6
+documents — within the sampling error; the enumeration itself equals finite differences of
+the exact expected DCG@K; one seed, one answer; lists together equal lists apart; it trains in
+XGBoost and (with a positive Hessian policy) LightGBM through the fit layer."""
+import itertools
+
+import numpy as np
+import pytest
+
+from ltrrepro import make_synthetic
+from ltrrepro.fit import Boosting
+from ltrrepro.fit.base import System
+from ltrrepro.fit.ranking import RankingOptions, RankingTrainer
+from ltrrepro.objectives import HESS_FLOOR, LightGBMObjective, PLRank, XGBoostObjective
+from ltrrepro.objectives.base import check_grad_hess
+
+
+def exact_pl(scores, labels, cutoff):
+    """(R, ∂R, diag ∂²R) of R = E_π[DCG@cutoff] (gain 2^y − 1, weight 1/log2(rank + 1)) under the
+    Plackett–Luce policy of ``scores``, summed over all m! rankings y with π(y) = Π_k e^{f_{y_k}}/D_k:
+    ∂R = Σ π R(y) ∇log π, ∂²_dd R = Σ π R(y) ((∂_d log π)² + ∂²_dd log π), the log-derivatives
+    taken over the first K' = min(cutoff, m) placements (what the metric sees)."""
+    s = np.asarray(scores, float)
+    m = s.shape[0]
+    e = np.exp(s - s.max())
+    gain = 2.0 ** np.asarray(labels) - 1.0
+    K = min(cutoff, m)
+    theta = 1.0 / np.log2(np.arange(K) + 2.0)
+    R, g, h = 0.0, np.zeros(m), np.zeros(m)
+    for y in itertools.permutations(range(m)):
+        left = np.ones(m, bool)
+        p, dlog, d2log = 1.0, np.zeros(m), np.zeros(m)
+        for k, d in enumerate(y):
+            D = e[left].sum()
+            p *= e[d] / D
+            if k < K:
+                pr = np.where(left, e / D, 0.0)
+                dlog -= pr
+                dlog[d] += 1.0
+                d2log -= pr * (1.0 - pr)
+            left[d] = False
+        value = float(theta @ gain[list(y[:K])])
+        R += p * value
+        g += p * value * dlog
+        h += p * value * (dlog ** 2 + d2log)
+    return R, g, h
+
+
+#: small lists: sizes 2–6, ties in labels and scores, a spread of scores, cutoffs below, at and above m
+LISTS = [
+    ([0.3, -0.5, 1.0, 0.0, 0.2], [2, 0, 1, 3, 0], 2),
+    ([0.3, -0.5, 1.0, 0.0, 0.2], [2, 0, 1, 3, 0], 5),
+    ([0.0, 0.0], [1, 0], 10),
+    ([0.5, -0.2, 0.0], [1, 2, 0], 10),
+    ([0.0, 0.0, 0.0, 0.0], [1, 1, 0, 2], 3),
+    ([1.5, -1.0, 0.4, 2.0, -0.3, 0.1], [0, 1, 4, 2, 0, 1], 3),
+    ([1.5, -1.0, 0.4, 2.0, -0.3, 0.1], [0, 1, 4, 2, 0, 1], 1),
+    ([-2.0, 3.0, 0.5], [3, 0, 1], 2),
+    ([6.0, 4.0, -3.0, -4.0, -2.5], [1, 2, 0, 3, 1], 2),     # the top 2 hold all but 1e-4 of the mass
+]
+
+
+def _flat(lists):
+    scores = np.concatenate([np.asarray(s, float) for s, _, _ in lists])
+    labels = np.concatenate([np.asarray(y) for _, y, _ in lists])
+    offsets = np.r_[0, np.cumsum([len(s) for s, _, _ in lists])]
+    return scores, labels, offsets
+
+
+@pytest.mark.parametrize("scores, labels, cutoff", LISTS)
+def test_the_enumeration_equals_finite_differences_of_the_exact_expected_dcg(scores, labels, cutoff):
+    s = np.asarray(scores, float)
+    R, g, h = exact_pl(s, labels, cutoff)
+    I = np.eye(s.shape[0])
+    e1, e2 = 1e-5, 1e-3
+    fd1 = np.array([(exact_pl(s + e1 * u, labels, cutoff)[0] - exact_pl(s - e1 * u, labels, cutoff)[0]) / (2 * e1)
+                    for u in I])
+    fd2 = np.array([(exact_pl(s + e2 * u, labels, cutoff)[0] - 2 * R + exact_pl(s - e2 * u, labels, cutoff)[0]) / e2 ** 2
+                    for u in I])
+    # central differences: truncation O(e²·f''') and rounding O(ε·R/e), O(ε·R/e²)
+    np.testing.assert_allclose(g, fd1, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(h, fd2, rtol=0, atol=1e-5)
+
+
+N_BIG, N_SMALL, REPEATS = 1_600_000, 2_000, 40
+
+
+@pytest.mark.parametrize("cutoff", sorted({c for _, _, c in LISTS}))
+def test_gradient_and_hessian_equal_the_enumeration_within_sampling_error(cutoff):
+    """All lists of that cutoff at once (the kernel runs them together). The tolerance is 5
+    standard errors at N_BIG: the per-document standard deviation of the estimate at N_SMALL,
+    measured over REPEATS seeds, times √(N_SMALL / N_BIG) (the estimate is a mean of N iid
+    terms), plus rounding. It fails (cutoffs 2–10) when the kernel drops the Hessian's last term
+    e^{2f}(r DS − RS), writes (1 − g) for (1 + g), or drops PR from the gradient."""
+    lists = [t for t in LISTS if t[2] == cutoff]
+    scores, labels, offsets = _flat(lists)
+    exact_g = np.concatenate([exact_pl(s, y, cutoff)[1] for s, y, _ in lists])
+    exact_h = np.concatenate([exact_pl(s, y, cutoff)[2] for s, y, _ in lists])
+    small = PLRank(n_samples=N_SMALL, cutoff=cutoff)
+    reps = [small.expected(scores, labels, offsets, np.random.default_rng(100 + i)) for i in range(REPEATS)]
+    se_g = np.std([r[0] for r in reps], axis=0, ddof=1) * np.sqrt(N_SMALL / N_BIG)
+    se_h = np.std([r[1] for r in reps], axis=0, ddof=1) * np.sqrt(N_SMALL / N_BIG)
+    g, h = PLRank(n_samples=N_BIG, cutoff=cutoff).expected(scores, labels, offsets, np.random.default_rng(7))
+    # plus the rounding of sums of N_BIG terms (ε · N_BIG ≈ 4e-10) where the error is nil (a tie)
+    assert np.all(np.abs(g - exact_g) <= 5 * se_g + 1e-9), np.c_[g, exact_g, se_g]
+    assert np.all(np.abs(h - exact_h) <= 5 * se_h + 1e-9), np.c_[h, exact_h, se_h]
+    # the tolerance is tight: well below the size of what it checks
+    assert (5 * se_h).max() < 0.05 * np.abs(exact_h).max()
+    # and the objective hands the library the negatives (objectives minimise −R)
+    gg, hh = PLRank(n_samples=N_BIG, cutoff=cutoff).grad_hess(scores, labels, offsets, rng=np.random.default_rng(7))
+    np.testing.assert_array_equal(gg, -g)
+    np.testing.assert_array_equal(hh, -h)
+
+
+def test_labels_all_zero_give_zero_and_one_document_lists_give_zero():
+    scores, labels, offsets = np.array([0.1, -0.4, 2.0, 0.5]), np.array([0, 0, 0, 3]), np.array([0, 3, 4])
+    g, h = PLRank(n_samples=50).expected(scores, labels, offsets, np.random.default_rng(0))
+    np.testing.assert_array_equal(g, 0.0)
+    np.testing.assert_array_equal(h, 0.0)
+
+
+def test_one_seed_one_answer_and_the_seed_matters():
+    scores, labels, offsets = _flat(LISTS)
+    obj = PLRank(n_samples=50, cutoff=3)
+    a = obj.grad_hess(scores, labels, offsets, rng=np.random.default_rng(3))
+    b = obj.grad_hess(scores, labels, offsets, rng=np.random.default_rng(3))
+    c = obj.grad_hess(scores, labels, offsets, rng=np.random.default_rng(4))
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], c[0])
+    # a round draws one key per list from the generator, so the next round differs
+    rng = np.random.default_rng(3)
+    first, second = obj.grad_hess(scores, labels, offsets, rng=rng), obj.grad_hess(scores, labels, offsets, rng=rng)
+    assert not np.array_equal(first[0], second[0])
+
+
+def test_lists_together_equal_lists_apart(rng):
+    from conftest import random_lists
+
+    scores, labels, offsets = random_lists(rng, n_queries=30, max_size=40)
+    keys = rng.integers(0, 2 ** 63 - 1, size=offsets.shape[0] - 1)
+    obj = PLRank(n_samples=64, cutoff=5, hessian_policy="abs")
+    g, h = obj.grad_hess(scores, labels, offsets, keys=keys)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        gq, hq = obj.grad_hess(scores[a:b], labels[a:b], [0, b - a], keys=keys[q:q + 1])
+        np.testing.assert_array_equal(g[a:b], gq)
+        np.testing.assert_array_equal(h[a:b], hq)
+
+
+def test_hessian_policies(rng):
+    from conftest import random_lists
+
+    scores, labels, offsets = random_lists(rng, n_queries=30, max_size=30)
+    raw = PLRank(n_samples=32).grad_hess(scores, labels, offsets, rng=np.random.default_rng(1))[1]
+    clip = PLRank(n_samples=32, hessian_policy="clip").grad_hess(scores, labels, offsets, rng=np.random.default_rng(1))[1]
+    ab = PLRank(n_samples=32, hessian_policy="abs").grad_hess(scores, labels, offsets, rng=np.random.default_rng(1))[1]
+    assert (raw < 0).any() and (raw > 0).any()          # the estimate is not sign-constrained
+    np.testing.assert_array_equal(clip, np.maximum(raw, HESS_FLOOR))
+    np.testing.assert_array_equal(ab, np.maximum(np.abs(raw), HESS_FLOOR))
+    assert PLRank().negative_hessians and not PLRank(hessian_policy="clip").negative_hessians
+    with pytest.raises(FloatingPointError, match="negative or non-finite Hessian"):
+        check_grad_hess(np.zeros_like(raw), raw, "plrank", 0)
+    check_grad_hess(np.zeros_like(raw), raw, "plrank", 0, allow_negative=True)
+    with pytest.raises(FloatingPointError, match="non-finite Hessian"):
+        check_grad_hess(np.zeros(2), np.array([-1.0, np.nan]), "plrank", 0, allow_negative=True)
+    with pytest.raises(ValueError, match="hessian_policy: one of none, clip, abs, not 'floor'"):
+        PLRank(hessian_policy="floor")
+    with pytest.raises(ValueError, match="pass a seeded np.random.Generator"):
+        PLRank().grad_hess(scores, labels, offsets)
+
+
+def test_lightgbm_refuses_negative_hessians_in_one_line_and_xgboost_takes_them():
+    with pytest.raises(ValueError, match=r"^plrank: its Hessians may be negative .* hessian_policy='clip' or 'abs'\) "
+                                         r"or train it in XGBoost$"):
+        LightGBMObjective(PLRank())
+    LightGBMObjective(PLRank(hessian_policy="clip"))
+    XGBoostObjective(PLRank())
+
+
+@pytest.fixture(scope="module")
+def parts():
+    ds = make_synthetic("web30k", n_queries=30, seed=5)
+    idx = np.arange(ds.n_queries)
+    return ds.subset(idx[:20]), ds.subset(idx[20:25]), ds.subset(idx[25:])
+
+
+@pytest.mark.parametrize("library, policy", [("xgboost", "none"), ("xgboost", "clip"), ("lightgbm", "clip"),
+                                             ("lightgbm", "abs")])
+def test_it_trains_through_the_fit_layer(parts, library, policy):
+    train, valid, test = parts
+    system = System("plrank_test", "PL-Rank-3", RankingTrainer, family="plrank", variant="custom",
+                    options=RankingOptions(objective=PLRank, objective_kwargs=(("n_samples", 20), ("cutoff", 5),
+                                                                               ("hessian_policy", policy))))
+    b = Boosting(learning_rate=0.1, num_leaves=4, min_data_in_leaf=5, max_bin=15, rounds=4, early_stopping=None)
+
+    def run(seed):
+        tr = system.trainer(b, library=library, seed=np.random.SeedSequence(seed), threads=1)
+        tr.add_train(train)
+        tr.add_valid(valid)
+        return tr.fit()
+
+    fitted = run(2)
+    scores = fitted.scores(test.X)
+    assert fitted.n_rounds == 4 and np.isfinite(scores).all() and np.ptp(scores) > 0
+    np.testing.assert_array_equal(scores, run(2).scores(test.X))      # the rankings come from the unit's seed
