@@ -7,7 +7,7 @@ from experiments.hu2019 import paper
 from experiments.hu2019.protocol import ARMS, EXPERIMENT, SWEEP_ARMS, DebiasingConfig, build_units, train_size, unit_fn
 from experiments.hu2019.report import build, frame
 from experiments.registry import Experiment, get, register
-from experiments.values import parse_levels, parse_names, positive_int
+from experiments.values import bounded_int, parse_levels, parse_names, positive_int
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
 
@@ -38,7 +38,7 @@ def _floats(text, flag):
 
 def own_flags(ap) -> None:
     d = DebiasingConfig
-    ap.add_argument("--sessions", type=positive_int, default=d.sessions, help=f"sessions per query (default {d.sessions})")
+    ap.add_argument("--sessions", type=bounded_int("sessions"), default=d.sessions, help=f"sessions per query (default {d.sessions})")
     ap.add_argument("--eta", type=float, default=d.eta, help="examination (1/rank)^eta (default 1)")
     ap.add_argument("--share", type=float, default=None,
                     help="the logging ranker's labelled share of the training queries (default 0.05 on synthetic "
