@@ -20,8 +20,10 @@ tuned configuration cannot depend on it.
   configurations differ by their parameters only.
 * **Resumable**: with ``storage`` (an SQLite file), every finished configuration (complete,
   pruned or failed) is stored as it ends; a search run again finishes the budget without
-  repeating them. A configuration that was running when its process died is marked failed and
-  not counted.
+  repeating them. A configuration that was running when its process died, or was interrupted
+  (Ctrl-C, SIGTERM), is stored as failed and not counted: the resumed search trains another in
+  its place. The interrupt itself is the caller's to report (Optuna's "Trial N failed"
+  traceback for it is dropped: :class:`_QuietInterrupt`).
 
 Returns a :class:`Tuned`: the best parameters, the value, and every configuration with its state.
 """
@@ -126,6 +128,28 @@ def _counts(t) -> bool:
     return t.state.name in ("COMPLETE", "PRUNED") or (t.state.name == "FAIL" and bool(t.user_attrs.get("error")))
 
 
+class _QuietInterrupt(logging.Filter):
+    """Drop Optuna's "Trial N failed ... KeyboardInterrupt" warning and its traceback: an
+    interrupt is not a failed configuration (it is not counted on resume) and the harness says
+    it in one line; a configuration that fails by itself is still logged."""
+
+    def __init__(self):
+        super().__init__()
+        self.interrupted: set = set()          # the trial numbers whose failure was an interrupt
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import re
+
+        exc = record.exc_info[0] if record.exc_info else None
+        number = re.match(r"Trial (\d+) failed", record.getMessage())
+        if exc is not None and issubclass(exc, KeyboardInterrupt):
+            if number:
+                self.interrupted.add(number.group(1))
+            return False
+        # its second line, "Trial N failed with value None.", carries no exception
+        return not (number and number.group(1) in self.interrupted and "failed with value" in record.getMessage())
+
+
 def _open_study(storage, name: str, seed: np.random.SeedSequence, budget: int, warmup: int, prune: bool):
     """The Optuna study ``name`` in ``storage`` (created or loaded), with configurations left
     running by a dead process marked failed, and a sampler seeded from ``seed`` and the number
@@ -198,7 +222,13 @@ def tune(system: System, library: str, boosting: Boosting, train, valid, *, budg
         return float(fitted.valid_curve[fitted.best_iteration - 1]) if fitted.valid_curve else float(best[0])
 
     if remaining > 0:
-        study.optimize(objective, n_trials=remaining, catch=(Exception,), callbacks=[_logger(log, budget)] if log else ())
+        quiet, optimize_log = _QuietInterrupt(), logging.getLogger("optuna.study._optimize")
+        optimize_log.addFilter(quiet)                   # for this search only
+        try:
+            study.optimize(objective, n_trials=remaining, catch=(Exception,),
+                           callbacks=[_logger(log, budget)] if log else ())
+        finally:
+            optimize_log.removeFilter(quiet)
     trials = [t for t in study.get_trials(deepcopy=False) if _counts(t)]
     complete = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
     if not complete:
