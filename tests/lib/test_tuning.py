@@ -259,3 +259,28 @@ def test_an_interrupted_configuration_is_not_logged_as_failed_nor_counted(parts,
     res = tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=3, seed=_seed(), storage=store,
                name="s", prune=False)
     assert len(trained) == 2 and len(res.trials) == 3          # the interrupted one is not counted
+
+
+@pytest.mark.parametrize("damage", ["overwritten", "truncated"])
+def test_a_damaged_storage_is_set_aside_and_the_search_starts_afresh(parts, tmp_path, damage):
+    """A damaged ``OUT/tuning/*.sqlite3`` stopped the resume with a three-line SQLAlchemy message
+    naming neither the file nor what to do (issue 48); now, like a damaged dataset cache, it is
+    rebuilt: moved to ``<file>.damaged``, one log line naming it, the search run afresh."""
+    train, valid = parts
+    store = tmp_path / "search.sqlite3"
+    if damage == "overwritten":
+        store.write_bytes(b"not a database " * 200)
+    else:
+        tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=1, seed=_seed(), storage=store, name="s",
+             prune=False)
+        store.write_bytes(store.read_bytes()[: store.stat().st_size // 3])
+    lines = []
+    res = tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=2, seed=_seed(), storage=store, name="s",
+               prune=False, log=lines.append)
+    assert len(res.trials) == 2 and store.exists()
+    assert (tmp_path / "search.sqlite3.damaged").exists()
+    said = [line for line in lines if "damaged" in line]
+    assert len(said) == 1 and str(store) in said[0] and "search.sqlite3.damaged" in said[0]
+    again = tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=2, seed=_seed(), storage=store,
+                 name="s", prune=False, log=lines.append)
+    assert _configs(again) == _configs(res) and len(said) == 1          # a sound storage is resumed, not set aside
