@@ -8,8 +8,8 @@ of the run on this machine", then runs the study in ``A`` (a new process: it pay
 first-call cost again — imports, numba's compiles or cache loads — and resumes from the
 calibration units) with ``--no-report`` and reads its units' wall time (``manifest.json``'s
 ``wall_s``). Prints both and the ratio estimate / actual (1.0: exact; the issue 48 goal: within
-30%; issue 48 reported 1.65 on the default robustness run, before the
-calibration ran its wave a second time on warm workers).
+30%; issue 48 reported 1.65 on the default robustness run with one cold
+calibration wave).
 
 Measured on the 2-core development machine, shared and loaded (``-- --threads 1 --trials 2
 --queries 200``, 44 units): with one cold wave, ratios 1.70 and 4.04 (the calibration units
