@@ -116,7 +116,7 @@ def test_stored_statistics_are_checked_as_the_flags(stored, match):
         Execution().inference(stored)
 
 
-@pytest.mark.parametrize("effect,match", [(["ndcg=0.01"], "not a list"), ("ndcg=0.01,ndcg=0.02", "twice")])
+@pytest.mark.parametrize("effect,match", [(["ndcg=0.01"], "field 'effect' must be str or null"), ("ndcg=0.01,ndcg=0.02", "twice")])
 def test_effect_lists_and_repeated_families_are_refused(effect, match):
     with pytest.raises(UsageError, match=match):
         Execution(effect=effect)
