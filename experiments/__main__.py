@@ -9,7 +9,9 @@ The list is the registry's, so a study registered in a paper package's ``studies
 declared by an installed distribution (the entry-point group ``ltrrepro.studies``), is listed
 and run with no change here; the tools beside the studies (``report``, ``notebook``,
 ``export``) are listed where their module exists and run as ``python -m experiments.<tool>``.
-An unknown name is refused with one ``error:`` line (exit 2).
+An installed study that does not load is listed in one line saying why, under ``not loaded:``;
+the rest are listed and run. An unknown name, or a broken one, is refused with one ``error:``
+line (exit 2).
 """
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ import importlib.util
 import sys
 
 from experiments import registry
-from experiments.errors import USER_ERRORS
 
 #: modules beside the studies, each with what it does (listed when importable)
 TOOLS = (
@@ -34,6 +35,10 @@ def listing() -> str:
     lines = ["usage: python -m experiments NAME [flags]   (python -m experiments NAME --help: its flags)",
              "studies:"]
     lines += [f"  {name:<{width}}  {exp.title}" for name, exp in studies.items()]
+    broken = registry.broken()
+    if broken:
+        lines.append("not loaded (installed studies whose entry point fails; fix or uninstall them):")
+        lines += [f"  {name:<{width}}  {why}" for name, why in broken.items()]
     tools = [(t, what) for t, what in TOOLS if importlib.util.find_spec(f"experiments.{t}") is not None]
     if tools:
         lines.append("tools:")
@@ -43,13 +48,12 @@ def listing() -> str:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if not argv or argv[0] in ("-h", "--help"):
-            print(listing())
-            return 0
-        known = registry.experiments()
-    except USER_ERRORS as err:              # an installed study that does not load
-        print(f"error: {err}", file=sys.stderr)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(listing())
+        return 0
+    known = registry.experiments()
+    if argv[0] not in known and argv[0] in registry.broken():       # an installed study that does not load
+        print(f"error: {registry.broken()[argv[0]]}", file=sys.stderr)
         return 2
     if argv[0] not in known:
         tools = [t for t, _ in TOOLS]

@@ -117,7 +117,7 @@ def _flag_specs() -> dict:
         "device": (("--device",), {"choices": DEVICES, "default": "cpu",
                                    "help": "where the library grows trees: cpu or cuda (XGBoost's wheels; LightGBM "
                                            "built with CUDA); refused with a clear error where unavailable"}),
-        "tune": (("--tune",), {"type": positive_int, "default": None, "metavar": "N",
+        "tune": (("--tune",), {"type": bounded_int("tune", low=1), "default": None, "metavar": "N",
                                "help": "tune every system with the same budget of N configurations (Optuna TPE, "
                                        "pruned) on validation NDCG, never test data (docs/tuning.md)"}),
         "tune-on": (("--tune-on",), {"choices": ("first-split", "per-trial"), "default": None,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
+from experiments.values import field_hints, typed_value
 
 __all__ = ["Execution", "check_outputs"]
 
@@ -64,6 +65,14 @@ class Execution:
     command: tuple | None = None
 
     def __post_init__(self):
+        import os
+
+        if isinstance(self.out, os.PathLike):               # a Path is a directory too
+            object.__setattr__(self, "out", os.fspath(self.out))
+        hints = field_hints(type(self))
+        for f in fields(self):
+            if f.name not in ("jobs", "threads", "unit_timeout", "scheduler_timeout"):   # checked below, by flag
+                typed_value(f.name, getattr(self, f.name), hints[f.name], "Execution", convert=False)
         for name in ("jobs", "threads"):
             v = getattr(self, name)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):

@@ -18,7 +18,10 @@ A paper package has one shape (docs/layout.md): ``paper.py`` (its numbers), ``pr
 A study from outside the repository is an installed distribution that declares an entry point
 in the group :data:`ENTRY_POINTS` (``ltrrepro.studies``) whose value is its :class:`Experiment`
 (``[project.entry-points."ltrrepro.studies"] toy = "toy_study:TOY"``): it is listed and run
-like the built-in ones (``python -m experiments NAME``; docs/own-study.md).
+like the built-in ones (``python -m experiments NAME``; docs/own-study.md). One that does not
+load (its import fails, its value is not an :class:`Experiment` named as its entry point, or
+its name is taken) stops nothing else: :func:`broken` names it and why, ``python -m
+experiments`` lists it in one line, and only a command that asks for it by name is refused.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from typing import Any, Callable
 
 from experiments.errors import UsageError
 
-__all__ = ["Experiment", "Across", "register", "get", "experiments", "PAPERS", "TEMPLATE", "ENTRY_POINTS"]
+__all__ = ["Experiment", "Across", "register", "get", "experiments", "broken", "PAPERS", "TEMPLATE", "ENTRY_POINTS"]
 
 #: the paper packages, each declaring its studies in ``experiments/<paper>/studies.py``
 PAPERS = ("bruch2021", "zheng2007", "xia", "hu2019")
@@ -160,39 +163,57 @@ def experiments() -> dict[str, Experiment]:
 
 
 _LOADED: set = set()
+#: the entry points that did not load at the last reading: entry-point name -> why (one line)
+_BROKEN: dict = {}
 #: the ``sys.path`` the entry points were last read under (read again when it changes)
 _SCANNED: list = [None]
 
 
+def broken() -> dict[str, str]:
+    """The installed studies that do not load, by entry-point name: why, in one line (naming
+    the distribution). They are left out of :func:`experiments`; the rest run."""
+    experiments()
+    return dict(_BROKEN)
+
+
 def _load_installed() -> None:
     """Register each study of the ``ltrrepro.studies`` entry points (once per entry point):
-    its value must be an :class:`Experiment` named as the entry point; one that fails to load
-    is one :class:`UsageError` naming its distribution."""
+    its value must be an :class:`Experiment` named as the entry point. One that fails to load is
+    recorded in :data:`_BROKEN` (its distribution and the error), not raised: an installed
+    package's fault must not stop the built-in studies nor the other installed ones."""
     from importlib.metadata import entry_points
 
     if _SCANNED[0] == tuple(sys.path):
         return
+    _BROKEN.clear()
     for ep in entry_points(group=ENTRY_POINTS):
         where = f"{ep.value} (entry point {ep.name!r} of {getattr(ep.dist, 'name', None) or '?'})"
         if where in _LOADED:
             continue
         try:
             exp = ep.load()
-        except Exception as err:  # noqa: BLE001 - an installed package's import error, named for the user
-            raise UsageError(f"the study {where} does not load: {type(err).__name__}: {err}") from None
+        except (Exception, SystemExit) as err:  # noqa: BLE001 - an installed package's import error, named for the user
+            text = " ".join(str(err).split())
+            _BROKEN[ep.name] = f"the study {where} does not load: {type(err).__name__}: {text}"
+            continue
         if not isinstance(exp, Experiment) or exp.name != ep.name:
-            raise UsageError(f"the study {where} is not an experiments.registry.Experiment named {ep.name!r}")
+            _BROKEN[ep.name] = f"the study {where} is not an experiments.registry.Experiment named {ep.name!r}"
+            continue
         try:
             register(exp)
         except ValueError as err:
-            raise UsageError(f"the study {where}: {err}") from None
+            _BROKEN[ep.name] = f"the study {where}: {err}"
+            continue
         _LOADED.add(where)
     _SCANNED[0] = tuple(sys.path)
 
 
 def get(name: str) -> Experiment:
-    """The study named ``name``; a :class:`UsageError` naming the known ones otherwise."""
+    """The study named ``name``; a :class:`UsageError` naming the known ones otherwise (or, for
+    an installed study that does not load, why)."""
     known = experiments()
+    if name not in known and name in _BROKEN:
+        raise UsageError(_BROKEN[name])
     if name not in known:
         raise UsageError(f"unknown experiment {name!r}; known: {', '.join(known)}")
     return known[name]

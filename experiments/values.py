@@ -11,7 +11,7 @@ from experiments.errors import UsageError
 
 __all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "bounded_int", "BOUNDS",
            "check_bounds", "check_looks", "field_hints", "typed_value", "trials_arg",
-           "MAX_TRIALS", "MAX_LOOKS"]
+           "MAX_TRIALS", "MAX_LOOKS", "MAX_TUNE", "MAX_SESSIONS"]
 
 #: the largest number of trials a run may ask for (the papers use at most 100; each trial is a
 #: unit per model and level): beyond it a design is refused where it is parsed and built, so
@@ -19,6 +19,12 @@ __all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_
 MAX_TRIALS = 10_000
 #: the most looks of a ``--trials auto`` run (each look is a report)
 MAX_LOOKS = 100
+#: the largest ``--tune`` budget: configurations per search, each a model trained (the docs tune
+#: with 10 to 20; Optuna's TPE also slows as its history grows): beyond it the search cannot end
+MAX_TUNE = 1_000
+#: the most click sessions per query (``debiasing --sessions``, ``--sweep-sessions``): ten times
+#: the largest sweep the docs show (10,000); the simulated log holds queries × sessions × k rows
+MAX_SESSIONS = 100_000
 
 #: field -> (least, largest, flag): the range of every numeric design field, checked when a
 #: flag is parsed (:func:`bounded_int`) and when a configuration is built, by hand or from a
@@ -28,7 +34,10 @@ BOUNDS = {"trials": (1, MAX_TRIALS, "--trials"), "looks": (2, MAX_LOOKS, "--look
           "rounds": (1, 100_000, "--rounds"), "every": (1, 100_000, "--every"),
           "impressions": (1, 10_000, "--impressions"), "max_pairs": (1, 10 ** 9, "--max-pairs"),
           "leaves": (1, 131_072, "--leaves"), "max_bin": (2, 65_535, "--max-bin"),
-          "min_data_in_leaf": (1, 10 ** 9, "--min-data-in-leaf")}
+          "min_data_in_leaf": (1, 10 ** 9, "--min-data-in-leaf"),
+          # 0: no search (a configuration's default); the flag itself takes 1 or more
+          "tune": (0, MAX_TUNE, "--tune"),
+          "sessions": (1, MAX_SESSIONS, "--sessions"), "sweep_sessions": (1, MAX_SESSIONS, "--sweep-sessions")}
 
 
 def _int_at_least(low: int, words: str):
@@ -77,14 +86,15 @@ seed_int = bounded_int("seed", words="a non-negative integer")
 
 def check_bounds(values: dict, where: str = "") -> None:
     """Each field of ``values`` named in :data:`BOUNDS` within its range (an integer field; a
-    tuple of ``(name, value)`` pairs, as Xia's per-system rounds, value by value); a
+    tuple of integers, as a sweep's values, or of ``(name, value)`` pairs, as Xia's per-system
+    rounds, value by value); a
     :class:`UsageError` naming the field and its flag otherwise. Types are checked before
     (:meth:`experiments.config.RunConfig.__post_init__`)."""
     for name, (least, most, flag) in BOUNDS.items():
         if name not in values:
             continue
         v = values[name]
-        items = [x[1] for x in v if isinstance(x, tuple) and len(x) == 2] if isinstance(v, tuple) else [v]
+        items = [x[1] if isinstance(x, tuple) and len(x) == 2 else x for x in v] if isinstance(v, tuple) else [v]
         for x in items:
             if isinstance(x, bool) or not isinstance(x, int):
                 continue

@@ -20,8 +20,12 @@ tuned configuration cannot depend on it.
   configurations differ by their parameters only.
 * **Resumable**: with ``storage`` (an SQLite file), every finished configuration (complete,
   pruned or failed) is stored as it ends; a search run again finishes the budget without
-  repeating them. A configuration that was running when its process died is marked failed and
-  not counted.
+  repeating them. A configuration that was running when its process died, or was interrupted
+  (Ctrl-C, SIGTERM), is stored as failed and not counted: the resumed search trains another in
+  its place. The interrupt itself is the caller's to report (Optuna's "Trial N failed"
+  traceback for it is dropped: :class:`_QuietInterrupt`). A damaged storage file (not an
+  SQLite database, or one that fails SQLite's check) is moved aside to ``<file>.damaged`` and
+  the search starts afresh, as a damaged dataset cache is parsed again (:func:`_set_aside_if_damaged`).
 
 Returns a :class:`Tuned`: the best parameters, the value, and every configuration with its state.
 """
@@ -126,6 +130,56 @@ def _counts(t) -> bool:
     return t.state.name in ("COMPLETE", "PRUNED") or (t.state.name == "FAIL" and bool(t.user_attrs.get("error")))
 
 
+class _QuietInterrupt(logging.Filter):
+    """Drop Optuna's "Trial N failed ... KeyboardInterrupt" warning and its traceback: an
+    interrupt is not a failed configuration (it is not counted on resume) and the harness says
+    it in one line; a configuration that fails by itself is still logged."""
+
+    def __init__(self):
+        super().__init__()
+        self.interrupted: set = set()          # the trial numbers whose failure was an interrupt
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import re
+
+        exc = record.exc_info[0] if record.exc_info else None
+        number = re.match(r"Trial (\d+) failed", record.getMessage())
+        if exc is not None and issubclass(exc, KeyboardInterrupt):
+            if number:
+                self.interrupted.add(number.group(1))
+            return False
+        # its second line, "Trial N failed with value None.", carries no exception
+        return not (number and number.group(1) in self.interrupted and "failed with value" in record.getMessage())
+
+
+def _set_aside_if_damaged(storage, log=None) -> None:
+    """A storage file SQLite cannot read (truncated, overwritten, not a database) is renamed
+    ``<file>.damaged`` (replacing an older one), so that the search starts afresh instead of
+    stopping on SQLAlchemy's message; ``log`` (if given) gets one line naming both files."""
+    import sqlite3
+
+    path = Path(storage)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as err:
+        why = str(err)
+    else:
+        try:
+            row = db.execute("PRAGMA quick_check").fetchone()
+            why = "" if row and row[0] == "ok" else f"SQLite's quick_check: {row[0] if row else '?'}"
+        except sqlite3.DatabaseError as err:
+            why = str(err)
+        finally:
+            db.close()
+    if why:
+        aside = path.with_name(path.name + ".damaged")
+        path.replace(aside)
+        if log is not None:
+            log(f"  {path}: a damaged tuning storage ({why}); moved to {aside.name}, the search starts afresh")
+
+
 def _open_study(storage, name: str, seed: np.random.SeedSequence, budget: int, warmup: int, prune: bool):
     """The Optuna study ``name`` in ``storage`` (created or loaded), with configurations left
     running by a dead process marked failed, and a sampler seeded from ``seed`` and the number
@@ -163,6 +217,8 @@ def tune(system: System, library: str, boosting: Boosting, train, valid, *, budg
     space = system.options.space(library)
     warmup = warmup if warmup is not None else (boosting.early_stopping or max(1, boosting.rounds // 10))
     logging.getLogger("optuna").setLevel(logging.WARNING)
+    if storage is not None:
+        _set_aside_if_damaged(storage, log)
     study = _open_study(storage, name, seed, budget, warmup, prune)
     remaining = budget - len([t for t in study.get_trials(deepcopy=False) if _counts(t)])
 
@@ -198,7 +254,13 @@ def tune(system: System, library: str, boosting: Boosting, train, valid, *, budg
         return float(fitted.valid_curve[fitted.best_iteration - 1]) if fitted.valid_curve else float(best[0])
 
     if remaining > 0:
-        study.optimize(objective, n_trials=remaining, catch=(Exception,), callbacks=[_logger(log, budget)] if log else ())
+        quiet, optimize_log = _QuietInterrupt(), logging.getLogger("optuna.study._optimize")
+        optimize_log.addFilter(quiet)                   # for this search only
+        try:
+            study.optimize(objective, n_trials=remaining, catch=(Exception,),
+                           callbacks=[_logger(log, budget)] if log else ())
+        finally:
+            optimize_log.removeFilter(quiet)
     trials = [t for t in study.get_trials(deepcopy=False) if _counts(t)]
     complete = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
     if not complete:

@@ -23,8 +23,14 @@ def check_settings(cfg) -> None:
     if abs(sum(probs["noise_probs"]) - 1.0) > 1e-9:
         raise UsageError(f"noise_probs (label noise: the probability of each grade) must sum to 1, got "
                          f"{sum(probs['noise_probs']):g}")
+    levels = tuple(cfg.levels)
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) for v in levels):
+        raise UsageError(f"--levels must be finite numbers, got {list(levels)}")        # whatever the study
     spec, allowed = cfg.spec, cfg.spec.noises
     if not allowed:
+        if levels:
+            raise UsageError(f"levels {list(levels)}: {cfg.experiment or 'this study'} adds no noise, so it has no "
+                             f"levels (robustness and clicks take --levels); leave levels empty")
         return
     rule = f"--noise takes {' and/or '.join(allowed)}, each once"
     bad = [n for n in cfg.noise if n not in allowed]
@@ -34,8 +40,6 @@ def check_settings(cfg) -> None:
         raise UsageError(f"--noise repeats a type: {','.join(cfg.noise)!r} ({rule[8:]})")
     if not (levels := cfg.levels):
         raise UsageError("--levels is empty")
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) for v in levels):
-        raise UsageError(f"--levels must be finite numbers, got {list(levels)}")
     if len(set(levels)) != len(levels):
         raise UsageError(f"--levels repeats a value: {list(levels)}")
     if spec.levels == "probability" and any(not 0 <= c <= 1 for c in levels):

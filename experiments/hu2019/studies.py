@@ -10,7 +10,7 @@ from ltrrepro.clicks import NO_CLICK
 from ltrrepro.objectives.debiasing import VARIANTS
 from experiments.hu2019.report import build, frame
 from experiments.registry import Experiment, get, register
-from experiments.values import parse_levels, parse_names, positive_int
+from experiments.values import bounded_int, parse_levels, parse_names, positive_int
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
 
@@ -58,7 +58,7 @@ def _shown(text: str) -> int:
 
 def own_flags(ap) -> None:
     d = DebiasingConfig
-    ap.add_argument("--sessions", type=positive_int, default=d.sessions,
+    ap.add_argument("--sessions", type=bounded_int("sessions"), default=d.sessions,
                     help=f"sessions per query (default {d.sessions}, the authors' generator)")
     ap.add_argument("--eta", type=float, default=d.eta, help="position-bias severity: examination^eta (default 1)")
     ap.add_argument("--share", type=float, default=None,

@@ -5,6 +5,8 @@ the command runs with no flag."""
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 import pytest
 
@@ -48,6 +50,36 @@ def test_configure_is_a_replace_of_the_default():
 def test_a_bad_field_is_one_usage_error(fields, message):
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
         experiments.configure("qbrank", **fields)
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"out": 123}, "Execution: field 'out' must be str or null, got 123"),
+    ({"force": "yes"}, "Execution: field 'force' must be bool, got 'yes'"),
+    ({"backend": None}, "Execution: field 'backend' must be str, got None"),
+    ({"test": 3}, "Execution: field 'test' must be str or null, got 3"),
+])
+def test_an_execution_of_the_wrong_type_is_one_usage_error(fields, message):
+    """``Execution(out=123)`` raised a raw TypeError from pathlib later, in the run (issue 48):
+    now the field and the type it wants, when it is built, as a configuration's fields do."""
+    from experiments.execution import Execution
+
+    with pytest.raises(UsageError, match=re.escape(message)):
+        Execution(**fields)
+    assert Execution(out=Path("runs") / "x").out == str(Path("runs") / "x")          # a path is a directory too
+
+
+def test_bruch_levels_are_numbers_whatever_the_study():
+    """``BruchConfig(levels=(0, "a"))`` was accepted and ran (issue 48): a noise-free study
+    checked no level; now its levels are refused as not numbers, and as levels it has none of."""
+    for name, exp in registry.experiments().items():
+        if "levels" not in {f.name for f in dataclasses.fields(exp.config_cls)}:
+            continue
+        cfg = experiments.configure(name, queries=40)
+        with pytest.raises(UsageError, match=re.escape("--levels must be finite numbers, got [0, 'a']")):
+            dataclasses.replace(cfg, levels=(0, "a"))
+        if not cfg.levels:                        # a study without noise has no levels
+            with pytest.raises(UsageError, match="has no levels"):
+                dataclasses.replace(cfg, levels=(0, 5))
 
 
 def test_run_splits_keywords_into_execution_and_configuration(tmp_path):

@@ -27,7 +27,8 @@ def cfg():
     ("trials", True, "'trials' must be int"), ("rounds", -5, r"rounds \(--rounds\) must be between 1"),
     ("trials", 10 ** 12, r"trials \(--trials\) must be between 1 and 10,000"),
     ("seed", 2 ** 64, "seed"), ("queries", 10 ** 9, "queries"), ("impressions", 0, "impressions"),
-    ("eta", "1", "'eta' must be float"), ("models", "lambdamart", "'models' must be tuple")])
+    ("eta", "1", "'eta' must be float"), ("models", "lambdamart", "'models' must be tuple"),
+    ("tune", 10 ** 9, r"tune \(--tune\) must be between 0 and 1,000")])
 def test_a_configuration_built_by_hand_is_typed_and_bounded(cfg, field, value, match):
     with pytest.raises(UsageError, match=match):
         dataclasses.replace(cfg, **{field: value})
@@ -62,7 +63,8 @@ def test_a_manifest_gets_the_same_checks(tmp_path, capsys, cfg, field, value):
     (["--trials", "auto", "--max-trials", "2", "--looks", "2"], "one look only"),
     (["--trials", "auto", "--max-trials", "10", "--looks", "9"], "give --looks"),
     (["--rounds", "-5"], "at least 1"), (["--seed", "1.5"], "not an integer"),
-    (["--seed", str(2 ** 64)], "more than"), (["--queries", "100000000"], "more than")])
+    (["--seed", str(2 ** 64)], "more than"), (["--queries", "100000000"], "more than"),
+    (["--tune", "1000000000"], "more than 1,000, the most a run takes"), (["--tune", "0"], "at least 1")])
 def test_huge_or_inconsistent_designs_are_one_line_at_once(tmp_path, capsys, argv, match):
     t0 = time.perf_counter()
     try:
@@ -73,6 +75,28 @@ def test_huge_or_inconsistent_designs_are_one_line_at_once(tmp_path, capsys, arg
     err = capsys.readouterr().err
     assert err.count("error:") == 1 and match in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_every_tuning_budget_is_bounded(tmp_path, capsys):
+    """``--tune 1000000000`` started a search that could not end (issue 48): every study that
+    takes ``--tune`` refuses it in one line naming the maximum, before any work, and so does a
+    configuration built by hand or read from a manifest."""
+    from experiments import registry
+    from experiments.__main__ import main
+    from experiments.values import MAX_TUNE
+
+    tuned = [name for name, exp in registry.experiments().items() if "tune" in exp.flags]
+    assert tuned
+    for name in tuned:
+        with pytest.raises(SystemExit) as exit_:
+            main([name, "--tune", str(MAX_TUNE + 1), "--out", str(tmp_path / name), "--quiet"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1 and f"more than {MAX_TUNE:,}" in err, (name, err)
+        assert not (tmp_path / name).exists()
+        cfg = registry.get(name).default()
+        with pytest.raises(UsageError, match=f"between 0 and {MAX_TUNE:,}"):
+            dataclasses.replace(cfg, tune=MAX_TUNE + 1)
+        assert dataclasses.replace(cfg, tune=MAX_TUNE).tune == MAX_TUNE
 
 
 def test_the_default_looks_fit_a_small_maximum():
@@ -92,7 +116,7 @@ def test_stored_statistics_are_checked_as_the_flags(stored, match):
         Execution().inference(stored)
 
 
-@pytest.mark.parametrize("effect,match", [(["ndcg=0.01"], "not a list"), ("ndcg=0.01,ndcg=0.02", "twice")])
+@pytest.mark.parametrize("effect,match", [(["ndcg=0.01"], "field 'effect' must be str or null"), ("ndcg=0.01,ndcg=0.02", "twice")])
 def test_effect_lists_and_repeated_families_are_refused(effect, match):
     with pytest.raises(UsageError, match=match):
         Execution(effect=effect)

@@ -220,3 +220,67 @@ def test_a_search_where_every_configuration_fails_says_why(parts):
     bad.y[:] = 99                                        # XGBoost's rank:ndcg refuses labels beyond 31
     with pytest.raises(TuningError, match="none of 2 configuration"):
         tune(SYSTEMS["xgb_rank_ndcg"], "xgboost", BOOST, bad, valid, budget=2, seed=_seed())
+
+
+def test_an_interrupted_configuration_is_not_logged_as_failed_nor_counted(parts, tmp_path, monkeypatch):
+    """Ctrl-C (or SIGTERM, which the harness turns into one) while a configuration trains: Optuna
+    logged "Trial N failed" with a full traceback before the harness's one line (issue 48); now
+    nothing of it is logged, the configuration is stored as FAILED, and on resume it does not
+    count against the budget (measured: budget 3, one finished before the interrupt, two trained
+    after it)."""
+    import logging
+
+    train, valid = parts
+    store = tmp_path / "search.sqlite3"
+    fit = RankingTrainer._fit
+    calls, records = [], []
+
+    def interrupted_at_second(self):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt("signal 15")
+        return fit(self)
+
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger("optuna").addHandler(handler)
+    try:
+        monkeypatch.setattr(RankingTrainer, "_fit", interrupted_at_second)
+        with pytest.raises(KeyboardInterrupt):
+            tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=3, seed=_seed(), storage=store,
+                 name="s", prune=False)
+    finally:
+        logging.getLogger("optuna").removeHandler(handler)
+    assert not [r for r in records if "failed" in r.getMessage()], [r.getMessage() for r in records]
+    study = optuna.load_study(study_name="s", storage=f"sqlite:///{store}")
+    assert [t.state.name for t in study.trials] == ["COMPLETE", "FAIL"]
+    trained = []
+    monkeypatch.setattr(RankingTrainer, "_fit", lambda self: trained.append(1) or fit(self))
+    res = tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=3, seed=_seed(), storage=store,
+               name="s", prune=False)
+    assert len(trained) == 2 and len(res.trials) == 3          # the interrupted one is not counted
+
+
+@pytest.mark.parametrize("damage", ["overwritten", "truncated"])
+def test_a_damaged_storage_is_set_aside_and_the_search_starts_afresh(parts, tmp_path, damage):
+    """A damaged ``OUT/tuning/*.sqlite3`` stopped the resume with a three-line SQLAlchemy message
+    naming neither the file nor what to do (issue 48); now, like a damaged dataset cache, it is
+    rebuilt: moved to ``<file>.damaged``, one log line naming it, the search run afresh."""
+    train, valid = parts
+    store = tmp_path / "search.sqlite3"
+    if damage == "overwritten":
+        store.write_bytes(b"not a database " * 200)
+    else:
+        tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=1, seed=_seed(), storage=store, name="s",
+             prune=False)
+        store.write_bytes(store.read_bytes()[: store.stat().st_size // 3])
+    lines = []
+    res = tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=2, seed=_seed(), storage=store, name="s",
+               prune=False, log=lines.append)
+    assert len(res.trials) == 2 and store.exists()
+    assert (tmp_path / "search.sqlite3.damaged").exists()
+    said = [line for line in lines if "damaged" in line]
+    assert len(said) == 1 and str(store) in said[0] and "search.sqlite3.damaged" in said[0]
+    again = tune(SYSTEMS["lambdamart"], "lightgbm", BOOST, train, valid, budget=2, seed=_seed(), storage=store,
+                 name="s", prune=False, log=lines.append)
+    assert _configs(again) == _configs(res) and len(said) == 1          # a sound storage is resumed, not set aside

@@ -63,7 +63,7 @@ def test_other_studies_train_only_at_tuned_settings_and_an_untuned_run_is_unchan
 def test_tuning_fields_are_checked():
     with pytest.raises(UsageError, match="tune-on"):
         _cfg(tune_on="everywhere")
-    with pytest.raises(UsageError, match="--tune N"):
+    with pytest.raises(UsageError, match=r"tune \(--tune\) must be between 0 and 1,000, got -1"):
         _cfg(tune=-1)
 
 

@@ -57,6 +57,8 @@ def test_the_default_point_is_the_authors_generator():
     ({"eps_minus": 0.5, "eps_plus": 0.2}, "eps-minus"), ({"sweep_share": (1.5,)}, "--sweep-share"),
     ({"k": 1}, "--k >= 2"), ({"no_click": "keep"}, "--no-click"), ({"logger": "oracle"}, "--logger"),
     ({"ulm": "mine"}, "--ulm"), ({"bias_p": -1.0}, "--bias-p"),
+    ({"sessions": 10 ** 12}, r"sessions \(--sessions\) must be between 1 and 100,000"),
+    ({"sweep_sessions": (300, 10 ** 12)}, r"sweep_sessions \(--sweep-sessions\) must be between 1 and 100,000"),
 ])
 def test_bad_values_are_one_clear_error(fields, message):
     with pytest.raises(UsageError, match=message):
@@ -73,6 +75,24 @@ def test_bad_flags_are_one_clear_error(argv, message):
 
     with pytest.raises(UsageError, match=message):
         parse_command("debiasing", argv)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--sessions", "1000000000000"], "'1000000000000' is more than 100,000, the most a run takes"),
+    (["--sweep-sessions", "300,1000000000000"], "sweep_sessions (--sweep-sessions) must be between 1 and 100,000"),
+])
+def test_sessions_without_bound_are_refused_before_any_work(tmp_path, capsys, argv, match):
+    """``--sessions 1000000000000`` once started the run and every unit failed with MemoryError
+    (19 units, 25 lines); now one line naming the maximum, and nothing written (issue 48)."""
+    from experiments.__main__ import main
+
+    try:
+        code = main(["debiasing", *argv, "--out", str(tmp_path / "o"), "--quiet"])
+    except SystemExit as exit_:                      # argparse's own error path
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and match in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_every_arm_names_a_registered_system_in_its_library():
