@@ -75,16 +75,19 @@ def _check(base, changes: dict, tmp_path: Path, refused=(), elsewhere=()):
 def _bruch_fields(tmp_path):
     base = BruchConfig(experiment="robustness", queries=40, trials=1, preset="tiny", rounds=3, models=("xendcg",),
                        noise=("labels",), levels=(50,))
-    changes = {"experiment": "quality", "dataset": "synthetic-yahoo", "queries": 45, "trials": 2, "seed": 1,
+    changes = {"dataset": "synthetic-yahoo", "queries": 45, "trials": 2, "seed": 1,
                "library": "xgboost", "preset": "fast", "rounds": 2,
                "models": ("xendcg", "lambdamart"), "noise": ("documents",), "levels": (20,),
                "noise_probs": (0.1, 0.1, 0.1, 0.2, 0.5)}
     clicks = {"impressions": 3, "click_model": "pbm", "click_probs": (0.05, 0.9, 0.9, 0.9, 0.95)}
-    covered = set(changes) | set(clicks) | {"eta", "plugins", "data_dir", "early_stopping"} | set(ELSEWHERE)
+    covered = set(changes) | set(clicks) | {"experiment", "eta", "plugins", "data_dir", "early_stopping"} | set(ELSEWHERE)
     covered |= {"tune", "tune_on"}      # tests/experiments/bruch2021/test_tuned_claims.py: the units and searches they make
     assert {f.name for f in dataclasses.fields(base)} == covered
     ref = fingerprint(base, tmp_path / "base")
     same = [k for k, v in changes.items() if fingerprint(dataclasses.replace(base, **{k: v}), tmp_path / k) == ref]
+    # another study: quality adds no noise, so it takes no levels
+    if fingerprint(dataclasses.replace(base, experiment="quality", levels=()), tmp_path / "quality") == ref:
+        same.append("experiment")
     # early stopping, on a run long enough to stop early (40 rounds, the preset's patience 5)
     full = dataclasses.replace(base, rounds=40)
     if fingerprint(dataclasses.replace(full, early_stopping=False), tmp_path / "es") == fingerprint(full, tmp_path / "f"):
@@ -160,7 +163,8 @@ def _debiasing_fields(tmp_path):
                            sweep_eta=(2.0,), sweep_share=(0.5,), sweep_click=("cascade",))
     _check(base, {"dataset": "synthetic-yahoo", "queries": 32, "trials": 2, "seed": 1, "library": "xgboost",
                   "preset": "tiny", "rounds": 3, "models": ("ulm_lgb", "xgb_unbiased"), "sweep_models": ("skyline",),
-                  "k": 5, "sessions": 6, "eta": 0.5, "share": 0.2, "click_model": "cascade", "curve": "eyetracking",
+                  "k": 5, "sessions": 6, "eta": 0.5, "share": 0.2, "click_model": "cascade", "curve": "inverse",
+                  "no_click": "drop", "logger": "lambdamart", "ulm": "equations",
                   "eps_plus": 0.9, "eps_minus": 0.2, "bias_p": 1.0, "logger_rounds": 3, "sweep_sessions": (9,),
                   "sweep_eta": (1.5,), "sweep_share": (0.6,), "sweep_click": ()}, tmp_path,
            elsewhere={"plugins"})       # plugins: tests/experiments/hu2019/test_debiasing_protocol.py
