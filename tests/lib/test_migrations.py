@@ -74,9 +74,10 @@ def test_a_run_without_a_schema_resumes_with_nothing_recomputed(tmp_path):
     """A run written before the schema — its manifest and unit records without ``schema``, the
     records without ``system``, as results/zheng2007's records are — re-runs with --config and
     every unit resumes, its manifest then at the current schema. Built here from a small run:
-    the committed run's stored data hash names the synthetic Yahoo data as materialized before
-    2026-11-26 (the bytes of the stored dataset changed then), so on a machine without that
-    cached copy its units cannot be current, whatever their schema."""
+    the committed run's stored data hash names the synthetic Yahoo data as materialized when it
+    was made (2026-11-24); the same seed materializes other bytes since (already at 5f75fff,
+    under one BLAS thread or two), so on a machine without a cached copy its units cannot be
+    current, whatever their schema."""
     from experiments.qbrank import main
 
     src = ROOT / "results" / "zheng2007"
