@@ -10,7 +10,7 @@ from ltrrepro.clicks import NO_CLICK
 from ltrrepro.objectives.debiasing import VARIANTS
 from experiments.hu2019.report import build, frame
 from experiments.registry import Experiment, get, register
-from experiments.values import bounded_int, parse_levels, parse_names, positive_int
+from experiments.values import bounded_int, parse_levels, parse_names
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.fit.plugins import is_plugin_spec, plugin_key, split_models
 

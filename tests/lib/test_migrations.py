@@ -2,7 +2,6 @@
 carries the schema; an older one is brought to it step by step on read; the committed runs,
 written before the schema existed, resume with nothing recomputed."""
 import json
-import shutil
 from pathlib import Path
 
 import pytest
