@@ -10,7 +10,6 @@ import pandas as pd
 
 from ltrrepro.inference import sequential as sq
 from ltrrepro.inference.claim import sequential_power
-from ltrrepro.inference.claim import verdict as fixed_verdict
 from ltrrepro.inference.sequential import alpha_warning
 from ltrrepro.inference.tlaw import futility_only, t_law
 from ltrrepro.report import Table
@@ -61,12 +60,10 @@ def settled_claim(c, d: dict, looks: int, alpha: float):
             f"{_fmt(d['p_stagewise'], '.4g')}, 95% CI {_fmt(ci[0]) if ci else '–'}..{_fmt(ci[1]) if ci else '–'}, "
             f"median-unbiased {_fmt(d['estimate'])}")
     changes = {"detail": c.detail + text, "extra": {**c.extra, "sequential": d}, **sequential_power(c, d)}
-    if c.standard and c.verdict in STANDARD:
-        if d["stop"] in (sq.EFFICACY, sq.CONTRADICTED):
-            changes["verdict"] = "supported" if d["stop"] == sq.EFFICACY else "contradicted"
-        else:                     # not significant: the design's power at the effect decides what it can say
-            changes["verdict"] = fixed_verdict(c.value, 1.0, c.sign, alpha, d["power"])
-    return c.replace(**changes)
+    if not c.standard:                   # a verdict a text or an equivalence test settled stands
+        return c.replace(**changes)
+    # a bound crossed is the rejection at the level in effect; else the design's power at the effect decides
+    return c.at(d["stop"] in (sq.EFFICACY, sq.CONTRADICTED), d["power"], **changes)
 
 
 def _table(rows, sizes) -> Table:

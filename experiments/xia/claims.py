@@ -31,8 +31,7 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.xia.paper import (PAPER_LOSS_RANGE, PAPER_TABLE_NAMES, PAPER_TEXT_COUNTS, paper_counts,
                                    in_grid, paper_differences, paper_means, paper_table)
-from experiments.xia.claims_leaf import OWN_VERDICT, RULE_EFFECT, RULE_WORDS, decomposition_claims, loss_claim, \
-    loss_verdict
+from experiments.xia.claims_leaf import OWN_VERDICT, RULE_EFFECT, RULE_WORDS, decomposition_claims, loss_claim
 from experiments.xia.protocol import LEAF_ARM_SYSTEM, METRICS, PRINCIPLES
 from ltrrepro.inference import TEST_NAMES, Claim, Evidence, Expectation, Inference, correct, judge, reproduction, \
     smallest_effect
@@ -235,10 +234,8 @@ def claims(df, diffs, losses, key, folds, leaf_rule: str | None = None, *, infer
                     "OLE vs SE loss")
             c = loss_claim(f"{system}: OLE's final objective loss is lower than SE's by {PAPER_LOSS_RANGE[0]:g}%–"
                            f"{PAPER_LOSS_RANGE[1]:g}% (paper)", 100 * a_f, lo["OLE vs SE (%)"].values, folds, head,
-                           inference=inference)
-            v = (OWN_VERDICT if not c.verdict.startswith("inconclusive") else None) if leaf_rule == "own" else \
-                loss_verdict(c.value, c.p, inference.alpha)
-            cl.append(c.replace(verdict=v, standard=False) if v else c)
+                           inference=inference, verdict_text=OWN_VERDICT if leaf_rule == "own" else None)
+            cl.append(c)
     return cl
 
 

@@ -28,7 +28,7 @@ from experiments.xia.protocol import LEAF_ARM_SYSTEM, METRICS
 from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, reproduction
 from ltrrepro.inference.tests import dz_fields, paired_test
 
-__all__ = ["RULE_WORDS", "RULE_EFFECT", "OWN_VERDICT", "loss_verdict", "loss_claim", "split_leaf_arm", "arms",
+__all__ = ["RULE_WORDS", "RULE_EFFECT", "OWN_VERDICT", "loss_size", "loss_claim", "split_leaf_arm", "arms",
            "decompose", "decomposition", "decomposition_table", "decomposition_claims", "DECOMPOSITION_LEGEND"]
 
 #: what each leaf rule puts in the leaves (the loss claim's line names the rule in use)
@@ -58,12 +58,11 @@ DECOMPOSITION_LEGEND = (
     "rules coincide.")
 
 
-def loss_verdict(value: float, p: float, alpha: float) -> str | None:
-    """A significant loss reduction is ``supported`` only within the paper's 0.32%–1%
-    magnitude; outside it the verdict says which way the magnitude differs (significance at ``alpha``)."""
+def loss_size(value: float) -> str:
+    """The verdict of a significant loss reduction (``value`` < 0, % of SE's loss): ``supported``
+    only within the paper's 0.32%–1% magnitude; outside it, which way the magnitude differs
+    (the claim's ``sized`` rule, :class:`ltrrepro.inference.Expectation`)."""
     lo, hi = PAPER_LOSS_RANGE
-    if not (np.isfinite(p) and p < alpha and value < 0):
-        return None                      # the generic verdict (direction, power) stands
     if lo <= -value <= hi:
         return "supported"
     return (f"lower, by more than the paper's {lo:g}–{hi:g}%" if -value > hi
@@ -96,7 +95,8 @@ def loss_claim(text: str, per_fold: np.ndarray, per_config: np.ndarray, folds: i
     evidence = Evidence(value, p, folds, detail, missing=missing,
                         sd=float(np.std(per_fold, ddof=1)) if len(per_fold) > 1 else np.nan,
                         effect_sizes={**dz_fields(c), **(reproduction(per_fold, None, None, None, -lo) if paper else {})})
-    expectation = (Expectation(sign=-1, paper_effect=-lo, verdict_text=verdict_text, family=family) if paper else
+    expectation = (Expectation(sign=-1, paper_effect=-lo, verdict_text=verdict_text, family=family,
+                               sized=loss_size) if paper else
                    Expectation(sign=-1, effect=-lo, effect_source=f"the paper's smallest loss reduction, {lo:g}% "
                                "of SE's loss", verdict_text=verdict_text, family=family))
     return judge(text, evidence, expectation, inference)
@@ -190,12 +190,4 @@ def decomposition_claims(dec: pd.DataFrame, folds: int, *, inference: Inference)
                                   f"8 leaves by {lo:g}%–{hi:g}% (the paper's claim under --leaf-rule own: split + "
                                   "leaf)", per_fold["own (%)"].to_numpy(), per_cfg["own (%)"].to_numpy(), folds, head,
                                   inference=inference, family=family))
-    split, leaf, own = out[0], *correct(out[1:], inference)
-    return [magnitude(split, inference), leaf, magnitude(own, inference)]
-
-
-def magnitude(claim: Claim, inference: Inference) -> Claim:
-    """A significant reduction (at the claim's p: adjusted within its family) judged against the
-    paper's 0.32%–1% (:func:`loss_verdict`); otherwise the claim as judged."""
-    v = loss_verdict(claim.value, claim.p, inference.alpha)
-    return claim.replace(verdict=v, standard=False) if v else claim
+    return [out[0], *correct(out[1:], inference)]         # own's magnitude checked at its adjusted p (loss_size)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from .power import POWER_TARGET, power_block
 from .reproduction import reproduction, reproduction_summary
 from .tests import adjust, applied_levels, dz_interval
 
-__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "conjunction_family", "sequential_power", "verdict",
+__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "conjunction_family", "sequential_power", "verdict", "rule",
            "equivalence_verdict",
            "no_test_reason",
            "undefined_reason", "UNDERPOWERED"]
@@ -43,12 +43,25 @@ def verdict(diff: float, p: float, expected_sign: int, alpha: float, power: floa
     """``supported`` (right direction, p < α), ``contradicted`` (wrong direction, p < α);
     when p ≥ α: ``inconclusive (underpowered)`` if the run's ``power`` to detect the paper's
     effect is below 0.8, else ``direction only`` (right direction) or ``not supported``.
-    With no power (the paper gives no number to power against) the last two stand.
+    With no power (the paper gives no number to power against) the last two stand. The rule
+    itself is :func:`rule`, given whether the test rejected.
 
     >>> verdict(0.01, 0.001, +1, 0.01), verdict(0.01, 0.2, +1, 0.01, 0.3), verdict(-0.01, 0.2, +1, 0.01, 0.95)
     ('supported', 'inconclusive (underpowered)', 'not supported')
     """
-    sig = bool(np.isfinite(p) and p < alpha)
+    return rule(diff, expected_sign, bool(np.isfinite(p) and p < alpha), power)
+
+
+def rule(diff: float, expected_sign: int, sig: bool, power: float = NAN) -> str:
+    """The verdict rule, the one place a verdict is decided: ``sig`` — the test rejected at the
+    level in effect (a fixed test's p against α, a corrected p against the level its correction
+    applied, a sequential bound crossed) — gives ``supported`` / ``contradicted`` by the
+    direction of ``diff``; otherwise ``power`` (at that level) below 0.8 gives ``inconclusive
+    (underpowered)``, else ``direction only`` / ``not supported``.
+
+    >>> rule(0.01, +1, True), rule(-0.01, +1, True), rule(0.01, +1, False, 0.5), rule(0.01, +1, False, 0.9)
+    ('supported', 'contradicted', 'inconclusive (underpowered)', 'direction only')
+    """
     if not np.isfinite(diff) or diff == 0:
         return UNDERPOWERED if np.isfinite(power) and power < POWER_TARGET else "not supported"
     right = np.sign(diff) == expected_sign
@@ -118,7 +131,10 @@ class Expectation:
     from); ``verdict_text``: a verdict a significant or well-powered result gets instead of the
     rule's (a paper's magnitude, a count); ``family``: the claims its p is corrected with
     (:func:`correct`); ``margin``: a claim of no change, judged by equivalence within ±margin
-    (:func:`equivalence_verdict`; the evidence's p is TOST's)."""
+    (:func:`equivalence_verdict`; the evidence's p is TOST's); ``sized(value)``: for a claim the
+    paper states with a magnitude, the verdict of a result significant in the expected direction
+    (``supported`` within the paper's range, else which way it differs), wherever the rule
+    decides (:func:`judge`, and again at a corrected level, :meth:`Claim.at`)."""
 
     sign: int = +1
     paper_effect: float | None = None
@@ -127,6 +143,7 @@ class Expectation:
     verdict_text: str | None = None
     family: str | None = None
     margin: float | None = None
+    sized: Callable | None = None
 
 
 def judge(text: str, evidence: Evidence, expectation: Expectation, inference: Inference, **extra) -> Claim:
@@ -172,6 +189,7 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
         v = equivalence_verdict(p, ev.p_beyond, pw["power"], alpha, ex.margin)
     else:
         v = verdict(value, p, sign, alpha, pw["power"])
+        v = ex.sized(value) if ex.sized is not None and v == "supported" else v
     if missing:
         v = f"inconclusive ({missing})"
     elif ex.verdict_text is not None and not v.startswith("inconclusive"):
@@ -188,7 +206,7 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
             for k, x in more.items() if k in known}
     return Claim(text=text, value=value, p=p, trials=trials, detail=ev.detail, verdict=v, extra=extra,
                  family=ex.family, sign=sign, standard=not missing and ex.verdict_text is None and ex.margin is None,
-                 power_at=power_at if not missing else None, **more, **pw)
+                 power_at=power_at if not missing else None, sized=ex.sized, **more, **pw)
 
 
 def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inference: Inference,
@@ -247,9 +265,7 @@ def correct(claims, inference: Inference) -> list:
             changes = {"p": float(pa), "p_raw": float(c.p), "correction": method, "alpha_applied": float(lv)}
             if c.power_at is not None and np.isfinite(c.power) and lv != alpha:
                 changes.update(c.power_at(float(lv)))
-            if c.standard:
-                changes["verdict"] = verdict(c.value, float(pa), c.sign, alpha, changes.get("power", c.power))
-            claims[i] = c.replace(**changes)
+            claims[i] = c.at(bool(np.isfinite(pa) and pa < alpha), changes.get("power", c.power), **changes)
     return claims
 
 
@@ -290,10 +306,7 @@ def conjunction(text: str, parts, inference: Inference, detail: str = "", family
              else float("nan"))
     against = any(o < 0 and q < alpha for o, q in zip(oriented, raw))
     value = float(min(oriented))
-    if against:
-        v = "contradicted"
-    else:
-        v = verdict(value, p, +1, alpha, power)
+    v = rule(-1.0 if against else value, +1, against or p < alpha, power)    # a part against: contradicted
     n_ok = sum(o > 0 and q < alpha for o, q in zip(oriented, raw))
     text_detail = (f"intersection–union over {len(parts)} parts, each at {alpha:.3g} (p = the largest part p): "
                    f"{n_ok} of {len(parts)} significant in the claimed direction; value: the smallest part value "
@@ -425,6 +438,7 @@ class Claim:
     sign: int = field(default=1, repr=False)      # the expected direction (not written)
     standard: bool = field(default=True, repr=False)   # the verdict is :func:`verdict`'s (not written)
     power_at: object = field(default=None, repr=False, compare=False)   # level -> power fields (not written)
+    sized: object = field(default=None, repr=False, compare=False)      # a significant result's verdict by size
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -433,7 +447,7 @@ class Claim:
     #: the standard fields, in the order ``claims.json`` writes them (after ``claim`` and ``extra``)
     _ORDER = ("value", "p", "trials", "paper_effect", "effect", "sd", "power", "trials_80", "detail", "verdict")
     #: fields the verdict rule keeps for :func:`correct`, not written
-    _HIDDEN = ("sign", "standard", "power_at")
+    _HIDDEN = ("sign", "standard", "power_at", "sized")
 
     def monitor(self) -> dict:
         """What a sequential monitor of this claim needs: ``mean``, ``sd``, ``n`` of the per-trial
@@ -454,6 +468,18 @@ class Claim:
 
     def replace(self, **changes) -> "Claim":
         return dataclasses.replace(self, **changes)
+
+    def at(self, sig: bool, power_at_level: float, **changes) -> "Claim":
+        """The claim as a later step sees it — :func:`correct` (its adjusted p against α, its
+        power at the level the correction applied) or a sequential monitor (a bound crossed,
+        the design's power) — with ``changes`` (its p, level, detail) and, where the standard
+        rule gave its verdict, the verdict by that one rule (:func:`rule`) on ``sig`` and
+        ``power_at_level``; a verdict a text or an equivalence test settled is kept. No step sets a
+        verdict of its own."""
+        if self.standard:
+            v = rule(self.value, self.sign, bool(sig), power_at_level)
+            changes["verdict"] = self.sized(self.value) if self.sized is not None and v == "supported" else v
+        return self.replace(**changes)
 
     def to_dict(self) -> dict:
         """The claim as ``claims.json`` stores it: ``claim`` (the text), the ``extra`` fields,
