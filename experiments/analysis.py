@@ -79,7 +79,7 @@ def stored_as_paper(store, cfg) -> list[str]:
     its manifest recorded them; a manifest written before the column existed: the
     configuration's own (:meth:`~experiments.config.RunConfig.as_paper`)."""
     stored = store.read_manifest()["config"]
-    return list(stored["as_paper"]) if "as_paper" in stored else cfg.as_paper()
+    return list(stored["as_paper"]) if "as_paper" in stored else cfg.protocol_notes()["as_paper"]
 
 
 def paired(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "trial",

@@ -168,8 +168,17 @@ class RunConfig:
         return []
 
     def protocol_notes(self) -> dict[str, list[str]]:
-        """The three columns of the run's protocol notes, as its manifest stores them."""
-        return {"as_paper": self.as_paper(), "choices": self.choices(), "deviations": self.deviations()}
+        """The three columns of the run's protocol notes, as its manifest stores them: the
+        study's (:meth:`as_paper`, :meth:`choices`, :meth:`deviations`), then what a tuned run
+        adds (:func:`experiments.tuning_report.tuning_notes`, the study's declared words)."""
+        notes = {"as_paper": self.as_paper(), "choices": self.choices(), "deviations": self.deviations()}
+        search = getattr(self.study, "tuning", None) if getattr(self, "tune", 0) else None
+        if search is not None:
+            from experiments.tuning_report import tuning_notes
+
+            for column, more in tuning_notes(self, search.words).items():
+                notes[column] = [*notes[column], *more]
+        return notes
 
     def to_dict(self) -> dict:
         """The fields, the type, and with plug-ins (a ``plugins`` field) each one's source

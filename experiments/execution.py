@@ -17,8 +17,9 @@ from pathlib import Path
 
 from experiments.errors import UsageError
 from experiments.values import field_hints, typed_value
+from ltrrepro.store import ResultStore, StoreError
 
-__all__ = ["Execution", "check_outputs"]
+__all__ = ["Execution", "check_outputs", "check_units", "check_same_experiment"]
 
 BACKENDS = ("loky", "dask")
 #: seconds the scheduler probe's child gets beyond ``scheduler_timeout`` (importing dask) before it is killed
@@ -162,3 +163,34 @@ def check_outputs(out: Path) -> Path:
     except OSError as err:
         raise UsageError(f"--out {out} is not writable ({err.strerror or err}): choose another path") from None
     return out
+
+
+def check_units(units) -> None:
+    """The run has units, and each unit's record can be stored under its name: checked
+    before any data is loaded (an empty model list from a manifest ran nothing and exited 0;
+    a plug-in name too long for a file name failed only after its units had trained)."""
+    from ltrrepro.store import safe_key
+
+    if not units:
+        raise UsageError("the configuration runs no unit: give at least one model (--models) and one level")
+    for u in units:
+        try:
+            name = safe_key(u.key)
+        except ValueError as err:
+            raise UsageError(f"model {u.model!r}: {err}") from None
+        if len((name + ".json").encode()) > 255:
+            raise UsageError(f"model {u.model!r}: its unit name makes a file name of {len(name.encode()) + 5} bytes "
+                             f"(the limit is 255); give the plug-in a shorter module, class or argument text")
+
+
+def check_same_experiment(out: Path, experiment: str) -> None:
+    """``out`` holds no run of another experiment (its records and reports would be mixed
+    with this one's); checked before any data is loaded. A damaged manifest is left to the
+    store, which names and rebuilds it."""
+    try:
+        prev = ResultStore(out).read_manifest() if (out / "manifest.json").exists() else {}
+    except (StoreError, OSError):
+        return
+    if prev.get("experiment") not in (None, experiment):
+        raise UsageError(f"--out {out} holds a {prev['experiment']} run; a {experiment} run would mix its units and "
+                         f"reports with it: choose another --out")

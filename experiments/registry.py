@@ -112,9 +112,25 @@ class Experiment:
     spec: Any = None
     default: Callable[[], Any] | None = None
     data_defaults: Callable[[str], dict] | None = None
-    #: ``--tune``'s search of one system, ``fn(unit, ctx) -> (record, {})`` (:mod:`experiments.tuning`): the
-    #: studies that take ``--tune`` (None: their systems run at fixed settings only)
-    tune_fn: Callable | None = None
+    #: what ``--tune``'s search needs (:class:`experiments.tuning.Search`, data): a study that declares it
+    #: takes ``--tune``, and its units, searches, notes, tuning table and tuned claims are the stage's
+    #: (:mod:`experiments.tuning`, :mod:`experiments.tuning_report`): its ``units`` and ``build`` are
+    #: those at the paper's settings, made tuned here (None: its systems run at fixed settings only)
+    tuning: Any = None
+
+    def __post_init__(self):
+        if self.tuning is not None:          # the tuned units and report: written once, for every study
+            from experiments.tuning import tuned_units
+            from experiments.tuning_report import with_tuning
+
+            if getattr(self.units, "__wrapped__", None) is None:     # once (a replaced record keeps them)
+                fixed, search = self.units, self.tuning
+
+                def units(cfg):
+                    return tuned_units(fixed(cfg), cfg, search)
+                units.__wrapped__ = fixed
+                object.__setattr__(self, "units", units)
+                object.__setattr__(self, "build", with_tuning(self.build, search))
 
     def defaults_on(self, dataset: str) -> dict:
         """Every configuration field's default on ``dataset``: :attr:`default`'s values, with

@@ -19,7 +19,7 @@ from experiments import registry, tuning
 from experiments.design import Fixed, Sequential, design_of
 from experiments.errors import UsageError
 from experiments.estimate import estimate
-from experiments.execution import Execution, check_outputs
+from experiments.execution import Execution, check_outputs, check_same_experiment, check_units
 from experiments.export import check_save_runs, save_runs
 from experiments.results import StudyResult, load
 from ltrrepro import migrations
@@ -58,37 +58,6 @@ def prepare_data(cfg, out: Path) -> DataInfo:
     facts = {"n_queries": ds.n_queries, "n_docs": ds.n_docs, "n_features": ds.n_features,
              "data_hash": Path(ref.path).name}
     return DataInfo({"path": ref.path, "name": ref.name}, facts, time.perf_counter() - t0)
-
-
-def check_units(units) -> None:
-    """The run has units, and each unit's record can be stored under its name: checked
-    before any data is loaded (an empty model list from a manifest ran nothing and exited 0;
-    a plug-in name too long for a file name failed only after its units had trained)."""
-    from ltrrepro.store import safe_key
-
-    if not units:
-        raise UsageError("the configuration runs no unit: give at least one model (--models) and one level")
-    for u in units:
-        try:
-            name = safe_key(u.key)
-        except ValueError as err:
-            raise UsageError(f"model {u.model!r}: {err}") from None
-        if len((name + ".json").encode()) > 255:
-            raise UsageError(f"model {u.model!r}: its unit name makes a file name of {len(name.encode()) + 5} bytes "
-                             f"(the limit is 255); give the plug-in a shorter module, class or argument text")
-
-
-def check_same_experiment(out: Path, experiment: str) -> None:
-    """``out`` holds no run of another experiment (its records and reports would be mixed
-    with this one's); checked before any data is loaded. A damaged manifest is left to the
-    store, which names and rebuilds it."""
-    try:
-        prev = ResultStore(out).read_manifest() if (out / "manifest.json").exists() else {}
-    except (StoreError, OSError):
-        return
-    if prev.get("experiment") not in (None, experiment):
-        raise UsageError(f"--out {out} holds a {prev['experiment']} run; a {experiment} run would mix its units and "
-                         f"reports with it: choose another --out")
 
 
 def run(config, execution: Execution | None = None) -> StudyResult:
@@ -135,11 +104,11 @@ def run(config, execution: Execution | None = None) -> StudyResult:
         return StudyResult(out=out, exit_code=0, estimate=lines)
     size = (f" ({info.facts['n_queries']} queries, {info.facts['n_docs']} documents)" if info.facts else "")
     header = [f"{config.experiment}: {config.dataset}{size}, {config.trials} trial(s), {len(units)} unit(s), "
-              f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.deviations())]
-    tune_extra = tuning.before_units(exp, config, execution, store, units, ctx)   # --tune: the searches first
+              f"results in {store.root}", *(f"  deviation from the paper: {d}" for d in config.protocol_notes()["deviations"])]
+    search = tuning.stage(config, execution, store, units)          # --tune: the searches, the run's first stage
     code = run_and_report(config.experiment, execution, store, units, exp.unit_fn,
-                          lambda s: exp.report(s, inference), ctx, header,
-                          extra={"statistics": inference.to_dict(), **tune_extra}, design=design, inference=inference)
+                          lambda s: exp.report(s, inference), ctx, header, extra={"statistics": inference.to_dict()},
+                          design=design, inference=inference, stages=[search] if search else [])
     return _result(out, code)
 
 
@@ -202,6 +171,28 @@ def _finish_quietly(store: ResultStore, status: str, extra: dict) -> None:
         pass
 
 
+def _units_of(execution, store, units, fn, ctx):
+    """Run (or resume) ``units`` with ``fn`` under ``execution``'s backend, jobs, threads and
+    per-unit time limit: the one call every stage and wave makes."""
+    return run_units(units, fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
+                     backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
+                     quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout,
+                     unit_timeout=getattr(execution, "unit_timeout", None))
+
+
+def _stage(stage, execution, store, ctx: dict) -> dict:
+    """Run a stage before the waves (:class:`experiments.tuning.Stage`, the searches of
+    ``--tune``): its units in the lifecycle like any other; the context its results give the
+    units. A failed unit stops the run (the waves need every result), naming it."""
+    ctx = stage.begin(ctx)
+    summary = _units_of(execution, store, stage.units, stage.fn, ctx)
+    if summary.failed:
+        first = store.failure(summary.failed[0])
+        raise UsageError(f"{stage.name} unit {summary.failed[0]} failed: {first.get('error', '?')} (the units need "
+                         f"its result; tracebacks in {store.failures_dir})")
+    return stage.done(store, ctx)
+
+
 def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inference=None):
     """For each wave of ``design``: run (or resume) its units, report on exactly them, and ask
     the design whether to stop; ``(report, failed keys)``. Without ``counts`` (a report-only
@@ -218,10 +209,7 @@ def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inf
         if counts is not None:
             # --force recomputes each unit once: a later wave runs only its new trials' units
             todo = [u for u in wave if u.trial >= design.sizes[k - 1]] if execution.force and k else wave
-            summary = run_units(todo, unit_fn, ctx, store, jobs=execution.jobs, threads=execution.threads,
-                                backend=execution.backend, scheduler=execution.scheduler, force=execution.force,
-                                quiet=execution.quiet, scheduler_timeout=execution.scheduler_timeout,
-                                unit_timeout=getattr(execution, "unit_timeout", None))
+            summary = _units_of(execution, store, todo, unit_fn, ctx)
             counts["n_done"] += summary.n_done
             counts["n_skipped"] += summary.n_skipped - (before if todo is wave else 0)
             before = len(wave)
@@ -240,9 +228,9 @@ def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inf
 
 
 def run_and_report(experiment: str, execution: Execution, store: ResultStore, units, unit_fn, report_fn, ctx: dict,
-                   header=(), extra: dict | None = None, design=None, inference=None) -> int:
+                   header=(), extra: dict | None = None, design=None, inference=None, stages=()) -> int:
     """The one lifecycle of every run: lock ``store`` for this process, start its manifest,
-    run the units in the waves of ``design`` (default: one wave, :class:`~experiments.design.Fixed`)
+    run its ``stages`` (``--tune``'s searches: :class:`experiments.tuning.Stage`), then the units in the waves of ``design`` (default: one wave, :class:`~experiments.design.Fixed`)
     with a report and the design's decision after each, write the TREC runs (``--save-runs``),
     and close the manifest as ``ok``, ``failed``, ``interrupted`` or ``error`` on every path.
     The first failing unit's message is printed; the rest are in ``failures/``. The exit code
@@ -258,6 +246,8 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
                 print(line, file=sys.stderr)
         t0 = time.perf_counter()
         try:
+            for stage in stages:
+                ctx = _stage(stage, execution, store, ctx)
             info, failed = _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inference)
             text = getattr(info, "text", None)
             if not execution.quiet and text:
@@ -271,8 +261,9 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
             _finish_quietly(store, "error", {"wall_s": time.perf_counter() - t0, "error": f"{type(err).__name__}: {err}"})
             raise
         wall = time.perf_counter() - t0
+        done = {k: v for stage in stages for k, v in stage.summary.items()}      # what each stage gave
         store.finish("failed" if failed else "ok",
-                     extra={"wall_s": wall, "n_units": len(units), **counts, "failed": failed, **design.record()})
+                     extra={"wall_s": wall, "n_units": len(units), **counts, "failed": failed, **design.record(), **done})
     if design.stop or not execution.quiet:
         print(f"{experiment}: {design.stop + '; ' if design.stop else ''}{counts['n_done']} unit(s) run, "
               f"{counts['n_skipped']} resumed, {len(failed)} failed; {wall:.1f} s; results in {store.root}",

@@ -29,8 +29,8 @@ from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct,
 from ltrrepro.inference.power import tost_power, trials_for_tost_power
 from ltrrepro.inference.tests import tost
 
-__all__ = ["table1_claims", "figure1_claims", "figure2_claims", "remark_claims", "spread_ratio", "early_trees",
-           "TABLE1_FAMILY", "PLUGIN_FAMILY", "OTHERS_FAMILY", "XE_OTHERS_FAMILY"]
+__all__ = ["table1_claims", "cross_claims", "figure1_claims", "figure2_claims", "remark_claims", "spread_ratio", "early_trees",
+           "TABLE1_FAMILY", "PLUGIN_FAMILY", "OTHERS_FAMILY", "XE_OTHERS_FAMILY", "TUNED_FAMILY", "CROSS"]
 
 LEVELS = (40.0, 60.0)
 #: the claim families whose p-values are corrected together (tables and claims alike)
@@ -40,16 +40,27 @@ PLUGIN_FAMILY = "plug-ins against the baseline on NDCG@5 and @10"
 #: XE_NDCG MART against each (claims: Bruch's loss against a third family of library rankers)
 OTHERS_FAMILY = "other ranking systems against the baseline on NDCG@5 and @10"
 XE_OTHERS_FAMILY = "XE_NDCG MART against other ranking systems on NDCG@5 and @10"
+#: under ``--tune``: Table 1's pairs with every system tuned, and XE_NDCG MART (the paper's settings) against tuned
+#: λMART — the comparison Qin et al. (ICLR 2021) ask of a new loss (:func:`cross_claims`), corrected together
+TUNED_FAMILY = "Table 1 tuned: the paper's three pairs and XE_NDCG MART against tuned λMART on NDCG@5 and @10"
+#: XE_NDCG MART at the paper's settings beside the tuned frame (the cross claim)
+CROSS = "xendcg@paper"
 
 
-def table1_claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None, *, inference: Inference) -> list[Claim]:
+def table1_claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None, *, inference: Inference,
+                  tuned: bool = False, also=()) -> list[Claim]:
     """The paper's claims — XE_NDCG MART > ListNet, λMART > ListNet, XE_NDCG MART > λMART on
     NDCG@5 and @10, each significant — powered against Table 1's differences for the dataset
     (or the one the synthetic data is calibrated to), and, for each plug-in, plug-in >
     baseline, and XE_NDCG MART > each other ranking system of ``--models`` (CatBoost's losses;
     no paper number: powered against the effect of interest). p: adjusted within
     the claim's family (:data:`TABLE1_FAMILY`, :data:`PLUGIN_FAMILY`) as the tests table's ``p_adj``;
-    with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.inference.reproduction`)."""
+    with the frame ``df``, ER, ΔRI and the size verdict against Table 1 (:func:`ltrrepro.inference.reproduction`).
+    ``tuned``: the claims of a tuned frame, each system named "(tuned)" and each claim in its
+    family's tuned twin (:data:`TUNED_FAMILY` for Table 1's); ``also``: claims judged elsewhere
+    corrected with these (:func:`tuned_claims`' cross claims)."""
+
+    tag = " (tuned)" if tuned else ""
     out = []
     base = cfg.baseline
     ref = paper_reference(cfg.dataset)
@@ -73,11 +84,31 @@ def table1_claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None, *, in
             more = {"dz": r.dz, "dz_low": r.dz_low, "dz_high": r.dz_high}
             if effect is not None and df is not None:
                 more.update(an.reproduction_of(df, (NDCG5, NDCG10)[i], a, b, paper[a][i] / 100, paper[b][i] / 100))
-            out.append(judge(f"{model_label(a, cfg)} > {model_label(b, cfg)} on {k}",
+            family = (TUNED_FAMILY if r.family == TABLE1_FAMILY else f"{r.family} (tuned)") if tuned else r.family
+            out.append(judge(f"{model_label(a, cfg)}{tag} > {model_label(b, cfg)}{tag} on {k}",
                              Evidence(r["diff"], r.p, r.n, detail, sd=r.std_diff, missing=missing, effect_sizes=more),
-                             Expectation(paper_effect=effect, effect=interest, effect_source=source, family=r.family),
+                             Expectation(paper_effect=effect, effect=interest, effect_source=source, family=family),
                              inference))
-    return correct(out, inference)
+    return correct([*out, *also], inference)
+
+
+def cross_claims(fixed: pd.DataFrame, tuned: pd.DataFrame, cfg, inference: Inference) -> list[Claim]:
+    """XE_NDCG MART at the paper's settings (``fixed``) against tuned λMART (``tuned``), paired by
+    trial, in :data:`TUNED_FAMILY`; powered against the effect of interest (the paper has no
+    number for it)."""
+    both = pd.concat([fixed[fixed.model == "xendcg"].assign(model=CROSS), tuned[tuned.model == "lambdamart"]])
+    out = []
+    for k in (NDCG5, NDCG10):
+        c = an.compare(both, k, CROSS, "lambdamart", test=inference.test)
+        if c is None:
+            continue
+        interest, source = smallest_effect(k, inference)
+        detail = (f"mean difference {c.diff:+.4f} (95% CI {c.ci_low:+.4f}..{c.ci_high:+.4f}); XE_NDCG MART at the "
+                  f"paper's settings, λMART tuned")
+        out.append(judge(f"{model_label('xendcg', cfg)} > {model_label('lambdamart', cfg)} (tuned) on {an.label(k)}",
+                         Evidence(c.diff, c.p, c.n, detail, sd=c.std_diff),
+                         Expectation(effect=interest, effect_source=source, family=TUNED_FAMILY), inference))
+    return out
 
 
 def spread_ratio(ex: pd.DataFrame) -> tuple[float, float, float]:

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from experiments.errors import UsageError
-from experiments.bruch2021 import notes, protocol_tuning
+from experiments.bruch2021 import notes
 from experiments.bruch2021.protocol_settings import check_settings
 from experiments.bruch2021.paper import PAPER_TABLE1
+from experiments import tuning
 from experiments.config import RunConfig
 from ltrrepro.datasets import base_dataset
 from ltrrepro.device import DEVICES
@@ -105,7 +106,7 @@ class BruchConfig(RunConfig):
     baseline: str = "lambdamart"
     click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
     noise_probs: tuple = tuple(BRUCH_NOISE_PROBS)
-    tune: int = 0                   # --tune N: every system tuned with N configurations (.protocol_tuning)
+    tune: int = 0                   # --tune N: every system tuned with N configurations (experiments.tuning)
     tune_on: str = "first-split"    # or per-trial
     added_fields = ("tune", "tune_on")          # out of the stored hash at their defaults: old runs keep theirs
 
@@ -140,7 +141,7 @@ class BruchConfig(RunConfig):
         if self.click_model not in ("cascade", "pbm") or not self.eta > 0 or self.impressions < 1:
             raise UsageError("click model cascade or pbm, --eta > 0, --impressions >= 1")
         check_settings(self)
-        protocol_tuning.check(self)
+        tuning.check(self)
 
     def system(self, model: str):
         return system_for(model, self.plugins)
@@ -216,6 +217,15 @@ def transform_valid(unit, valid, cfg):
     return valid, {}
 
 
+def tuning_parts(unit, ctx):
+    """A search's (training, validation) parts (``--tune``, :class:`experiments.tuning.Search`):
+    the trial's split transformed as ``unit``'s data setting (clicks, say), never its test part."""
+    cfg = ctx["cfg"]
+    ds = DataRef(**ctx["data"]).open()
+    split = trial_split(ds.n_queries, unit.seed, unit.trial)
+    return transform_train(unit, ds.subset(split.train), cfg)[0], transform_valid(unit, ds.subset(split.valid), cfg)[0]
+
+
 _SIZES: dict = {}
 
 
@@ -240,7 +250,9 @@ def unit_fn(unit, ctx):
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     system = cfg.system(unit.model)
-    trainer, tuned = protocol_tuning.trainer(unit, ctx, cfg, system)          # --tune: with its search's values
+    boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.boosting)     # --tune: its search's values
+    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
+                             device=cfg.device, **over)
     train, info = transform_train(unit, ds.subset(split.train), cfg)
     trainer.add_train(train)
     del train                                   # the binned copy is all the library needs

@@ -10,7 +10,8 @@ from itertools import combinations
 import pandas as pd
 
 from experiments import analysis as an
-from experiments.bruch2021.claims import OTHERS_FAMILY, PLUGIN_FAMILY, TABLE1_FAMILY, XE_OTHERS_FAMILY, table1_claims
+from experiments.bruch2021.claims import (OTHERS_FAMILY, PLUGIN_FAMILY, TABLE1_FAMILY, XE_OTHERS_FAMILY, cross_claims,
+                                         table1_claims)
 from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS
 from experiments.bruch2021.report import TABLE1_MARK, model_name
@@ -117,3 +118,11 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, infe
                   choices=list(choices), as_paper=list(as_paper), missing=an.missing_notes(df, METRICS),
                   lines=[printed, ""], inference=inference,
                   claims_caption="Claims check (Bruch Table 1)")
+
+def tuned_claims(fixed: pd.DataFrame, tuned: pd.DataFrame, cfg, inference: Inference) -> list:
+    """Table 1's claims under ``--tune`` (the study's declared twin, :class:`experiments.tuning.Search`):
+    those of the ``tuned`` frame (:func:`~.claims.table1_claims` with ``tuned``) and the cross claims
+    (:func:`~.claims.cross_claims`), corrected together within their families."""
+    _, comp = analyse(tuned, cfg, inference=inference)
+    return table1_claims(comp, cfg, tuned, inference=inference, tuned=True, also=cross_claims(fixed, tuned, cfg, inference))
+

@@ -4,11 +4,12 @@ flags, configurations (:func:`config_from_args`), units, facts and reports (the 
 pure builders of :mod:`.report` and its parts, given the run's frame and stored configuration)."""
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
 from experiments import analysis as an
 from experiments.bruch2021 import protocol_jensen_gap as jensen_gap
-from experiments.bruch2021 import protocol_tuning, report_tuning
+from experiments.bruch2021 import notes
 from experiments.bruch2021 import report_figure1 as figure1
 from experiments.bruch2021 import report_figure2 as figure2
 from experiments.bruch2021 import report_across, report_noise, report_table1
@@ -20,10 +21,19 @@ from experiments.registry import Across, Experiment, get, register
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.fit.plugins import is_plugin_spec, plugin_key
 from ltrrepro.runner import Unit
-from experiments.bruch2021 import protocol as _protocol
+from experiments.bruch2021.report_table1 import tuned_claims
+from experiments.bruch2021.protocol import tuning_parts
+from experiments.bruch2021.report import model_name
+from experiments.tuning import Search
 
-#: a system's search (``--tune``): the tuning split transformed as the protocol's first setting
-_TUNE = partial(protocol_tuning.tune_unit_fn, transforms=(_protocol.transform_train, _protocol.transform_valid))
+#: what a system's search needs (``--tune``): the trial's split transformed as the unit's first setting,
+#: the configuration's boosting and device, NDCG@5 on validation (:mod:`experiments.tuning`)
+SEARCH = Search(parts=tuning_parts, base=lambda cfg, model: cfg.boosting,
+                options=lambda cfg, model: {"device": cfg.device}, metric="ndcg@5",
+                words=dataclasses.replace(notes.TUNING, name_of=model_name))
+#: Table 1's: at the paper's settings and tuned, the tuned claims beside the paper-settings ones
+SEARCH_TABLE1 = dataclasses.replace(SEARCH, keep_fixed=True, words=dataclasses.replace(SEARCH.words, replaces=notes.TUNING_TABLE1.replaces),
+                                    twin=tuned_claims)
 
 PAPER = "bruch2021"
 #: the shared flags of the studies that train ranking models
@@ -90,10 +100,9 @@ paper's numbers side by side for Web30K and Yahoo, and the claims check
 "XE_NDCG MART > λMART > ListNet on NDCG@5 and @10".""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models"),
     from_args=lambda a: config_from_args(a, "quality"),
-    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=True),
-    unit_fn=unit_fn, build=report_tuning.build_quality,
+    units=lambda cfg: _units(cfg, [(("noise", "none"),)]), unit_fn=unit_fn, build=report_table1.build,
     frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)), size_of=train_size,
-    tune_fn=_TUNE, paper_trials=100, keeps_rankings=True,
+    tuning=SEARCH_TABLE1, paper_trials=100, keeps_rankings=True,
     across=Across(report_across.build_table1, ACROSS_PROFILES, paper_reference), spec=BruchStudy(),
     default=lambda: _default("quality", 5, (*PAPER_MODELS, *BASELINES)), data_defaults=_on_data(100)))
 
@@ -115,10 +124,9 @@ systems (library baselines such as catboost_yetirank): their mean curves join th
 right panel and the table.""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "models"),
     from_args=lambda a: config_from_args(a, "convergence"),
-    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "none"),)]), cfg, keep_paper=False),
-    unit_fn=unit_fn, build=report_tuning.with_tuning(figure2.build),
+    units=lambda cfg: _units(cfg, [(("noise", "none"),)]), unit_fn=unit_fn, build=figure2.build,
     frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")), size_of=train_size,
-    tune_fn=_TUNE, paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True),
+    tuning=SEARCH, paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True),
     default=lambda: _default("convergence", 4, NOISE_MODELS, early_stopping=False), data_defaults=_on_data(100)))
 
 
@@ -134,7 +142,7 @@ def _robustness_units(cfg: BruchConfig) -> list[Unit]:
     settings = [(("noise", "none"), ("level", 0))] if 0 in cfg.levels else []
     for n in cfg.noise:
         settings += [(("noise", n), ("level", lv)) for lv in cfg.levels if lv != 0]
-    return protocol_tuning.tuned_units(_units(cfg, settings), cfg, keep_paper=False)
+    return _units(cfg, settings)
 
 
 register(Experiment(
@@ -162,8 +170,8 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
     own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
                                          help="documents, labels or both (default both)"),
     from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn,
-    build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE3)),
-    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=_TUNE, paper_trials=100,
+    build=partial(report_noise.build, outputs=report_noise.FIGURE3),
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tuning=SEARCH, paper_trials=100,
     keeps_rankings=True, across=Across(report_across.build_figure3, ACROSS_PROFILES, paper_reference),
     spec=BruchStudy(noises=("documents", "labels"), levels="percent"),
     default=lambda: _default("robustness", 6, NOISE_MODELS, noise=("documents", "labels"),
@@ -205,10 +213,9 @@ docs/protocols/bruch2021.md §6; 20 trials on real data). Claim checked: XE_NDCG
 robust to click noise (the per-trial slope of the NDCG@5 difference against C is positive).""",
     config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
     defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
-    units=lambda cfg: protocol_tuning.tuned_units(_units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
-                                                  cfg, keep_paper=False),
-    unit_fn=unit_fn, build=report_tuning.with_tuning(partial(report_noise.build, outputs=report_noise.FIGURE4)),
-    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tune_fn=_TUNE,
+    units=lambda cfg: _units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
+    unit_fn=unit_fn, build=partial(report_noise.build, outputs=report_noise.FIGURE4),
+    frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tuning=SEARCH,
     paper_trials=20, keeps_rankings=True, spec=BruchStudy(noises=("clicks",), levels="probability"),
     default=lambda: _default("clicks", 4, NOISE_MODELS, noise=("clicks",), levels=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3)),
     data_defaults=_on_data(20)))

@@ -5,10 +5,31 @@ functions of a :class:`~experiments.xia.protocol.XiaConfig` (its ``as_paper``, `
 and ``deviations`` call them); docs/protocols/xia.md gives the sources."""
 from __future__ import annotations
 
+from experiments.tuning_report import Words
 from experiments.xia.paper import PAPER_ROUNDS
+from ltrrepro.fit.space import GBDT_SPACE, describe
 from ltrrepro.fit.xia import arm, arm_of
 
-__all__ = ["as_paper", "choices", "deviations"]
+__all__ = ["as_paper", "choices", "deviations", "TUNING"]
+
+
+def _valid(cfg) -> str:
+    return "the fold's official validation file" if cfg.fold_layout else "the split's 20% validation part"
+
+
+#: the words of a tuned run's notes and tuning table (:mod:`experiments.tuning_report`)
+TUNING = Words(
+    who="every arm", one="arm", parts=lambda cfg: "training part and " + _valid(cfg),
+    detail=lambda cfg: ("; the objective: validation NDCG@10 (gain 2^y − 1, queries without a relevant document "
+                        "dropped) at the arm's last round; the space (ltrrepro.fit.space.GBDT_SPACE, the tree "
+                        "learner's): " + "; ".join(f"{k} {v}" for k, v in describe(GBDT_SPACE).items())
+                        + "; growth, leaf rule, split rule and rounds as the run's"),
+    replaces=" per arm, in place of the paper's grid of leaves × learning rates: OLE and SE are compared each at its "
+             "own tuned values (the tables' leaves 0, lr 0 cell)",
+    as_paper="the test parts are never read by a search: it selects on validation data",
+    splits=lambda cfg: None if cfg.fold_layout else "random query splits",
+    searched="Each arm's best configuration of its search (Optuna TPE, median pruning) by validation NDCG@10 at its "
+             "last round; the other tables show it as leaves 0, lr 0 (each arm at its own values)")
 
 
 def as_paper(cfg) -> list[str]:

@@ -35,8 +35,8 @@ import numpy as np
 
 from experiments.errors import UsageError
 from experiments.config import RunConfig
-from experiments.xia import notes, protocol_tuning
-from experiments.xia.notes_tuning import tuning_notes
+from experiments import tuning
+from experiments.xia import notes
 from experiments.xia.paper import PAPER_ROUNDS
 from ltrrepro.datasets import REGISTRY, has_folds, load_fold
 from ltrrepro.fit import SYSTEMS, Boosting, system_for
@@ -45,6 +45,7 @@ from ltrrepro.fit.xia import PRINCIPLES as ARM_PRINCIPLES
 from ltrrepro.metrics import canonical, evaluate
 from ltrrepro.runner import DataRef, Unit, UnitRecord
 from ltrrepro.splits import trial_split
+from ltrrepro.tuning import TUNED
 
 EXPERIMENT = "split_principles"
 PRINCIPLES = {"mcrank": ("se", "ole"), "lambdamart": ("se", "ole", "rwse")}
@@ -76,7 +77,7 @@ class XiaConfig(RunConfig):
     leaf_rule: str = GBDTOptions.leaf_rule
     split_rule: str = GBDTOptions.split_rule     # leaf-limit (the paper's) or positive-gain
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
-    tune: int = 0                   # --tune N: every arm tuned with N configurations (.protocol_tuning)
+    tune: int = 0                   # --tune N: every arm tuned with N configurations (experiments.tuning)
     tune_on: str = "first-split"    # or per-trial
     leaf_arm: bool = True           # LambdaMART OLE under the other leaf rule too (the loss decomposition)
 
@@ -98,7 +99,7 @@ class XiaConfig(RunConfig):
             raise UsageError(f"--leaf-rule must be one of {', '.join(LEAF_RULES)}, got {self.leaf_rule!r}")
         if self.split_rule not in SPLIT_RULES:
             raise UsageError(f"--split-rule must be one of {', '.join(SPLIT_RULES)}, got {self.split_rule!r}")
-        protocol_tuning.check(self)
+        tuning.check(self)
         if self.fold_layout and self.trials > REGISTRY[self.dataset].n_folds:
             raise UsageError(f"{self.dataset} has {REGISTRY[self.dataset].n_folds} folds; --trials must be <= "
                              f"{REGISTRY[self.dataset].n_folds}")
@@ -132,13 +133,13 @@ class XiaConfig(RunConfig):
         return dict(self.rounds)[SYSTEMS[model].family if model in MODELS else "lambdamart"]
 
     def as_paper(self) -> list[str]:
-        return notes.as_paper(self) + tuning_notes(self)["as_paper"]            # --tune (.notes_tuning)
+        return notes.as_paper(self)
 
     def choices(self) -> list[str]:
-        return notes.choices(self) + tuning_notes(self)["choices"]
+        return notes.choices(self)
 
     def deviations(self) -> list[str]:
-        return notes.deviations(self, super().deviations()) + tuning_notes(self)["deviations"]
+        return notes.deviations(self, super().deviations())
 
     @property
     def partner_rule(self) -> str | None:
@@ -157,14 +158,30 @@ class XiaConfig(RunConfig):
 def build_units(cfg: XiaConfig) -> list[Unit]:
     """Every (fold, model, leaves, learning rate) unit, then the leaf arm's: LambdaMART OLE with
     the setting ``leaf_rule`` = :attr:`XiaConfig.partner_rule` (when the run has one); with
-    ``--tune``, one unit per (trial, arm) at its tuned values (:mod:`.protocol_tuning`)."""
+    ``--tune``, one unit per (trial, arm) at its tuned values (:data:`SEARCH`, :mod:`experiments.tuning`)."""
     units = [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("leaves", lv), ("lr", lr)), seed=cfg.seed)
              for t in range(cfg.trials) for m in cfg.models for lv in cfg.leaves for lr in cfg.rates]
     rule, ole = cfg.partner_rule, arm(LEAF_ARM_SYSTEM, "ole")
     units += ([Unit(EXPERIMENT, cfg.unit_dataset, t, ole, (("leaves", lv), ("lr", lr), ("leaf_rule", rule)),
                     seed=cfg.seed) for t in range(cfg.trials) for lv in cfg.leaves for lr in cfg.rates]
               if rule else [])
-    return protocol_tuning.tuned_units(units, cfg)          # --tune: one unit per (trial, arm), tuned
+    return units
+
+
+def tuning_base(cfg: XiaConfig, model: str) -> Boosting:
+    """The boosting a search (``--tune``) starts from: the grid's first cell, the run's leaf size,
+    bins and the arm's rounds."""
+    return Boosting(learning_rate=float(cfg.rates[0]), num_leaves=int(cfg.leaves[0]),
+                    min_data_in_leaf=cfg.min_data_in_leaf, max_bin=cfg.max_bin, rounds=cfg.rounds_of(model))
+
+
+#: what an arm's search needs (``--tune``): the fold's training and validation parts (never its test part),
+#: ltrrepro's tree learner with the run's growth, leaf and split rules, NDCG@10; a tuned arm replaces its grid
+SEARCH = tuning.Search(
+    parts=lambda unit, ctx: fold_parts(unit, ctx, other="valid"), base=tuning_base,
+    library=lambda cfg, system: "ltrrepro",
+    options=lambda cfg, model: {"growth": cfg.growth, "leaf_rule": cfg.leaf_rule, "split_rule": cfg.split_rule},
+    setting=lambda setting: (TUNED,), seed_setting=lambda setting: (TUNED,), metric="ndcg@10", words=notes.TUNING)
 
 
 def leaf_rule_of(unit, cfg: XiaConfig) -> str:
@@ -200,9 +217,10 @@ def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     train, test = fold_parts(unit, ctx)
     system = cfg.system(unit.model)
-    boosting, tuned = protocol_tuning.boosting(unit, ctx, cfg)                # --tune: its search's values
+    base = tuning_base(cfg, unit.model) if TUNED in unit.setting else cfg.boosting(unit)
+    boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, base)          # --tune: its search's values
     trainer = system.trainer(boosting, seed=model_seed(unit), threads=ctx["threads"],
-                             growth=cfg.growth, leaf_rule=leaf_rule_of(unit, cfg), split_rule=cfg.split_rule)
+                             growth=cfg.growth, leaf_rule=leaf_rule_of(unit, cfg), split_rule=cfg.split_rule, **over)
     trainer.add_train(train)
     fitted = trainer.fit()
     points = checkpoints(fitted.n_rounds, cfg.every)

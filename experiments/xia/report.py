@@ -23,13 +23,20 @@ from ltrrepro.report import Figure, Report, Table
 METRIC_LABELS = {m: an.label(m) for m in METRICS}
 #: the record fields the report reads beside the means (Figure 2's curves, leaves per tree)
 FIELDS = ("curve_points", "curves", "leaves_per_tree")
+#: the (leaves, lr) cell a tuned unit (``--tune``) stands in: each arm at its own values (the table "tuning")
+TUNED_CELL = (0, 0.0)
 
 
 def frame(store) -> pd.DataFrame:
     """The analysis frame by fold, with the system (its ``family``) and principle (its
-    ``variant``) of each model and its curves."""
-    df = an.frame(store, pair_on="fold", fields=FIELDS)
+    ``variant``) of each model, its curves and its search's record (``tuned``); a tuned unit,
+    which has no grid cell, in :data:`TUNED_CELL`."""
+    df = an.frame(store, pair_on="fold", fields=(*FIELDS, "tuned"))
     if len(df):
+        if "hp" in df:
+            tuned = df.hp.eq("tuned")
+            for col, v in zip(("leaves", "lr"), TUNED_CELL):
+                df[col] = df[col].where(~tuned, v) if col in df else v
         df["system"] = df.family
         df["principle"] = df.variant
         df["leaves"] = df.leaves.astype(int)

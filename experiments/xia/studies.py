@@ -3,14 +3,13 @@ record: its flags, configuration and units (the unit is :func:`.protocol.unit_fn
 report :func:`.report.build` of :func:`.report.frame`)."""
 from __future__ import annotations
 
-from functools import partial
 
 from experiments.values import parse_levels, parse_models
 from experiments.errors import UsageError
 from experiments.registry import Experiment, get, register
-from experiments.xia import protocol_tuning, report_tuning
+from experiments.xia.report import build as build_report, frame
 from experiments.xia.paper import PAPER_ROUNDS
-from experiments.xia.protocol import EXPERIMENT, MODELS, XiaConfig, build_units, fold_parts, unit_fn
+from experiments.xia.protocol import EXPERIMENT, MODELS, SEARCH, XiaConfig, build_units, unit_fn
 from ltrrepro.datasets import REGISTRY, has_folds, is_synthetic, locate_fold
 from ltrrepro.fit.xia import GROWTH, LEAF_RULES, PRINCIPLES, SPLIT_RULES
 
@@ -86,8 +85,7 @@ register(Experiment(
     doc=DOC, config_cls=XiaConfig, flags=("dataset", "data-dir", "queries", "trials", "rounds", "models", "every", "tune",
                                           "tune-on"),
     defaults={"models": ",".join(MODELS)}, own_flags=own_flags, from_args=build, units=build_units,
-    unit_fn=unit_fn, build=report_tuning.build, frame=report_tuning.frame,
-    tune_fn=partial(protocol_tuning.tune_unit_fn, parts=partial(fold_parts, other="valid")),
+    unit_fn=unit_fn, build=build_report, frame=frame, tuning=SEARCH,
     reads_data=lambda cfg: not cfg.fold_layout,
     before=check_folds, paper_trials=1, paper_datasets=("web10k", "yahoo"),
     default=lambda: XiaConfig(experiment=EXPERIMENT, queries=300, trials=3,

@@ -7,12 +7,27 @@ from __future__ import annotations
 
 import inspect
 
-from experiments.zheng2007.notes_tuning import tuning_notes
+from experiments.tuning_report import Words
 from experiments.zheng2007.paper import PAPER_ETA, PAPER_LEAVES, PAPER_W
 from ltrrepro.fit import BACKENDS, Boosting
+from ltrrepro.fit.space import TREE_SPACE, describe
 from ltrrepro.objectives.pairwise import qbrank_step
 
-__all__ = ["as_paper", "choices", "deviations", "tree_learner"]
+__all__ = ["as_paper", "choices", "deviations", "tree_learner", "TUNING"]
+
+#: the words of a tuned run's notes and tuning table (:mod:`experiments.tuning_report`)
+TUNING = Words(
+    who="every tree system (GBT, QBRank, a plug-in)", one="system", parts="L2 training and validation parts",
+    detail=lambda cfg: (f", QBRank on L2's pairs (P2); each system's values used by all its runs (GBT(L1), GBT(L1∪L2) "
+                        f"take GBT's); the objective: its validation DCG-5 at the last of {cfg.rounds} rounds (a "
+                        f"plug-in: its early-stopped NDCG@5); the space (ltrrepro.fit.space, the library's): "
+                        + "; ".join(f"{k} {v}" for k, v in describe(TREE_SPACE).items()) + "; RankSVM keeps its C grid"),
+    replaces=" per tree system, not the paper's one η and leaf count tuned for GBT and shared by every run (§4)",
+    as_paper="the paper tunes on held-out judgments: the searches select on the validation part of L2, never on L3",
+    splits="random L2/L3 splits", name_of=lambda model, cfg: {"gbt": "GBT", "qbrank": "QBRank"}.get(model, model),
+    systems=lambda df: df.assign(model=[m[:-len(t) - 1] for m, t in zip(df.model, df.train)]),
+    searched="Each tree system's best configuration of its search (Optuna TPE, median pruning) on the validation part "
+             "of L2 (valid value: DCG-5 at the last round; a plug-in: NDCG@5), used by every run of the system")
 
 #: the upper end of the line search's bracket (:func:`~ltrrepro.objectives.pairwise.qbrank_step`)
 MAX_STEP = inspect.signature(qbrank_step).parameters["max_step"].default
@@ -44,7 +59,7 @@ def as_paper(cfg) -> list[str]:
     if cfg.tied_pairs == "non-contradicting":
         out.append("precision at K% over the test pairs sorted by |h(x) − h(y)|: a pair the model scores tied does "
                    "not contradict its preference (the paper's 'non-contradicting')")
-    return out + tuning_notes(cfg)["as_paper"]                # --tune (.notes_tuning)
+    return out
 
 
 def choices(cfg, valid_share: float) -> list[str]:
@@ -67,7 +82,7 @@ def choices(cfg, valid_share: float) -> list[str]:
             f"{int(valid_share * 100)}% of L2's queries held out for validation (tuning)",
             "DCG-5 gain 2^g − 1 (the paper gives none)",
             "precision at K%: equal margins keep pair order"]
-    return out + tuning_notes(cfg)["choices"]
+    return out
 
 
 def deviations(cfg, base: list[str]) -> list[str]:
@@ -95,4 +110,4 @@ def deviations(cfg, base: list[str]) -> list[str]:
         out.append(f"RankSVM: linear, squared hinge on standardized features, solved in the primal (Chapelle & "
                    f"Keerthi 2010), C tuned over {list(cfg.c_grid)}, at most {cfg.max_pairs:,} pairs sampled "
                    "uniformly (the paper does not give its RankSVM's form)")
-    return out + tuning_notes(cfg)["deviations"]
+    return out

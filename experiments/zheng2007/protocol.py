@@ -37,7 +37,8 @@ import numpy as np
 
 from experiments.errors import UsageError
 from experiments.config import RunConfig
-from experiments.zheng2007 import notes, protocol_tuning
+from experiments import tuning
+from experiments.zheng2007 import notes
 from experiments.zheng2007.paper import PAPER_ETA, PAPER_L2_L3, PAPER_LEAVES
 from ltrrepro.data import RankingDataset
 from ltrrepro.fit import Boosting, system_for
@@ -48,6 +49,7 @@ from ltrrepro.metrics import TIED_PAIRS, pairwise_precision_at
 from ltrrepro.fit.plugins import plugin_label
 from ltrrepro.runner import STREAM_SPLIT, DataRef, Unit, UnitRecord, unit_seed
 from ltrrepro.splits import random_query_split
+from ltrrepro.tuning import TUNED
 
 EXPERIMENT = "qbrank"
 #: run name -> (system, training data)
@@ -115,7 +117,7 @@ class ZhengConfig(RunConfig):
     shared_params: str = "paper"
     tied_pairs: str = "non-contradicting"
     plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): runs <key>_L2
-    tune: int = 0                   # --tune N: every tree system tuned with N configurations (.protocol_tuning)
+    tune: int = 0                   # --tune N: every tree system tuned with N configurations (experiments.tuning)
     tune_on: str = "first-split"    # or per-trial
 
     added_fields = ("plugins", "tune", "tune_on")
@@ -137,7 +139,7 @@ class ZhengConfig(RunConfig):
             raise UsageError(f"--tied-pairs must be one of {', '.join(TIED_PAIRS)}, got {self.tied_pairs!r}")
         if not self.grid or any(not 0 < eta <= 1 or leaves < 2 for eta, leaves in self.grid):
             raise UsageError(f"--gbt-grid needs 0 < eta <= 1 and leaves >= 2; got {self.grid}")
-        protocol_tuning.check(self)
+        tuning.check(self)
 
 
     def shared_text(self) -> str:
@@ -194,7 +196,7 @@ class ZhengConfig(RunConfig):
 def build_units(cfg: ZhengConfig) -> list[Unit]:
     units = [Unit(EXPERIMENT, cfg.unit_dataset, t, system, (("train", train),), seed=cfg.seed)
              for t in range(cfg.trials) for system, train in cfg.run_table().values()]
-    return protocol_tuning.tuned_units(units, cfg)          # --tune: the tree runs at tuned settings
+    return units
 
 
 def run_name(model: str, train: str) -> str:
@@ -264,10 +266,12 @@ def unit_fn(unit, ctx):
              "V_queries": int(parts["V"].size), "L3_queries": int(parts["L3"].size),
              "L3_docs": int(test.n_docs), "P2_pairs": n_pairs(sub["L2"]), "P3_pairs": n_pairs(test)}
     system = cfg.system(unit.model)
-    tuned = protocol_tuning.tuned_settings(unit, ctx, cfg, system) if cfg.tune else None     # --tune: its search's
-    boosting, options, tuned_fields = tuned or (cfg.boosting(unit.model, params), cfg.options(unit.model, params), {})
-    if tuned:
+    if TUNED in unit.setting:                 # --tune: its search's values, GBT's grid their one η and leaves
+        boosting, over, tuned_fields = tuning.tuned_boosting(unit, ctx, system, cfg.boosting(unit.model))
+        options = {**cfg.options(unit.model, (boosting.learning_rate, boosting.num_leaves)), **over}
         shared = {"eta": boosting.learning_rate, "leaves": boosting.num_leaves, "by": f"tuned (--tune {cfg.tune})"}
+    else:
+        boosting, options, tuned_fields = cfg.boosting(unit.model, params), cfg.options(unit.model, params), {}
     trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"], **options)
     train, labeled = training_data(sub, unit.settings["train"])
     trainer.add_train(train, labeled=labeled)
@@ -288,3 +292,4 @@ def unit_fn(unit, ctx):
                            info={"sizes": sizes, **fitted.info, **({"shared_params": shared} if shared else {})},
                            fields={"curve_points": points, "test_curve_dcg5": curve, **tuned_fields})
     return record, {}
+

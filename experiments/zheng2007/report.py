@@ -23,7 +23,7 @@ FIELDS = ("curve_points", "test_curve_dcg5", "info")
 def frame(store) -> pd.DataFrame:
     """The analysis frame with ``model`` = the run (system and training data, e.g. ``gbt_L2``)
     and the curves and sizes of each record (:data:`FIELDS`)."""
-    df = an.frame(store, fields=FIELDS)
+    df = an.frame(store, fields=(*FIELDS, "tuned"))          # "tuned": a --tune unit's search record
     if len(df):
         df["model"] = [run_name(m, t) for m, t in zip(df.model, df.train)]
     return df

@@ -3,14 +3,16 @@ record: its flags, configuration, units and facts (the unit is :func:`.protocol.
 report :func:`.report.build` of :func:`.report.frame`)."""
 from __future__ import annotations
 
-from functools import partial
 
 from experiments.values import parse_models, positive_int
 from experiments.errors import UsageError
 from experiments.registry import Experiment, get, register
 from experiments.zheng2007.protocol import (EXPERIMENT, SHARED_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
                                             train_size, unit_fn, zheng_split)
-from experiments.zheng2007 import protocol_tuning, report_tuning
+from experiments.zheng2007.report import build as build_report, frame
+from experiments.tuning import Search
+from experiments.zheng2007.notes import TUNING
+from ltrrepro.runner import DataRef
 from ltrrepro.datasets import is_synthetic
 from ltrrepro.metrics import TIED_PAIRS
 
@@ -76,13 +78,35 @@ def own_flags(ap) -> None:
                          "contradicting")
 
 
+def _tuning_parts(unit, ctx):
+    """A search's (training, validation) parts (``--tune``): the trial's L2 and its validation part V, never L3."""
+    ds = DataRef(**ctx["data"]).open()
+    parts = zheng_split(ds, unit.seed, unit.trial)
+    return ds.subset(parts["L2"]), ds.subset(parts["V"])
+
+
+def _tuning_check(cfg) -> None:
+    if cfg.shared_params == "tuned":
+        raise UsageError("--tune searches every tree system's own configuration: drop --shared-params tuned "
+                         "(GBT(L2)'s grid shared by every run)")
+
+
+#: what a tree system's search needs (``--tune``): L2 and V (QBRank on L2's pairs), the configuration's boosting,
+#: GBT's grid following each configuration, QBRank's w kept; every configuration with GBT(L2)'s model seed;
+#: RankSVM keeps its C grid
+SEARCH = Search(parts=_tuning_parts, base=lambda cfg, model: cfg.boosting(model),
+                       options=lambda cfg, model: {"grid": None} if model == "gbt" else cfg.options(model),
+                       check=_tuning_check, untuned=("ranksvm",), seed_setting=lambda setting: (("train", "L2"),),
+                       metric="value", words=TUNING)
+
+
 register(Experiment(
     name=EXPERIMENT, paper="zheng2007", title="Zheng et al.: QBRank against GBT and RankSVM", doc=DOC,
     config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every",
                                    "tune", "tune-on"),
     defaults={"models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
-    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, build=report_tuning.build,
-    frame=report_tuning.frame, size_of=train_size, tune_fn=partial(protocol_tuning.tune_unit_fn, split=zheng_split), paper_trials=1,
+    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, build=build_report,
+    frame=frame, size_of=train_size, tuning=SEARCH, paper_trials=1,
     paper_datasets=("yahoo",),
     default=lambda: ZhengConfig(experiment=EXPERIMENT, queries=1500, trials=3, rounds=150),
     data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 10,

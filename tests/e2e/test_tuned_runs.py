@@ -128,3 +128,26 @@ def test_on_a_dask_cluster_the_systems_search_on_the_workers_with_loky_s_results
     assert len(tuned["dask"]) == 2 and tuned["dask"] == tuned["loky"]
     workers = {p.pid for p in procs[1:]} | _children(procs[1:])
     assert {r["worker_pid"] for r in ResultStore.open(tmp_path / "dask").records() if r.get("kind") == "tuning"} <= workers
+
+
+def test_a_search_is_a_unit_of_the_runs_lifecycle(tmp_path, monkeypatch):
+    """The searches are the run's first stage, not a door of their own: ``--unit-timeout`` stops
+    one, its failure is recorded under ``failures/`` like any unit's, the run stops with one line
+    naming it, and the manifest is closed (``error``), not left ``running``."""
+    import time
+
+    from experiments import tuning
+    from experiments.errors import UsageError
+
+    def stuck(unit, ctx):
+        time.sleep(60)
+
+    monkeypatch.setattr(tuning, "search_fn", stuck)
+    out = tmp_path / "t"
+    t0 = time.perf_counter()
+    with pytest.raises(UsageError, match=r"tuning unit .*/lambdamart failed: .*time"):
+        experiments.run("quality", out=str(out), tune=2, unit_timeout=2, **SMALL)
+    assert time.perf_counter() - t0 < 30
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["status"] == "error" and "tuning unit" in man["error"]
+    assert len(list((out / "failures").glob("*.json"))) >= 1

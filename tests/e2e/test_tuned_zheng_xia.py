@@ -10,7 +10,7 @@ import pytest
 
 import experiments
 from experiments.registry import get
-from experiments.tuning import tuning_units
+from experiments.tuning import search_fn, search_units
 from ltrrepro.datasets import load_dataset
 from ltrrepro.runner import materialize
 
@@ -62,12 +62,12 @@ def _test_docs(study, ds, unit):
 def test_a_search_never_reads_the_test_part(study, profile, tmp_path):
     cfg = experiments.configure(study, tune=2, **{**RUNS[study], "models": RUNS[study]["models"][:1]})
     ds = load_dataset(profile, n_queries=RUNS[study]["queries"], seed=0)
-    unit = tuning_units(cfg, get(study).units(cfg))[0]
-    clean, _ = get(study).tune_fn(unit, _ctx(ds, tmp_path / "clean", cfg))
+    unit = search_units(cfg, get(study).units(cfg))[0]
+    clean, _ = search_fn(unit, _ctx(ds, tmp_path / "clean", cfg))
     poisoned = ds.subset(np.arange(ds.n_queries))
     docs = _test_docs(study, ds, unit)
     poisoned.y[docs] = np.random.default_rng(1).integers(0, 5, docs.size)
     assert not np.array_equal(poisoned.y, ds.y)
-    dirty, _ = get(study).tune_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
+    dirty, _ = search_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
     assert dirty["tuned"]["params"] == clean["tuned"]["params"]
     assert dirty["tuned"]["trials"] == clean["tuned"]["trials"] and dirty["tuned"]["value"] == clean["tuned"]["value"]

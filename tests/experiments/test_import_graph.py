@@ -13,9 +13,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("ltrrepro", "experiments")
-#: the wing's ground floor: what every paper package and every upper module may import
+#: the wing's ground floor: what every paper package and every upper module may import (the tuning stage too:
+#: a study declares its search as data and its unit reads its values)
 GROUND = frozenset(f"experiments.{m}" for m in ("errors", "values", "config", "execution", "registry", "analysis",
-                                                 "results"))
+                                                 "results", "tuning", "tuning_report"))
 PAPERS = ("bruch2021", "zheng2007", "xia")
 
 

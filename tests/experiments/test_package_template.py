@@ -27,7 +27,8 @@ def _template_module(path: Path) -> str | None:
 
 def _part(obj, paper: str) -> str | None:
     """The template module of the paper package ``obj`` (a function, partial or class) is defined in."""
-    fn = getattr(obj, "func", obj)                        # functools.partial
+    fn = getattr(obj, "__wrapped__", obj)                 # a study's own, under the tuning stage's
+    fn = getattr(fn, "func", fn)                          # functools.partial
     mod = fn.__module__
     prefix = f"experiments.{paper}."
     return _template_module(Path(mod[len(prefix):] + ".py")) if mod.startswith(prefix) else None
@@ -156,3 +157,17 @@ def test_dataset_facts_are_answered_once():
             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
             if re.search(r"""startswith\(["']synthetic|replace\(["']synthetic""", line)]
     assert hits == []
+
+
+@pytest.mark.parametrize("paper", registry.PAPERS)
+def test_a_study_that_tunes_declares_its_search_and_no_tuning_module(paper):
+    """``--tune`` is one stage of every run (experiments.tuning): a paper package declares what its
+    search needs as data on its records (a Search) and holds no tuning glue of its own."""
+    from experiments.tuning import Search
+
+    files = [p.name for p in (ROOT / "experiments" / paper).glob("*.py")]
+    assert not [f for f in files if "tuning" in f], paper
+    for exp in (e for e in registry.experiments().values() if e.paper == paper):
+        fields = {f.name for f in dataclasses.fields(exp.config_cls)}
+        assert ("tune" in fields) == isinstance(exp.tuning, Search), exp.name
+        assert not hasattr(exp, "tune_fn")

@@ -7,15 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.bruch2021 import protocol_tuning, report_tuning
-from experiments.bruch2021.claims_tuning import TUNED_FAMILY
-from experiments.bruch2021.protocol import NDCG5, NDCG10, TEST_METRICS, BruchConfig
+from experiments.bruch2021.claims import TUNED_FAMILY
+from experiments.bruch2021.protocol import TEST_METRICS, BruchConfig
 from experiments.bruch2021 import report_table1 as table1
 from experiments.bruch2021.claims import TABLE1_FAMILY, XE_OTHERS_FAMILY
 from experiments.errors import UsageError
 from experiments.registry import get
-from experiments.bruch2021.protocol_tuning import tuned_for
-from experiments.tuning import tuning_units
+from experiments.tuning import search_fn, search_units, tuned_for
 from ltrrepro.tuning import TUNED
 from ltrrepro.runner import Unit, materialize
 from ltrrepro.inference import Inference
@@ -37,22 +35,23 @@ def test_a_tuned_quality_run_has_units_at_both_settings_and_one_search_per_syste
     cfg = _cfg()
     units = _units(cfg)
     assert len(units) == 2 * 3 * 3 and sum(TUNED in u.setting for u in units) == 9
-    search = tuning_units(cfg, units)
+    search = search_units(cfg, units)
     assert [(u.trial, u.model) for u in search] == [(0, "listnet"), (0, "lambdamart"), (0, "xendcg")]
     assert search[0].key == "synthetic-web30k/t000/tune=3,on=first-split,noise=none/listnet"
-    per = tuning_units(_cfg(tune_on="per-trial"), _units(_cfg(tune_on="per-trial")))
+    per = search_units(_cfg(tune_on="per-trial"), _units(_cfg(tune_on="per-trial")))
     assert sorted({u.trial for u in per}) == [0, 1, 2] and len(per) == 9
-    ctx = {"tuned": {"xendcg@0": "frozen", "xendcg@2": "own"}}
+    tuned = {"xendcg@0": "frozen", "xendcg@2": "own"}
     at2 = next(u for u in units if u.trial == 2 and u.model == "xendcg" and TUNED in u.setting)
-    assert tuned_for(at2, ctx, "first-split") == "frozen" and tuned_for(at2, ctx, "per-trial") == "own"
-    assert tuned_for(Unit("quality", "d", 2, "xendcg", (("noise", "none"),)), ctx, "first-split") is None
+    assert tuned_for(at2, {"tuned": tuned, "cfg": cfg}) == "frozen"
+    assert tuned_for(at2, {"tuned": tuned, "cfg": _cfg(tune_on="per-trial")}) == "own"
+    assert tuned_for(Unit("quality", "d", 2, "xendcg", (("noise", "none"),)), {"tuned": tuned, "cfg": cfg}) is None
 
 
 def test_other_studies_train_only_at_tuned_settings_and_an_untuned_run_is_unchanged():
     cfg = _cfg(experiment="robustness", noise=("labels",), levels=(0, 50), models=("lambdamart", "xendcg"))
     units = _units(cfg)
     assert units and all(TUNED in u.setting for u in units)
-    assert {u.setting for u in tuning_units(cfg, units)} == {(("tune", 3), ("on", "first-split"), ("noise", "none"),
+    assert {u.setting for u in search_units(cfg, units)} == {(("tune", 3), ("on", "first-split"), ("noise", "none"),
                                                               ("level", 0))}
     plain = _cfg(tune=0)
     assert not any(TUNED in u.setting for u in _units(plain))
@@ -68,14 +67,16 @@ def test_tuning_fields_are_checked():
 
 
 def test_the_notes_say_tuning_deviates_and_what_first_split_has_seen():
-    cfg = _cfg()
-    assert any("not the paper's fixed settings" in d for d in cfg.deviations())
-    assert any("seen queries that later trials test on" in d for d in cfg.deviations())
-    assert any("same budget of 3 configurations" in c for c in cfg.choices())
-    assert any("never read" in a for a in cfg.as_paper())
-    per = _cfg(tune_on="per-trial")
-    assert not any("seen queries" in d for d in per.deviations())
-    assert not any("tuned" in d for d in _cfg(tune=0).deviations())
+    notes = _cfg().protocol_notes()
+    assert any("not the paper's fixed settings (Table 1 is reported at both)" in d for d in notes["deviations"])
+    assert any("seen queries that later trials test on" in d for d in notes["deviations"])
+    assert any("same budget of 3 configurations" in c for c in notes["choices"])
+    assert any("never read" in a for a in notes["as_paper"])
+    per = _cfg(tune_on="per-trial").protocol_notes()
+    assert not any("seen queries" in d for d in per["deviations"])
+    assert not any("tuned" in d for d in _cfg(tune=0).protocol_notes()["deviations"])
+    robust = _cfg(experiment="robustness", noise=("labels",), levels=(0, 50)).protocol_notes()["deviations"]
+    assert any(d.endswith("not the paper's fixed settings") for d in robust)       # no Table 1 in Figure 3
 
 
 def _frame(rng, trials=6):
@@ -101,7 +102,7 @@ def _frame(rng, trials=6):
 
 def test_table1_is_checked_at_the_papers_and_at_tuned_settings(rng):
     cfg = _cfg(trials=6)
-    rep = report_tuning.build_quality(_frame(rng), cfg, inference=Inference())
+    rep = get("quality").build(_frame(rng), cfg, inference=Inference())
     fam = pd.Series([c.family for c in rep.claims])
     assert (fam == TABLE1_FAMILY).sum() == 6 and (fam == TUNED_FAMILY).sum() == 8
     texts = [c.text for c in rep.claims]
@@ -125,7 +126,7 @@ def test_the_paper_family_is_the_same_with_or_without_the_tuned_units(rng):
     cfg = _cfg(trials=6)
     alone = table1.build(df[df.get("hp").isna()].drop(columns=["hp", "tuned"]), _cfg(trials=6, tune=0),
                          inference=Inference())
-    both = report_tuning.build_quality(df, cfg, inference=Inference())
+    both = get("quality").build(df, cfg, inference=Inference())
     paper = [(c.text, c.p) for c in both.claims if c.family == TABLE1_FAMILY]
     assert paper == [(c.text, c.p) for c in alone.claims]
 
@@ -146,14 +147,14 @@ def test_a_search_never_reads_the_test_part(tmp_path):
 
     cfg = _cfg(rounds=3, models=("lambdamart",), tune=2)
     ds = load_dataset("synthetic-web30k", n_queries=30, seed=0)
-    unit = tuning_units(cfg, _units(cfg))[0]
-    clean, _ = get("quality").tune_fn(unit, _ctx(ds, tmp_path / "clean", cfg))
+    unit = search_units(cfg, _units(cfg))[0]
+    clean, _ = search_fn(unit, _ctx(ds, tmp_path / "clean", cfg))
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     poisoned = ds.subset(np.arange(ds.n_queries))
     docs = np.concatenate([np.arange(poisoned.offsets[q], poisoned.offsets[q + 1]) for q in split.test])
     poisoned.y[docs] = np.random.default_rng(1).integers(0, 5, docs.size)
     assert not np.array_equal(poisoned.y, ds.y)
-    dirty, _ = get("quality").tune_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
+    dirty, _ = search_fn(unit, _ctx(poisoned, tmp_path / "dirty", cfg))
     assert dirty["tuned"]["params"] == clean["tuned"]["params"]
     assert dirty["tuned"]["trials"] == clean["tuned"]["trials"] and dirty["tuned"]["value"] == clean["tuned"]["value"]
 
@@ -164,7 +165,7 @@ def test_other_ranking_systems_are_claimed_against_tuned_too(rng):
     df = _frame(rng)
     extra = df[df.model == "lambdamart"].assign(model="catboost_yetirank")
     cfg = _cfg(trials=6, models=("listnet", "lambdamart", "xendcg", "catboost_yetirank"))
-    rep = report_tuning.build_quality(pd.concat([df, extra], ignore_index=True), cfg, inference=Inference())
+    rep = get("quality").build(pd.concat([df, extra], ignore_index=True), cfg, inference=Inference())
     texts = {c.text: c.family for c in rep.claims}
     assert texts["XE_NDCG MART > CatBoost YetiRank on NDCG@5"] == XE_OTHERS_FAMILY
     assert texts["XE_NDCG MART (tuned) > CatBoost YetiRank (tuned) on NDCG@5"] == f"{XE_OTHERS_FAMILY} (tuned)"
