@@ -12,15 +12,16 @@ configuration repeated. The study supplies the search itself as its configuratio
 :class:`~experiments.registry.Experiment`'s ``tune_fn(unit, ctx)``, which reads only the
 split's training and validation parts.
 
-The units then read the frozen configurations from ``ctx["tuned"]``, keyed by
+The units then read the frozen configurations from ``ctx.tuned``, keyed by
 :func:`ltrrepro.tuning.search_key` (the study's unit function looks them up).
 """
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from ltrrepro.runner import Unit, run_units
+from ltrrepro.runner import Unit, UnitContext, run_units
 from ltrrepro.tuning import TUNED, data_setting, search_key, storage_file
 
 __all__ = ["tuning_units", "phase", "before_units", "untuned", "estimate_lines", "manifest_summary"]
@@ -40,18 +41,17 @@ def tuning_units(cfg, units) -> list[Unit]:
             for t in trials for m in models]
 
 
-def phase(tune_fn, cfg, execution, store, units, ctx: dict) -> dict:
+def phase(tune_fn, cfg, execution, store, units, ctx: UnitContext) -> dict:
     """Run (or resume) the searches of ``units`` into ``store``; ``{"<model>@<trial>": tuned
     params}`` (trial 0 stands for every trial with ``first-split``)."""
     todo = tuning_units(cfg, units)
     if not todo:
         return {}
-    ctx["tuning_dir"] = str(Path(store.root) / "tuning")
-    ctx["tuning_study"] = store.config_hash
-    Path(ctx["tuning_dir"]).mkdir(parents=True, exist_ok=True)
+    ctx = replace(ctx, tuning_dir=str(Path(store.root) / "tuning"), tuning_study=store.config_hash)
+    Path(ctx.tuning_dir).mkdir(parents=True, exist_ok=True)
     if execution.force:                  # recompute: the searches start afresh too
         for u in todo:
-            storage_file(ctx["tuning_dir"], u.key).unlink(missing_ok=True)
+            storage_file(ctx.tuning_dir, u.key).unlink(missing_ok=True)
     if not execution.quiet:
         print(f"tuning: {len(todo)} search(es) of {cfg.tune} configuration(s) ({cfg.tune_on})", file=sys.stderr)
     with store.lock():
@@ -66,14 +66,14 @@ def phase(tune_fn, cfg, execution, store, units, ctx: dict) -> dict:
     return {search_key(u.model, u.trial): store.record(u.key)["tuned"] for u in todo}
 
 
-def before_units(exp, cfg, execution, store, units, ctx: dict) -> dict:
-    """With ``--tune`` (not ``--estimate``): :func:`phase` with the study's ``tune_fn``, its
-    values in ``ctx["tuned"]``, and what the manifest records of them (``{"tuning": ...}``);
-    ``{}`` otherwise."""
+def before_units(exp, cfg, execution, store, units, ctx: UnitContext) -> tuple[dict, UnitContext]:
+    """With ``--tune`` (not ``--estimate``): :func:`phase` with the study's ``tune_fn``, what the
+    manifest records of it (``{"tuning": ...}``) and the units' context with its values in
+    ``ctx.tuned``; ``({}, ctx)`` otherwise."""
     if not getattr(cfg, "tune", 0) or execution.estimate:
-        return {}
-    ctx["tuned"] = phase(exp.tune_fn, cfg, execution, store, units, ctx)
-    return {"tuning": manifest_summary(ctx["tuned"])}
+        return {}, ctx
+    ctx = replace(ctx, tuned=phase(exp.tune_fn, cfg, execution, store, units, ctx))
+    return {"tuning": manifest_summary(ctx.tuned)}, ctx
 
 
 def manifest_summary(tuned: dict) -> dict:

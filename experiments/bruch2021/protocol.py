@@ -223,10 +223,10 @@ def train_size(unit, ctx) -> float:
     """Documents the unit trains and validates on after its transform (extra negatives grow
     the lists, clicks turn each list into impressions): what its cost scales with. Measured on
     trial 0 of the unit's setting, once per process."""
-    key = (ctx["data"]["path"], unit.setting_text)
+    key = (ctx.data["path"], unit.setting_text)
     if key not in _SIZES:
-        cfg = ctx["cfg"]
-        ds = DataRef(**ctx["data"]).open()
+        cfg = ctx.cfg
+        ds = DataRef(**ctx.data).open()
         probe = type(unit)(unit.experiment, unit.dataset, 0, unit.model, unit.setting, unit.seed)
         split = trial_split(ds.n_queries, unit.seed, 0)
         train, _ = transform_train(probe, ds.subset(split.train), cfg)
@@ -236,8 +236,8 @@ def train_size(unit, ctx) -> float:
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     system = cfg.system(unit.model)
     trainer, tuned = protocol_tuning.trainer(unit, ctx, cfg, system)          # --tune: with its search's values

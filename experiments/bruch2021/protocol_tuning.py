@@ -28,16 +28,16 @@ def tune_unit_fn(unit: Unit, ctx: dict, *, transforms):
     :func:`ltrrepro.tuning.tune` with the configuration's budget, the unit's model seed, and its
     Optuna storage in the run."""
     transform_train, transform_valid = transforms
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     probe = Unit(unit.experiment, unit.dataset, unit.trial, unit.model, data_setting(unit.setting), unit.seed)
     train, _ = transform_train(probe, ds.subset(split.train), cfg)
     valid, _ = transform_valid(probe, ds.subset(split.valid), cfg)
     system = cfg.system(unit.model)
     res = tune(system, system.resolve_library(cfg.library), cfg.boosting, train, valid, budget=cfg.tune,
-               seed=probe.model_seed(), storage=storage_file(ctx["tuning_dir"], unit.key), name=ctx["tuning_study"],
-               threads=ctx["threads"], options={"device": cfg.device})
+               seed=probe.model_seed(), storage=storage_file(ctx.tuning_dir, unit.key), name=ctx.tuning_study,
+               threads=ctx.threads, options={"device": cfg.device})
     tuned = {**res.to_dict(), "trial": unit.trial, "tune_on": cfg.tune_on}
     pruned = f", {res.n_pruned} pruned" if res.n_pruned else ""
     return {"kind": "tuning", "tuned": tuned, "log": f"validation ndcg@5={res.value:.4f} ({res.budget} configurations{pruned})"}, {}
@@ -48,7 +48,7 @@ def tuned_for(unit: Unit, ctx: dict, tune_on: str) -> dict | None:
     or None for a unit at the fixed settings."""
     if TUNED not in unit.setting:
         return None
-    return ctx["tuned"][search_key(unit.model, unit.trial if tune_on == "per-trial" else 0)]
+    return ctx.tuned[search_key(unit.model, unit.trial if tune_on == "per-trial" else 0)]
 
 
 def trainer(unit: Unit, ctx: dict, cfg, system):
@@ -57,7 +57,7 @@ def trainer(unit: Unit, ctx: dict, cfg, system):
     record}``, else ``{}``)."""
     tuned = tuned_for(unit, ctx, cfg.tune_on) if cfg.tune else None
     boosting, over = (cfg.boosting, {}) if tuned is None else apply(tuned["params"], system, cfg.boosting)
-    made = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
+    made = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx.threads,
                           device=cfg.device, **over)
     if tuned is None:
         return made, {}

@@ -56,12 +56,12 @@ def tune_unit_fn(unit: Unit, ctx: dict, *, parts):
     Optuna storage in the run. ``parts(unit, ctx)``: (train, validation) of the unit's fold, never
     its test part (the protocol's ``fold_parts`` with ``other="valid"``, handed in by the study's
     record)."""
-    cfg = ctx["cfg"]
+    cfg = ctx.cfg
     train, valid = parts(unit, ctx)
     system = cfg.system(unit.model)
     probe = Unit(unit.experiment, unit.dataset, unit.trial, unit.model, (TUNED,), unit.seed)
     res = tune(system, LIBRARY, _base(cfg, unit.model), train, valid, budget=cfg.tune, seed=probe.model_seed(),
-               storage=storage_file(ctx["tuning_dir"], unit.key), name=ctx["tuning_study"], threads=ctx["threads"],
+               storage=storage_file(ctx.tuning_dir, unit.key), name=ctx.tuning_study, threads=ctx.threads,
                options=_options(cfg))
     tuned = {**res.to_dict(), "trial": unit.trial, "tune_on": cfg.tune_on}
     pruned = f", {res.n_pruned} pruned" if res.n_pruned else ""
@@ -74,7 +74,7 @@ def boosting(unit: Unit, ctx: dict, cfg) -> tuple[Boosting, dict]:
     ``{}``), or its arm's search's values (``{"tuned": the search's record}``)."""
     if TUNED not in unit.setting:
         return cfg.boosting(unit), {}
-    t = ctx["tuned"][search_key(unit.model, unit.trial if cfg.tune_on == "per-trial" else 0)]
+    t = ctx.tuned[search_key(unit.model, unit.trial if cfg.tune_on == "per-trial" else 0)]
     b, _ = apply(t["params"], cfg.system(unit.model), _base(cfg, unit.model))
     keep = ("params", "value", "budget", "n_pruned", "n_failed", "space", "trial", "tune_on")
     return b, {"tuned": {k: t[k] for k in keep}}

@@ -42,16 +42,16 @@ def tune_unit_fn(unit: Unit, ctx: dict, *, split):
     (never L3): :func:`ltrrepro.tuning.tune` with the configuration's budget and rounds, the
     unit's model seed, and its Optuna storage in the run. ``split``: the protocol's
     ``zheng_split`` (handed in by the study's record)."""
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
     parts = split(ds, unit.seed, unit.trial)
     train, valid = ds.subset(parts["L2"]), ds.subset(parts["V"])
     del ds
     system = cfg.system(unit.model)
     probe = Unit(unit.experiment, unit.dataset, unit.trial, unit.model, (("train", "L2"),), unit.seed)
     res = tune(system, system.resolve_library(cfg.library), cfg.boosting(unit.model), train, valid, budget=cfg.tune,
-               seed=probe.model_seed(), storage=storage_file(ctx["tuning_dir"], unit.key), name=ctx["tuning_study"],
-               threads=ctx["threads"], options=_search_options(cfg, unit.model))
+               seed=probe.model_seed(), storage=storage_file(ctx.tuning_dir, unit.key), name=ctx.tuning_study,
+               threads=ctx.threads, options=_search_options(cfg, unit.model))
     tuned = {**res.to_dict(), "trial": unit.trial, "tune_on": cfg.tune_on}
     pruned = f", {res.n_pruned} pruned" if res.n_pruned else ""
     return {"kind": "tuning", "tuned": tuned, "log": f"validation value={res.value:.4f} ({res.budget} configurations"
@@ -72,7 +72,7 @@ def tuned_settings(unit: Unit, ctx: dict, cfg, system) -> tuple[Boosting, dict, 
     unit at the fixed settings."""
     if TUNED not in unit.setting:
         return None
-    t = ctx["tuned"][search_key(unit.model, unit.trial if cfg.tune_on == "per-trial" else 0)]
+    t = ctx.tuned[search_key(unit.model, unit.trial if cfg.tune_on == "per-trial" else 0)]
     boosting, over = apply(t["params"], system, cfg.boosting(unit.model))
     options = {**cfg.options(unit.model, (boosting.learning_rate, boosting.num_leaves)), **over}
     keep = ("params", "value", "budget", "n_pruned", "n_failed", "space", "trial", "tune_on")

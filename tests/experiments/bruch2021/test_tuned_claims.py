@@ -17,7 +17,7 @@ from experiments.registry import get
 from experiments.bruch2021.protocol_tuning import tuned_for
 from experiments.tuning import tuning_units
 from ltrrepro.tuning import TUNED
-from ltrrepro.runner import Unit, materialize
+from ltrrepro.runner import Unit, UnitContext, materialize
 from ltrrepro.inference import Inference
 from ltrrepro.inference.tests import holm
 
@@ -42,7 +42,7 @@ def test_a_tuned_quality_run_has_units_at_both_settings_and_one_search_per_syste
     assert search[0].key == "synthetic-web30k/t000/tune=3,on=first-split,noise=none/listnet"
     per = tuning_units(_cfg(tune_on="per-trial"), _units(_cfg(tune_on="per-trial")))
     assert sorted({u.trial for u in per}) == [0, 1, 2] and len(per) == 9
-    ctx = {"tuned": {"xendcg@0": "frozen", "xendcg@2": "own"}}
+    ctx = UnitContext(tuned={"xendcg@0": "frozen", "xendcg@2": "own"})
     at2 = next(u for u in units if u.trial == 2 and u.model == "xendcg" and TUNED in u.setting)
     assert tuned_for(at2, ctx, "first-split") == "frozen" and tuned_for(at2, ctx, "per-trial") == "own"
     assert tuned_for(Unit("quality", "d", 2, "xendcg", (("noise", "none"),)), ctx, "first-split") is None
@@ -133,8 +133,8 @@ def test_the_paper_family_is_the_same_with_or_without_the_tuned_units(rng):
 def _ctx(ds, out, cfg):
     ref = materialize(ds, cache_dir=out / "cache")
     (out / "tuning").mkdir(parents=True, exist_ok=True)
-    return {"cfg": cfg, "data": {"path": ref.path, "name": ref.name}, "threads": 1,
-            "tuning_dir": str(out / "tuning"), "tuning_study": "h"}
+    return UnitContext(cfg=cfg, data={"path": ref.path, "name": ref.name}, threads=1,
+                       tuning_dir=str(out / "tuning"), tuning_study="h")
 
 
 @pytest.mark.slow
