@@ -11,7 +11,8 @@ serial, local processes, or a dask cluster — :mod:`.cluster`), each in a worke
 by path (:mod:`.dataref`: :func:`materialize`, :class:`DataRef`).
 
 Layers, each importing only those before it: ``units``, ``record``, ``context`` · ``dataref``,
-``timeouts``, ``forkserver`` · ``isolate`` · ``worker``, ``cluster`` · ``executor`` · ``run``.
+``timeouts``, ``forkserver``, ``cluster`` · ``isolate`` · ``worker``, ``executor`` · ``run``
+(``tests/experiments/test_import_graph.py`` holds them).
 """
 from __future__ import annotations
 
