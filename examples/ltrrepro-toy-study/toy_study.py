@@ -27,7 +27,7 @@ from experiments.registry import Experiment
 from ltrrepro.inference import judge_comparison
 from ltrrepro.metrics import evaluate
 from ltrrepro.report import Report, Table
-from ltrrepro.runner import DataRef, Unit
+from ltrrepro.runner import DataRef, Unit, UnitContext
 from ltrrepro.splits import trial_split
 from ltrrepro.trec import test_arrays
 
@@ -57,9 +57,9 @@ def best_feature(train) -> int:
     return int(np.argmax(np.divide(x.T @ y, norm, out=np.zeros(x.shape[1]), where=norm > 0)))
 
 
-def unit_fn(unit: Unit, ctx: dict):
+def unit_fn(unit: Unit, ctx: UnitContext):
     """Score trial ``unit.trial``'s test queries with the unit's ranker; NDCG@5 and the TREC arrays."""
-    ds = DataRef(**ctx["data"]).open()
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     test = ds.subset(split.test)
     if unit.model == "best-feature":

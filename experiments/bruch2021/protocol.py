@@ -220,8 +220,8 @@ def transform_valid(unit, valid, cfg):
 def tuning_parts(unit, ctx):
     """A search's (training, validation) parts (``--tune``, :class:`experiments.tuning.Search`):
     the trial's split transformed as ``unit``'s data setting (clicks, say), never its test part."""
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     return transform_train(unit, ds.subset(split.train), cfg)[0], transform_valid(unit, ds.subset(split.valid), cfg)[0]
 
@@ -233,10 +233,10 @@ def train_size(unit, ctx) -> float:
     """Documents the unit trains and validates on after its transform (extra negatives grow
     the lists, clicks turn each list into impressions): what its cost scales with. Measured on
     trial 0 of the unit's setting, once per process."""
-    key = (ctx["data"]["path"], unit.setting_text)
+    key = (ctx.data["path"], unit.setting_text)
     if key not in _SIZES:
-        cfg = ctx["cfg"]
-        ds = DataRef(**ctx["data"]).open()
+        cfg = ctx.cfg
+        ds = DataRef(**ctx.data).open()
         probe = type(unit)(unit.experiment, unit.dataset, 0, unit.model, unit.setting, unit.seed)
         split = trial_split(ds.n_queries, unit.seed, 0)
         train, _ = transform_train(probe, ds.subset(split.train), cfg)
@@ -246,12 +246,12 @@ def train_size(unit, ctx) -> float:
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     system = cfg.system(unit.model)
     boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.boosting)     # --tune: its search's values
-    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
+    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx.threads,
                              device=cfg.device, **over)
     train, info = transform_train(unit, ds.subset(split.train), cfg)
     trainer.add_train(train)

@@ -64,7 +64,7 @@ class JensenConfig(RunConfig):
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
+    cfg = ctx.cfg
     rng = np.random.default_rng(unit.model_seed())
     m = int(cfg.docs)
     probs = np.asarray(cfg.probs, float)

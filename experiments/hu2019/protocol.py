@@ -252,8 +252,8 @@ def _fit(system, library: str, data, side: dict, cfg, seed, threads: int, update
 
 
 def unit_fn(unit, ctx):
-    cfg, threads = ctx["cfg"], ctx["threads"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg, threads = ctx.cfg, ctx.threads
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     train = ds.subset(split.train)
     arm, lib, system = cfg.arm(unit.model), cfg.arm_library(unit.model), cfg.system(unit.model)
@@ -293,4 +293,4 @@ def unit_fn(unit, ctx):
 
 def train_size(unit, ctx) -> float:
     """What a unit's cost scales with: its sessions per query (the skyline: one list per query)."""
-    return 1.0 if ctx["cfg"].arm(unit.model).data == "labels" else float(unit.settings["sessions"])
+    return 1.0 if ctx.cfg.arm(unit.model).data == "labels" else float(unit.settings["sessions"])

@@ -204,22 +204,22 @@ def fold_parts(unit, ctx, other: str = "test"):
     searches, which never read the test part) its ``"valid"`` part: an official fold of a fold
     layout (trial t = fold t + 1, read through the reader's cache), else the trial's 60/20/20
     random query split."""
-    cfg = ctx["cfg"]
+    cfg = ctx.cfg
     if cfg.fold_layout:
         parts = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=unit.trial + 1, parts=("train", other))
         return parts["train"], parts[other]
-    ds = DataRef(**ctx["data"]).open()
+    ds = DataRef(**ctx.data).open()
     sp = trial_split(ds.n_queries, unit.seed, unit.trial)
     return ds.subset(sp.train), ds.subset(getattr(sp, other))
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
+    cfg = ctx.cfg
     train, test = fold_parts(unit, ctx)
     system = cfg.system(unit.model)
     base = tuning_base(cfg, unit.model) if TUNED in unit.setting else cfg.boosting(unit)
     boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, base)          # --tune: its search's values
-    trainer = system.trainer(boosting, seed=model_seed(unit), threads=ctx["threads"],
+    trainer = system.trainer(boosting, seed=model_seed(unit), threads=ctx.threads,
                              growth=cfg.growth, leaf_rule=leaf_rule_of(unit, cfg), split_rule=cfg.split_rule, **over)
     trainer.add_train(train)
     fitted = trainer.fit()

@@ -206,7 +206,7 @@ def run_name(model: str, train: str) -> str:
 def train_size(unit, ctx) -> float:
     """Documents of the unit's training data (L1 is a few hundred; L1 ∪ L2 the most): what
     its cost scales with, on trial 0's split."""
-    ds = DataRef(**ctx["data"]).open()
+    ds = DataRef(**ctx.data).open()
     parts = zheng_split(ds, unit.seed, 0)
     docs = {k: int(ds.query_sizes[v].sum()) for k, v in parts.items()}
     train = unit.settings["train"]
@@ -253,12 +253,12 @@ def shared_params(cfg: ZhengConfig, sub: dict, unit, threads: int) -> dict:
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
     parts = zheng_split(ds, unit.seed, unit.trial)
     sub = {k: ds.subset(v) for k, v in parts.items() if v.size}
     trees = unit.model != "ranksvm"
-    shared = shared_params(cfg, sub, unit, ctx["threads"]) if trees else None
+    shared = shared_params(cfg, sub, unit, ctx.threads) if trees else None
     params = (shared["eta"], shared["leaves"]) if shared else None
     valid, test = sub["V"], sub["L3"]
     sizes = {"L1_queries": int(parts["L1"].size), "L1_docs": int(sub["L1"].n_docs) if "L1" in sub else 0,
@@ -272,7 +272,7 @@ def unit_fn(unit, ctx):
         shared = {"eta": boosting.learning_rate, "leaves": boosting.num_leaves, "by": f"tuned (--tune {cfg.tune})"}
     else:
         boosting, options, tuned_fields = cfg.boosting(unit.model, params), cfg.options(unit.model, params), {}
-    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"], **options)
+    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx.threads, **options)
     train, labeled = training_data(sub, unit.settings["train"])
     trainer.add_train(train, labeled=labeled)
     trainer.add_valid(valid)

@@ -80,7 +80,7 @@ def own_flags(ap) -> None:
 
 def _tuning_parts(unit, ctx):
     """A search's (training, validation) parts (``--tune``): the trial's L2 and its validation part V, never L3."""
-    ds = DataRef(**ctx["data"]).open()
+    ds = DataRef(**ctx.data).open()
     parts = zheng_split(ds, unit.seed, unit.trial)
     return ds.subset(parts["L2"]), ds.subset(parts["V"])
 

@@ -65,11 +65,11 @@ def test_every_experiment_points_into_its_paper_package(name):
 
 
 def test_a_unit_function_returns_the_one_unit_record():
-    from ltrrepro.runner import Unit, UnitRecord
+    from ltrrepro.runner import Unit, UnitContext, UnitRecord
 
     exp = registry.get("jensen_gap")
     cfg = exp.config_cls(experiment="jensen_gap", trials=1, draws=5, docs=4)
-    rec, arrays = exp.unit_fn(Unit("jensen_gap", "simulated", 0, "list", seed=0), {"cfg": cfg})
+    rec, arrays = exp.unit_fn(Unit("jensen_gap", "simulated", 0, "list", seed=0), UnitContext(cfg=cfg))
     assert isinstance(rec, UnitRecord) and set(rec.to_dict()) == {"means", "log", "gap_gamma0", "label_counts"}
     with pytest.raises(ValueError, match="common names"):
         UnitRecord(means={}, fields={"fit": 1}).to_dict()
