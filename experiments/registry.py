@@ -25,6 +25,7 @@ experiments`` lists it in one line, and only a command that asks for it by name 
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 from dataclasses import dataclass, field, fields
@@ -155,7 +156,8 @@ class Experiment:
         cfg, deviations, choices = an.stored_config(store, self.config_cls)
         df = self.frame(store) if self.frame is not None else an.frame(store)
         rep = self.build(df, cfg, deviations, choices, as_paper=an.stored_as_paper(store, cfg), inference=inference)
-        return rep.write(store.root)
+        same = an.identical_notes(df, cfg)          # two arms that trained the same model: said first
+        return (dataclasses.replace(rep, warnings=[*rep.warnings, *same]) if same else rep).write(store.root)
 
 
 _REGISTRY: dict[str, Experiment] = {}

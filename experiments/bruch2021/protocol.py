@@ -263,7 +263,7 @@ def unit_fn(unit, ctx):
     test = ds.subset(split.test)
     scores = fitted.scores(test.X)
     res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
-    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
+    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()}, scores=scores,
                            log=f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}",
                            library=system.resolve_library(cfg.library),
                            fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},

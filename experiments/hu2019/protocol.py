@@ -275,10 +275,12 @@ def unit_fn(unit, ctx):
     fitted = _fit(system, lib, data, side if arm.data == "clicks" else {}, cfg, unit.model_seed(), threads, arm.update)
     del data
     test = ds.subset(split.test)
-    res = evaluate(fitted.scores(test.X), test.y, test.offsets, TEST_METRICS)
+    scores = fitted.scores(test.X)
+    res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
     logged = evaluate(logger(test.X), test.y, test.offsets, (NDCG10,))[NDCG10].mean
     record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
                            log=f"ndcg@10={res[NDCG10].mean:.4f} sessions={log.session_query.size}", library=lib,
+                           scores=scores,                                  # its fingerprint: the identical-models guard
                            fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
                            timings={"train_s": fitted.train_s},
                            info={k: v for k, v in fitted.info.items() if k != "biases"},

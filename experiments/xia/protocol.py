@@ -230,7 +230,7 @@ def unit_fn(unit, ctx):
         for m, r in final.items():
             curves[m].append(float(np.nanmean(r.per_query)))
     means = {m: float(np.nanmean(r.per_query)) for m, r in final.items()}
-    rec = UnitRecord.of(system, means,
+    rec = UnitRecord.of(system, means, scores=scores,                  # the last round's test scores
                         log=" ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
                             + (f" loss={fitted.train_loss:.6g}" if fitted.train_loss is not None else "")  # a plug-in
                             + f" {fitted.train_s:.1f}s",                                                   # may have no loss

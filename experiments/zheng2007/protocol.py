@@ -284,7 +284,7 @@ def unit_fn(unit, ctx):
     pred = fitted.scores(test.X)
     dcg = dcg5(pred, test)
     prec = pairwise_precision_at(pred, test.y, test.offsets, PERCENTS, ties=cfg.tied_pairs)
-    record = UnitRecord.of(system, {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
+    record = UnitRecord.of(system, {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}}, scores=pred,
                            log=f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}",
                            library=system.resolve_library(cfg.library),
                            fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},

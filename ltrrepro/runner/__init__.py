@@ -21,12 +21,12 @@ from .context import UnitContext
 from .dataref import DataRef, materialize
 from .executor import DaskExecutor, Executor, LocalExecutor, SerialExecutor, default_jobs_threads, make_executor
 from .isolate import UnitProcessDied
-from .record import UnitRecord
+from .record import FINGERPRINT, UnitRecord, fingerprint
 from .run import RunSummary, run_units
 from .timeouts import UnitTimeout
 from .units import STREAM_GLOBAL, STREAM_MODEL, STREAM_SPLIT, STREAM_TRANSFORM, Unit, seed_globals, unit_seed
 
-__all__ = ["Unit", "UnitRecord", "UnitContext", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary",
+__all__ = ["Unit", "UnitRecord", "UnitContext", "fingerprint", "FINGERPRINT", "unit_seed", "DataRef", "materialize", "run_units", "RunSummary",
            "default_jobs_threads", "UnitProcessDied", "UnitTimeout", "ClusterError", "seed_globals",
            "Executor", "SerialExecutor", "LocalExecutor", "DaskExecutor", "make_executor",
            "STREAM_SPLIT", "STREAM_TRANSFORM", "STREAM_MODEL", "STREAM_GLOBAL"]

@@ -1,9 +1,30 @@
 """What a unit's work gives back: :class:`UnitRecord`, one shape for every study."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
-__all__ = ["UnitRecord"]
+import numpy as np
+
+__all__ = ["UnitRecord", "fingerprint", "FINGERPRINT"]
+
+#: the record field that holds a unit's test-score fingerprint (:func:`fingerprint`)
+FINGERPRINT = "test_fingerprint"
+
+
+def fingerprint(scores) -> str:
+    """A short fingerprint of a unit's test scores: the first 16 hex digits of SHA-256 over the
+    scores as float64, in the test part's order. Two units of a trial with the same fingerprint
+    scored every test document bit for bit alike — they trained the same model (a knob that did
+    nothing, or a parameter that never reached the library); two that differ in one score differ.
+
+    >>> fingerprint([0.5, 1.0]) == fingerprint(np.array([0.5, 1.0], dtype=np.float32))
+    True
+    >>> fingerprint([0.5, 1.0]) == fingerprint([0.5, 1.0 + 1e-12])
+    False
+    """
+    a = np.ascontiguousarray(np.asarray(scores, dtype=np.float64).ravel())
+    return hashlib.sha256(a.tobytes()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -19,7 +40,9 @@ class UnitRecord:
     scalars (``best_iteration``, ``n_trees``, ``train_loss``); ``timings``: seconds
     (``train_s``, ...); ``info``: what the fit and the data design report (sizes, realized
     parameters); ``fields``: the study's own fields, stored beside these under their names
-    (curves, transforms, per-example values) — what its report's frame reads."""
+    (curves, transforms, per-example values) — what its report's frame reads; ``scores``: the
+    unit's test scores, stored only as their :func:`fingerprint` (``test_fingerprint``), which
+    the report's guard against identical models reads."""
 
     means: dict
     log: str = ""
@@ -30,6 +53,7 @@ class UnitRecord:
     timings: dict | None = None
     info: dict | None = None
     fields: dict = field(default_factory=dict)
+    scores: object = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, system, means: dict, **kw) -> "UnitRecord":
@@ -39,7 +63,7 @@ class UnitRecord:
     def to_dict(self) -> dict:
         """The stored record: ``means``, ``log``, ``system`` ({family, variant}) and the other
         fields that are set, then the study's own fields."""
-        clash = set(self.fields) & {"means", "log", "system", "library", "fit", "timings", "info"}
+        clash = set(self.fields) & {"means", "log", "system", "library", "fit", "timings", "info", FINGERPRINT}
         if clash:
             raise ValueError(f"a study's own record fields may not reuse the common names: {sorted(clash)}")
         out = {"means": dict(self.means), "log": self.log}
@@ -48,4 +72,6 @@ class UnitRecord:
         for name in ("library", "fit", "timings", "info"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
+        if self.scores is not None:
+            out[FINGERPRINT] = fingerprint(self.scores)
         return {**out, **self.fields}
