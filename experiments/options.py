@@ -19,14 +19,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from experiments.errors import UsageError
+from experiments.values import Several, bounded_int
 
 __all__ = ["option", "Option", "Several", "options", "added_fields", "check_bounds", "add_options", "from_args",
            "flag_names", "dest_of", "shown", "TrialsAction"]
-
-
-class Several(dict):
-    """A flag's parsed value that sets several fields (``--models``: the models and the
-    plug-ins they use), by field name."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +135,6 @@ def _type(name: str, opt: Option, hint):
         return opt.parse
     base = [t for t in typing.get_args(hint) if t is not type(None)] or [hint]
     if base[0] is int:
-        from experiments.values import bounded_int
         least, most = opt.bounds or (-2 ** 63, 2 ** 63 - 1)
         return bounded_int(least, most)
     return float if base[0] is float else None

@@ -9,7 +9,7 @@ import typing
 
 from experiments.errors import UsageError
 
-__all__ = ["parse_names", "parse_levels", "parse_models", "models_flag", "parse_pairs", "positive_int", "seed_int", "bounded_int",
+__all__ = ["parse_names", "parse_levels", "parse_models", "models_flag", "Several", "parse_pairs", "positive_int", "seed_int", "bounded_int",
            "check_looks", "field_hints", "typed_value", "trials_arg",
            "MAX_TRIALS", "MAX_LOOKS", "MAX_TUNE", "MAX_SESSIONS"]
 
@@ -143,12 +143,15 @@ def parse_models(text: str, known, flag: str = "--models", suffixes=(), what: st
     return tuple(models), tuple(plugins.items())
 
 
+class Several(dict):
+    """A flag's parsed value that sets several fields (``--models``: the models and the
+    plug-ins they use), by field name (:func:`experiments.options.from_args`)."""
+
+
 def models_flag(known, suffixes=(), what: str = "model"):
     """The ``parse`` of a ``--models`` field (:func:`experiments.options.option`): the one
     reading of the flag, :func:`parse_models`, setting ``models`` and ``plugins``. ``known``: the
     built-in names (or a function giving them, read when the flag is parsed)."""
-    from experiments.options import Several
-
     def parse(text: str):
         names = known() if callable(known) else known
         models, plugins = parse_models(text, tuple(names), suffixes=suffixes, what=what)

@@ -14,8 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("ltrrepro", "experiments")
 #: the wing's ground floor: what every paper package and every upper module may import
-GROUND = frozenset(f"experiments.{m}" for m in ("errors", "values", "config", "execution", "registry", "analysis",
-                                                 "results"))
+GROUND = frozenset(f"experiments.{m}" for m in ("errors", "values", "options", "shared_fields", "config", "execution",
+                                                 "registry", "analysis", "results"))
 PAPERS = ("bruch2021", "zheng2007", "xia")
 
 
