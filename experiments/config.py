@@ -47,7 +47,8 @@ class RunConfig:
                           help=", ".join(DATASETS) + "; svmlight (your files, with --data-dir); or the path of your "
                                                      "SVMlight/LETOR file or directory")
     data_dir: str | None = option(None, flag="--data-dir", help="folder with the dataset (or $LTRREPRO_DATA_DIR)")
-    queries: int | None = option(None, flag="--queries", bounds=(1, 1_000_000), help="synthetic data: number of queries")
+    queries: int | None = option(None, flag="--queries", bounds=(1, 1_000_000),
+                                 help="synthetic data: number of queries")
     trials: int = option(1, flag="--trials", parse=trials_arg, action=TrialsAction, metavar="N|auto",
                          bounds=(1, MAX_TRIALS),
                          help="randomized splits (default: the paper's on real data, fewer on synthetic data); auto: a "

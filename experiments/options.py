@@ -169,8 +169,9 @@ def add_options(ap: argparse.ArgumentParser, cls, defaults: dict | None = None, 
         ap.add_argument(opt.flag, help=text.replace("%", "%%"), **kw)
         if opt.old is not None:
             flag, values = opt.old
+            reads = ", ".join(f"{k} reads as {v}" for k, v in values.items())
             ap.add_argument(flag, dest=dest_of(flag), choices=tuple(values), default=None,
-                            help=f"old name of {opt.flag}: " + ", ".join(f"{k} reads as {v}" for k, v in values.items()))
+                            help=f"old name of {opt.flag}: {reads}")
 
 
 def from_args(cls, args, defaults: dict, **fixed):

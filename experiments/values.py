@@ -9,7 +9,8 @@ import typing
 
 from experiments.errors import UsageError
 
-__all__ = ["parse_names", "parse_levels", "parse_models", "models_flag", "Several", "parse_pairs", "positive_int", "seed_int", "bounded_int",
+__all__ = ["parse_names", "parse_levels", "parse_models", "models_flag", "Several", "parse_pairs", "positive_int",
+           "seed_int", "bounded_int",
            "check_looks", "field_hints", "typed_value", "trials_arg",
            "MAX_TRIALS", "MAX_LOOKS", "MAX_TUNE", "MAX_SESSIONS"]
 

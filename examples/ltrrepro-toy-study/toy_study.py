@@ -91,6 +91,7 @@ def build(df, cfg, deviations, choices, *, as_paper=(), inference) -> Report:
 
 TOY = Experiment(
     name="toy", paper="toy2026", title="Toy (2026): the best single feature beats a random order", doc=__doc__,
-    config_cls=ToyConfig, units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True, paper_trials=10,
+    config_cls=ToyConfig, units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True,
+    paper_trials=10,
     paper_datasets=("synthetic-web30k",),
     data_defaults=lambda dataset: {} if dataset.startswith("synthetic") else {"queries": None})   # real data: its own

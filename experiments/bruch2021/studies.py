@@ -1,7 +1,8 @@
 """Bruch (2021)'s five studies as :class:`~experiments.registry.Experiment` records: their
-configurations (each field's flag declared by :class:`~.protocol.BruchConfig`), units, facts and reports (the unit itself is
-:func:`.protocol.unit_fn`, Figure 1's :func:`.protocol_jensen_gap.unit_fn`; the reports are the
-pure builders of :mod:`.report` and its parts, given the run's frame and stored configuration)."""
+configurations (each field's flag declared by :class:`~.protocol.BruchConfig`), units, facts
+and reports (the unit itself is :func:`.protocol.unit_fn`, Figure 1's
+:func:`.protocol_jensen_gap.unit_fn`; the reports are the pure builders of :mod:`.report` and
+its parts, given the run's frame and stored configuration)."""
 from __future__ import annotations
 
 from functools import partial

@@ -71,7 +71,8 @@ class DebiasingConfig(RunConfig):
     eta: float = option(paper.ETA, flag="--eta", help="position-bias severity: examination^eta")
     share: float = option(SYNTHETIC_SHARE, flag="--share", parse=fv.share,
                           help=f"the logging ranker's labelled share of the training queries (default "
-                               f"{SYNTHETIC_SHARE:g} on synthetic data, the paper's {paper.LOGGER_SHARE:g} on real data)")
+                               f"{SYNTHETIC_SHARE:g} on synthetic data, the paper's {paper.LOGGER_SHARE:g} on real "
+                               f"data)")
     click_model: str = option("pbm", flag="--click-model", choices=("pbm", "cascade"), help="")
     curve: str = option("eyetracking", flag="--curve", choices=("inverse", "eyetracking"),
                         help="examination curve: Ai et al.'s eye-tracking table^eta, past 10 the 10th value (default), "
