@@ -54,9 +54,9 @@ def device(default: str = "cpu"):
                        "refused with a clear error where unavailable")
 
 
-def every(default, added: bool = False, **kw):
+def every(default, added: bool = False, help: str = "curve resolution in rounds", **kw):
     """``--every``: the curve's resolution in rounds."""
-    return option(default, flag="--every", bounds=ROUNDS, help="curve resolution in rounds", added=added, **kw)
+    return option(default, flag="--every", bounds=ROUNDS, help=help, added=added, **kw)
 
 
 def tune():

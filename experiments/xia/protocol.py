@@ -78,7 +78,8 @@ class XiaConfig(RunConfig):
     rounds: tuple = option(tuple(PAPER_ROUNDS.items()), flag="--rounds", parse=_rounds, bounds=shared_fields.ROUNDS,
                            help="both systems' rounds (default: the paper's 1,000 LambdaMART / 2,500 McRank on real "
                                 "data, 60 on synthetic data)")
-    every: int = shared_fields.every(125, default_of=lambda v: max(1, max(dict(v["rounds"]).values()) // 20))
+    every: int = shared_fields.every(125, default_of=lambda v: max(1, max(dict(v["rounds"]).values()) // 20),
+                                     help="curve resolution in rounds (default: a twentieth of the most rounds)")
     leaves: tuple = option(LEAVES, flag="--leaves", parse=lambda text: tuple(parse_levels(text, int, "--leaves")),
                            bounds=(1, 131_072), help="leaf counts of the grid")
     rates: tuple = option(RATES, flag="--rates", parse=lambda text: tuple(parse_levels(text, float, "--rates")),
