@@ -37,7 +37,11 @@ NDCG5 = an.canonical("ndcg@5")
 
 @dataclass(frozen=True)
 class ToyConfig(RunConfig):
-    """The toy paper's protocol: the synthetic Web30K profile, 200 queries, 6 trials."""
+    """The toy paper's protocol: the synthetic Web30K profile, 200 queries, 6 trials. Its flags
+    are its fields' (``--dataset``, ``--data-dir``, ``--queries``, ``--trials``, ``--seed``: a
+    field redeclared with a plain default keeps its flag); a field of its own with a flag is one
+    line, e.g. ``noise: float = option(0.0, flag="--noise", help="...", added=True)``
+    (:func:`experiments.options.option`)."""
 
     experiment: str = "toy"
     queries: int | None = 200
@@ -85,15 +89,9 @@ def build(df, cfg, deviations, choices, *, as_paper=(), inference) -> Report:
                   as_paper=list(as_paper), inference=inference)
 
 
-def from_args(a) -> ToyConfig:
-    """The configuration of a command line: a flag left out takes the study's default on the dataset."""
-    d = TOY.defaults_on(a.dataset)
-    return ToyConfig(dataset=a.dataset, trials=a.trials or d["trials"], seed=a.seed, queries=a.queries or d["queries"])
-
-
 TOY = Experiment(
     name="toy", paper="toy2026", title="Toy (2026): the best single feature beats a random order", doc=__doc__,
-    config_cls=ToyConfig, flags=("dataset", "queries", "trials"), from_args=from_args,
-    units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True, paper_trials=10,
+    config_cls=ToyConfig, units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True,
+    paper_trials=10,
     paper_datasets=("synthetic-web30k",),
     data_defaults=lambda dataset: {} if dataset.startswith("synthetic") else {"queries": None})   # real data: its own

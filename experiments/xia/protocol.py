@@ -34,8 +34,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from experiments.errors import UsageError
+from experiments import shared_fields
 from experiments.config import RunConfig
 from experiments import tuning
+from experiments.options import option
+from experiments.values import bounded_int, parse_levels
 from experiments.xia import notes
 from experiments.xia.paper import PAPER_ROUNDS
 from ltrrepro.datasets import REGISTRY, has_folds, load_fold
@@ -61,27 +64,44 @@ PARTNER_RULE = {"diagonal": "exact", "own": "diagonal", "exact": None}
 LEAF_ARM_SYSTEM = "lambdamart"
 
 
+def _rounds(text: str) -> tuple:
+    """``--rounds N``: N rounds for each system."""
+    n = bounded_int(*shared_fields.ROUNDS)(text)
+    return tuple((system, n) for system in PAPER_ROUNDS)
+
+
 @dataclass(frozen=True)
 class XiaConfig(RunConfig):
     """Xia's settings: ``rounds`` per system ((system, rounds), ...), the leaf counts and
     learning rates of the grid, the curve resolution ``every``."""
 
-    models: tuple = MODELS
-    rounds: tuple = tuple(PAPER_ROUNDS.items())
-    every: int = 125
-    leaves: tuple = LEAVES
-    rates: tuple = RATES
-    max_bin: int = 255
-    min_data_in_leaf: int = 20
-    growth: str = GBDTOptions.growth            # the tree learner's defaults, declared once by its options
-    leaf_rule: str = GBDTOptions.leaf_rule
-    split_rule: str = GBDTOptions.split_rule     # leaf-limit (the paper's) or positive-gain
-    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
-    tune: int = 0                   # --tune N: every arm tuned with N configurations (experiments.tuning)
-    tune_on: str = "first-split"    # or per-trial
-    leaf_arm: bool = True           # LambdaMART OLE under the other leaf rule too (the loss decomposition)
-
-    added_fields = ("plugins", "split_rule", "tune", "tune_on", "leaf_arm")
+    models: tuple = shared_fields.models(MODELS, MODELS, suffixes=ARM_PRINCIPLES)
+    rounds: tuple = option(tuple(PAPER_ROUNDS.items()), flag="--rounds", parse=_rounds, bounds=shared_fields.ROUNDS,
+                           help="both systems' rounds (default: the paper's 1,000 LambdaMART / 2,500 McRank on real "
+                                "data, 60 on synthetic data)")
+    every: int = shared_fields.every(125, default_of=lambda v: max(1, max(dict(v["rounds"]).values()) // 20),
+                                     help="curve resolution in rounds (default: a twentieth of the most rounds)")
+    leaves: tuple = option(LEAVES, flag="--leaves", parse=lambda text: tuple(parse_levels(text, int, "--leaves")),
+                           bounds=(1, 131_072), help="leaf counts of the grid")
+    rates: tuple = option(RATES, flag="--rates", parse=lambda text: tuple(parse_levels(text, float, "--rates")),
+                          help="learning rates of the grid")
+    max_bin: int = option(255, bounds=(2, 65_535))
+    min_data_in_leaf: int = option(20, bounds=(1, 10 ** 9))
+    growth: str = option(GBDTOptions.growth, flag="--growth", choices=GROWTH,     # the tree learner's defaults,
+                         help="tree growth: width-first (the paper's, default) or best-first (LightGBM's)")
+    leaf_rule: str = option(GBDTOptions.leaf_rule, flag="--leaf-rule", choices=LEAF_RULES,  # declared by its options
+                            help="leaf values: diagonal (Eq. 8, default) or exact (pairs inside a leaf removed from its "
+                                 "second derivative) in every arm, or own (Eq. 8 for SE/RWSE, Eq. 11's exact step for "
+                                 "OLE)")
+    split_rule: str = option(GBDTOptions.split_rule, flag="--split-rule", choices=SPLIT_RULES, added=True,
+                             help="when a node splits: leaf-limit (default, the paper's: exact OLE splits to the leaf "
+                                  "limit whatever its gain's sign) or positive-gain (gain > 0 only)")
+    plugins: tuple = option((), added=True)     # ((unit name, spec), ...), set by --models: arms <key>-<principle>
+    tune: int = shared_fields.tune()            # every arm tuned with N configurations (experiments.tuning)
+    tune_on: str = shared_fields.tune_on()
+    leaf_arm: bool = option(True, flag="--no-leaf-arm", added=True,
+                            help="without the leaf arm (LambdaMART OLE under the other leaf rule beside a diagonal or "
+                                 "own run): no leaf-rule effect and no decomposition of the loss claim")
 
     def __post_init__(self):
         super().__post_init__()

@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("ltrrepro", "experiments")
 #: the wing's ground floor: what every paper package and every upper module may import (the tuning stage too:
 #: a study declares its search as data and its unit reads its values)
-GROUND = frozenset(f"experiments.{m}" for m in ("errors", "values", "config", "execution", "registry", "analysis",
-                                                 "results", "tuning", "tuning_report"))
+GROUND = frozenset(f"experiments.{m}" for m in ("errors", "values", "options", "shared_fields", "config", "execution",
+                                                 "registry", "analysis", "results", "tuning", "tuning_report"))
 PAPERS = ("bruch2021", "zheng2007", "xia")
 #: the library's bottom floor: each module and the only project modules it may import (the data
 #: layer never imports the reader built on it, nor anything above)
