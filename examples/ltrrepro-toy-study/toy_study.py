@@ -24,10 +24,11 @@ import numpy as np
 from experiments import analysis as an
 from experiments.config import RunConfig
 from experiments.registry import Experiment
+from ltrrepro.datasets import is_synthetic
 from ltrrepro.inference import judge_comparison
 from ltrrepro.metrics import evaluate
 from ltrrepro.report import Report, Table
-from ltrrepro.runner import DataRef, Unit, UnitContext
+from ltrrepro.runner import DataRef, Unit, UnitContext, UnitRecord
 from ltrrepro.splits import trial_split
 from ltrrepro.trec import test_arrays
 
@@ -72,7 +73,9 @@ def unit_fn(unit: Unit, ctx: UnitContext):
         scores = np.random.default_rng(unit.model_seed()).random(test.n_docs)
     res = evaluate(scores, test.y, test.offsets, ["ndcg@5"])
     arrays = {"test:qid": test.query_ids, **test_arrays(scores, test)}
-    return {"means": {k: r.mean for k, r in res.items()}}, arrays
+    # one typed record; its test scores are kept as a fingerprint (two arms that train one model are named)
+    record = UnitRecord(means={k: r.mean for k, r in res.items()}, log=f"ndcg@5={res[NDCG5].mean:.4f}", scores=scores)
+    return record, arrays
 
 
 def build(df, cfg, deviations, choices, *, as_paper=(), inference) -> Report:
@@ -94,4 +97,4 @@ TOY = Experiment(
     config_cls=ToyConfig, units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True,
     paper_trials=10,
     paper_datasets=("synthetic-web30k",),
-    data_defaults=lambda dataset: {} if dataset.startswith("synthetic") else {"queries": None})   # real data: its own
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None})   # real data: its own size
