@@ -11,6 +11,10 @@ effects and α, as ranx's ``Report`` carries its test and ``max_p``); the experi
 Significance markers in tables: ``*`` after a value means the report's test against the
 table's reference column rejected equality at its α (corrected where the table says so); the
 legend under each table states the test, α and the reference.
+
+Over 500 lines on purpose: the :class:`Report` and its writers are one contract (each format
+written once, atomically, every stale file taken away); split, a format could be written
+outside it.
 """
 from __future__ import annotations
 

@@ -5,14 +5,19 @@ one) — against what the paper says — an :class:`Expectation` (the direction,
 number or the smallest effect of interest, a verdict text, the claim's family) — under the
 report's :class:`~ltrrepro.inference.choices.Inference` (test, correction, α).
 
-The verdict rule (:func:`verdict`): ``supported`` (expected direction, p < α),
+The verdict rule (:func:`rule`, through :func:`verdict` for a test's p): ``supported`` (expected direction, p < α),
 ``contradicted`` (opposite direction, p < α); when p ≥ α, ``inconclusive (underpowered)`` if
 the run's power to detect the paper's effect is below :data:`~ltrrepro.inference.power.POWER_TARGET`,
 else ``direction only`` (expected direction) or ``not supported``. A claim resting on a test
 that gives no p-value is ``inconclusive (<why>)`` (:func:`no_test_reason`). Power is that of
 the paired test over the run's trials at α, given the observed SD of the paired differences
 (:func:`~ltrrepro.inference.power.paired_power`). :func:`correct` adjusts p within each claim
-family and re-judges by the same rule.
+family and judges it at the level applied by the same rule.
+
+The rule decides every verdict: :func:`judge` at α, :func:`correct` and a sequential monitor
+by handing the claim their level (:meth:`Claim.at`), a conjunction by the same rule; no step
+sets a verdict of its own. Over 500 lines on purpose: the value object and its one rule live
+together.
 """
 from __future__ import annotations
 
