@@ -30,7 +30,12 @@ it; LightGBM's adapter refuses it, see :class:`PLRank`), ``"clip"`` (max(h, ``he
 
 Sampling is the Gumbel trick in its exponential-race form: d's key is E_d e^{−f_d} with
 E_d = −log U_d ~ Exp(1), and the ranking sorts keys ascending — the order of f_d + G_d with
-G_d = −log E_d Gumbel, one logarithm per draw instead of two. The uniforms come from
+G_d = −log E_d Gumbel, one logarithm per draw instead of two. The top K of a sample's keys are
+found by counting, for each key, the keys below it (a branch-free loop the compiler vectorises;
+ties, of probability ~m²·2⁻⁵³, are ranked again, the earlier document first); lists longer than
+``_RANK_ALL`` count only among the keys under a per-list threshold t with
+Σ_d (1 − e^{−t e^{f_d}}) = K + 3√K + 3 keys under it on average, all keys where fewer than K
+fall under it. The uniforms come from
 SplitMix64 (Vigna's 64-bit mixer) keyed per list by one integer the round's generator
 draws, so a list's rankings depend only on that key, never on threads or the other lists.
 Scores more than 300 below a list's maximum are raised to it (their probability, < e^{−300},
