@@ -240,28 +240,38 @@ def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex,
         hess[i] = (hess[i] + sp - e * e * (r * sdrc - sric) - e * e * (r * sds - srs)) * inv_n
 
 
-def _all_lists(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark, n_chunks):
-    nq = offsets.shape[0] - 1
+@numba.njit(cache=True, nogil=True)
+def _run_lists(q0, q1, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark):
+    """Lists q0 … q1 − 1, with work arrays of their own."""
     K = theta.shape[0]
     longest = 1
-    for q in range(nq):
+    for q in range(q0, q1):
         longest = max(longest, offsets[q + 1] - offsets[q])
-    # contiguous runs of lists, each with its own work arrays; a list's numbers depend only on
-    # its key, never on the run it falls in
-    for chunk in numba.prange(n_chunks):
-        top, tkey = np.empty(K + 1, np.int64), np.empty(K + 1)
-        D, G = np.empty(K), np.empty(K + 1)
-        DR, RI, DS, RS, CC = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
-        padded = (longest + _LANES - 1) // _LANES * _LANES
-        kbuf, cbuf = np.empty(padded), np.empty(padded)
-        ibuf, cidx = np.empty(longest, np.int64), np.empty(longest, np.int64)
-        for q in range(chunk * nq // n_chunks, (chunk + 1) * nq // n_chunks):
-            _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
-                      top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx)
+    padded = (longest + _LANES - 1) // _LANES * _LANES
+    top, tkey = np.empty(K + 1, np.int64), np.empty(K + 1)
+    D, G = np.empty(K), np.empty(K + 1)
+    DR, RI, DS, RS, CC = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    kbuf, cbuf = np.empty(padded), np.empty(padded)
+    ibuf, cidx = np.empty(padded, np.int64), np.empty(padded, np.int64)
+    for q in range(q0, q1):
+        _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
+                  top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx)
 
 
-_all_lists_serial = numba.njit(cache=True, nogil=True)(_all_lists)
-_all_lists_parallel = numba.njit(cache=True, parallel=True)(_all_lists)
+@numba.njit(cache=True, nogil=True)
+def _all_lists_serial(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark):
+    _run_lists(0, offsets.shape[0] - 1, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex,
+               mark)
+
+
+@numba.njit(cache=True, parallel=True)
+def _all_lists_parallel(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark, n_runs):
+    # contiguous runs of lists over the threads; a list's numbers depend only on its key, never
+    # on the run it falls in
+    nq = offsets.shape[0] - 1
+    for run in numba.prange(n_runs):
+        _run_lists(run * nq // n_runs, (run + 1) * nq // n_runs, scores, gains, offsets, theta, n_samples, keys,
+                   grad, hess, ex, inv_ex, mark)
 
 
 def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, threads=None):
@@ -276,7 +286,7 @@ def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, t
     args = (scores, gains, offsets, theta, n_samples, keys, grad, hess, np.empty(n), np.empty(n),
             np.empty(n, np.int64))
     if threads <= 1 or nq < 2:
-        _all_lists_serial(*args, 1)
+        _all_lists_serial(*args)
     else:
         # a few runs per thread, so that one run of long lists holds up no thread for long
         _all_lists_parallel(*args, min(nq, 4 * threads))
