@@ -152,8 +152,10 @@ def _stages(scores, offsets, cutoff, n_samples, keys, select):
         z = keys[q]
         for s in range(n_samples):
             for i in range(m):
-                z, u = _pl._uniform(z)
-                kbuf[i] = -math.log(u) * inv_ex[i]
+                cbuf[i] = _pl._mix_uniform(z + np.uint64(i + 1) * _pl._GOLDEN)
+            z = z + np.uint64(m) * _pl._GOLDEN
+            for i in range(m):
+                kbuf[i] = -math.log(cbuf[i]) * inv_ex[i]
             if not select:
                 check += kbuf[0]
                 continue

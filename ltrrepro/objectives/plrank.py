@@ -69,14 +69,19 @@ _LANES = 8
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _uniform(z):
-    """SplitMix64: the next state and a uniform in (0, 1) (53 bits, never 0 or 1)."""
-    z = z + _GOLDEN
-    x = z
+def _mix_uniform(x):
+    """SplitMix64's output for state x as a uniform in (0, 1) (53 bits, never 0 or 1)."""
     x = (x ^ (x >> _S30)) * _M1
     x = (x ^ (x >> _S27)) * _M2
     x = x ^ (x >> _S31)
-    return z, ((x >> _S11) + 0.5) * (1.0 / 9007199254740992.0)
+    return ((x >> _S11) + 0.5) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _uniform(z):
+    """SplitMix64: the next state and a uniform in (0, 1) (53 bits, never 0 or 1)."""
+    z = z + _GOLDEN
+    return z, _mix_uniform(z)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -167,10 +172,14 @@ def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex,
     sdr = sri = sdrc = sric = sds = srs = 0.0
     z = keys[q]
     for s in range(n_samples):
-        # the race: d's key E_d / e^{f_d}, E_d = −log U_d; the ranking sorts the keys ascending
+        # the race: d's key E_d / e^{f_d}, E_d = −log U_d; the ranking sorts the keys ascending.
+        # SplitMix64's i-th next state is z + i·γ, so the m uniforms come from one loop with no
+        # carried dependency (the compiler vectorises it), the logarithms from a second
         for i in range(m):
-            z, u = _uniform(z)
-            kbuf[i] = -math.log(u) * inv_ex[a + i]
+            cbuf[i] = _mix_uniform(z + np.uint64(i + 1) * _GOLDEN)
+        z = z + np.uint64(m) * _GOLDEN
+        for i in range(m):
+            kbuf[i] = -math.log(cbuf[i]) * inv_ex[a + i]
         if cut == np.inf:
             _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
         else:
