@@ -35,9 +35,12 @@ found by counting, for each key, the keys below it (a branch-free loop the compi
 ties, of probability ~m²·2⁻⁵³, are ranked again, the earlier document first); lists longer than
 ``_RANK_ALL`` count only among the keys under a per-list threshold t with
 Σ_d (1 − e^{−t e^{f_d}}) = K + 3√K + 3 keys under it on average, all keys where fewer than K
-fall under it. The uniforms come from
-SplitMix64 (Vigna's 64-bit mixer) keyed per list by one integer the round's generator
-draws, so a list's rankings depend only on that key, never on threads or the other lists.
+fall under it. The uniforms come from SplitMix64 (Vigna's 64-bit mixer) keyed per list by one
+integer the round's generator draws, so a list's rankings depend only on that key, never on
+threads or the other lists (lists run in parallel over numba's threads). Per sampled ranking of a
+list of m: m uniforms and logarithms, m·c comparisons (c ≤ m candidates), then O(K) for Φ and Ψ
+of the K ranked documents (the prefix sums DR … C over the ranking's first K places); the
+documents below the top K get theirs once per list from the sums over samples, O(m).
 Scores more than 300 below a list's maximum are raised to it (their probability, < e^{−300},
 is below any sample's resolution) so that 1/D_k² stays finite. Lists of one document get 0.
 References: [Oosterhuis 2022] (arXiv 2204.10872, PL-Rank-3), [Kang et al. 2024] (arXiv
@@ -75,13 +78,6 @@ def _mix_uniform(x):
     x = (x ^ (x >> _S27)) * _M2
     x = x ^ (x >> _S31)
     return ((x >> _S11) + 0.5) * (1.0 / 9007199254740992.0)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _uniform(z):
-    """SplitMix64: the next state and a uniform in (0, 1) (53 bits, never 0 or 1)."""
-    z = z + _GOLDEN
-    return z, _mix_uniform(z)
 
 
 @numba.njit(cache=True, nogil=True)
