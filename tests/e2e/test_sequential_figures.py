@@ -37,7 +37,7 @@ def tiny_args(name: str) -> list[str]:
         if flag in exp.flags:
             args += [f"--{flag}", value]
     if "levels" in exp.flags:                     # two of its default levels
-        args += ["--levels", ",".join(exp.defaults["levels"].split(",")[:2])]
+        args += ["--levels", ",".join(f"{v:g}" for v in exp.default().levels[:2])]
     return args + NARROW.get(name, [])
 
 
