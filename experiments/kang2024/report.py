@@ -69,7 +69,7 @@ def lr_frame(df: pd.DataFrame) -> pd.DataFrame:
     """Validation NDCG@10 of the PL-Rank arms at each learning rate of the grid (mean, 95% CI)."""
     g = _part(df, "lr")
     rows = []
-    for (lr, arm), h in g.groupby(["lr", "model"]):
+    for (lr, arm), h in (g.groupby(["lr", "model"]) if len(g) else ()):
         mean, lo, hi = _ci(h.valid_ndcg10)
         rows.append({"learning rate": float(lr), "arm": arm, "Hessian": SYSTEMS[arm].options.hessian, "trials": len(h),
                      "valid NDCG@10": mean, "lo": lo, "hi": hi, "test NDCG@10": float(h[NDCG10].mean())})
@@ -81,7 +81,8 @@ def samples_frame(df: pd.DataFrame, cfg: HessianConfig) -> pd.DataFrame:
     """The sampled arm's test NDCG@10 and seconds per round at each N (the ``arms`` part at the run's N)."""
     sampled = PLRANK_ARMS[0]
     main = _part(df, "arms")
-    g = pd.concat([_part(df, "samples").assign(n=lambda x: x.samples.astype(float)),
+    swept = _part(df, "samples")
+    g = pd.concat([swept.assign(n=swept.samples.astype(float)) if len(swept) else swept.assign(n=0.0),
                    main[main.model == sampled].assign(n=float(cfg.samples))])
     rows = []
     for n, h in g[g.model == sampled].groupby("n"):
