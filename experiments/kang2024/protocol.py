@@ -135,8 +135,9 @@ class HessianConfig(RunConfig):
         return (("n_samples", int(samples or self.samples)), ("cutoff", self.cutoff),
                 ("hessian_policy", self.hessian_policy))
 
-    def label(self, model: str) -> str:
-        return SYSTEMS[model].label
+    def system(self, model: str):
+        """The registered system an arm trains (every arm is one: :mod:`ltrrepro.fit.hessian`)."""
+        return SYSTEMS[model]
 
     def as_paper(self) -> list[str]:
         return notes.as_paper(self)
@@ -176,7 +177,7 @@ def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
     ds = DataRef(**ctx["data"]).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
-    system = SYSTEMS[unit.model]
+    system = cfg.system(unit.model)
     s = unit.settings
     boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.boosting)     # --tune: its search's values
     if "lr" in s:                                                     # the grid's rate over the tuned one

@@ -21,7 +21,7 @@ from ltrrepro.fit.hessian import LOSSES
 from ltrrepro.inference import TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table, band
 
-FIELDS = (KANG, "valid_ndcg10", "round_s", "hessian", "learning_rate")
+FIELDS = (KANG, "valid_ndcg10", "round_s", "hessian", "learning_rate", "tuned")
 
 
 def frame(store) -> pd.DataFrame:

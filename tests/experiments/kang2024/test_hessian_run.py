@@ -48,3 +48,15 @@ def test_trials_auto_runs_in_looks(tmp_path):
     assert code == 0
     claims = json.loads((out / "claims.json").read_text())["claims"]
     assert claims and (out / "tables" / "hessian.csv").exists()
+
+
+@pytest.mark.slow
+def test_tune_searches_every_arm_with_its_own_learning_rate_range(tmp_path):
+    out = tmp_path / "tuned"
+    res = experiments.run("hessian", out=out, trials=2, queries=40, preset="tiny", tune=2,
+                          models=("plrank_sampled", "plrank_constant"), lr_grid=(0.1,), sweep_samples=(200,))
+    assert res.exit_code == 0
+    spaces = json.loads((out / "manifest.json").read_text())["tuning"]
+    lows = {k.split("@")[0]: v["space"]["learning_rate"] for k, v in spaces.items()}
+    assert lows == {"plrank_sampled": "log-uniform [0.001, 0.3]", "plrank_constant": "log-uniform [1e-05, 1]"}
+    assert len(res.tables["tuning"]) == 2 and any("tuned with the same budget of 2" in c for c in res.choices)
