@@ -3,7 +3,7 @@
     python benchmarks/bench_isolation.py [--units 6] [--queries 200]
 
 A plug-in objective's unit runs in a process of its own (docs/plugins.md, "Isolation";
-:func:`ltrrepro.runner._run_isolated`). Runs the same ``--units`` units — XE_NDCG MART
+:func:`ltrrepro.runner.isolate._run_isolated`). Runs the same ``--units`` units — XE_NDCG MART
 through LightGBM on a small synthetic Web30K draw, 20 trees, one thread: a plug-in unit's
 imports and a short training — through ``_run_isolated`` twice in this process: forked from
 the zygote (the default on Linux; its start, which imports numpy, pandas and the harness, is
@@ -32,7 +32,7 @@ def xendcg_unit(unit, ctx):
     from ltrrepro.fit import SYSTEMS, Boosting
     from ltrrepro.metrics import evaluate
 
-    ds = make_synthetic("web30k", n_queries=ctx["queries"], seed=unit.trial)
+    ds = make_synthetic("web30k", n_queries=ctx.cfg["queries"], seed=unit.trial)
     idx = np.arange(ds.n_queries)
     train, valid, test = (ds.subset(part) for part in np.array_split(idx, 3))
     trainer = SYSTEMS["xendcg"].trainer(Boosting(rounds=20), library="lightgbm",
@@ -49,20 +49,21 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     a = ap.parse_args()
     import bench_isolation as me                              # by reference: the child imports it by name
-    from ltrrepro import runner
-    from ltrrepro.runner import Unit
+    from ltrrepro.runner import Unit, UnitContext
+    from ltrrepro.runner.forkserver import _Zygote
+    from ltrrepro.runner.isolate import _run_isolated
 
     units = [Unit("bench", "synthetic", t, "xendcg", seed=1) for t in range(a.units)]
-    ctx = {"queries": a.queries}
+    ctx = UnitContext(cfg={"queries": a.queries})          # the benchmark's own setting
     if not sys.platform.startswith("linux"):
         sys.exit("error: the zygote is Linux's; elsewhere every unit is a fresh interpreter already")
     timings, results = {}, {}
     for way in ("zygote", "fresh"):
         if way == "fresh":
-            runner._Zygote._mine.pop(os.getpid()).close()
+            _Zygote._mine.pop(os.getpid()).close()
             sys.platform = "not-linux"                          # _Zygote.run declines: a fresh interpreter
         t0 = time.perf_counter()
-        results[way] = [runner._run_isolated(me.xendcg_unit, u, ctx)[0] for u in units]
+        results[way] = [_run_isolated(me.xendcg_unit, u, ctx)[0] for u in units]
         timings[way] = (time.perf_counter() - t0) / a.units
     sys.platform = "linux"
     assert results["zygote"] == results["fresh"], results

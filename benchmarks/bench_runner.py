@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from experiments.bruch2021 import protocol as bruch  # noqa: E402
 from ltrrepro import make_synthetic  # noqa: E402
-from ltrrepro.runner import Unit, materialize, run_units  # noqa: E402
+from ltrrepro.runner import Unit, UnitContext, materialize, run_units  # noqa: E402
 from ltrrepro.store import ResultStore  # noqa: E402
 
 
@@ -153,7 +153,7 @@ def main() -> None:
         del ds
         cfg = bruch.BruchConfig(experiment="bench", dataset="synthetic-web30k", queries=args.queries, preset="fast",
                                 rounds=args.trees, early_stopping=False)
-        ctx = {"data": {"path": ref.path, "name": ref.name}, "cfg": cfg}
+        ctx = UnitContext(data={"path": ref.path, "name": ref.name}, cfg=cfg)
         units = [Unit("bench", "syn", t, "xendcg", (("noise", "none"),)) for t in range(args.units)]
         times = {}
         mem = []

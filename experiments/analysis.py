@@ -22,10 +22,15 @@ from ltrrepro.inference.reproduction import reproduction
 from ltrrepro.inference.tests import adjust, holm, paired_test, summarize
 from ltrrepro.metrics import canonical, label, parse_metric  # noqa: F401 - canonical: the studies' name for it
 from ltrrepro.report import Report, Table
+from ltrrepro.runner import FINGERPRINT
 
 __all__ = ["canonical", "label", "frame", "stored_config", "stored_as_paper", "paired", "compare", "holm_within", "adjust_within",
            "reproduction_of", "query_wtl", "summary", "finite_test", "undefined_reason", "no_test_reason", "missing_notes",
-           "tuned_rows", "tuned_table", "with_table"]
+           "with_table", "identical", "identical_of", "identical_pairs", "identical_notes",
+           "SETTING"]
+
+#: the frame column of a unit's setting (its key without the model), beside its fingerprint
+SETTING = "setting_key"
 
 
 def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
@@ -47,6 +52,8 @@ def frame(store, pair_on: str = "trial", fields=(), arrays=()) -> pd.DataFrame:
                **{k: v for k, v in fit.items() if np.isscalar(v) or v is None},
                "train_s": np.nan, **{k: v for k, v in r.get("timings", {}).items() if k != "unit_s"}}
         row.update({f: r.get(f) for f in fields})
+        if FINGERPRINT in r:                  # the identical-models guard (identical_pairs): a run that stores them
+            row.update({FINGERPRINT: r[FINGERPRINT], SETTING: r.get("key", "").rpartition("/")[0]})
         if arrays:
             stored = store.arrays(r["key"])
             row.update({a: stored[a] for a in arrays})
@@ -103,7 +110,75 @@ def compare(df: pd.DataFrame, metric: str, a: str, b: str, by=(), on: str = "tri
     if not len(paired(df, metric, a, b, by, on, dropna=False)):
         return None
     pr = paired(df, metric, a, b, by, on)
-    return paired_test(pr.a.values, pr.b.values, test=test)
+    c = paired_test(pr.a.values, pr.b.values, test=test)
+    same = identical(df, a, b, by, on)
+    return dataclasses.replace(c, identical=same) if same else c
+
+
+def identical(df: pd.DataFrame, a: str, b: str, by=(), on: str = "trial") -> str | None:
+    """Why models ``a`` and ``b`` trained the same model, or None: their units' test-score
+    fingerprints (:func:`ltrrepro.runner.fingerprint`, stored by runs that record them) are
+    equal in every trial (and ``by`` group) where both have one, and there is at least one."""
+    if FINGERPRINT not in df:
+        return None
+    keys = [on, *by]
+    fa = df[df.model == a][keys + [FINGERPRINT]].rename(columns={FINGERPRINT: "a"})
+    fb = df[df.model == b][keys + [FINGERPRINT]].rename(columns={FINGERPRINT: "b"})
+    pr = fa.merge(fb, on=keys).dropna(subset=["a", "b"])
+    if not len(pr) or not (pr.a == pr.b).all():
+        return None
+    return f"{a} and {b}: bit-identical test scores in all {len(pr)} paired trial(s)"
+
+
+def _differs(cfg, a: str, b: str) -> str:
+    """What differs between the systems of models ``a`` and ``b`` in ``cfg``: their options'
+    fields that differ (``name`` a → b), or their identity where the options agree."""
+    try:
+        sa, sb = cfg.system(a), cfg.system(b)
+    except Exception:                       # noqa: BLE001 - a model the configuration cannot name: say so
+        return "not known to the configuration"
+    oa, ob = (dataclasses.asdict(s.options) if dataclasses.is_dataclass(s.options) else {} for s in (sa, sb))
+    diff = [f"{k} {oa.get(k)!r} → {ob.get(k)!r}" for k in dict.fromkeys([*oa, *ob]) if repr(oa.get(k)) != repr(ob.get(k))]
+    if not diff:
+        diff = [f"{k} {getattr(sa, k)!r} → {getattr(sb, k)!r}" for k in ("family", "variant")
+                if getattr(sa, k) != getattr(sb, k)]
+    return "; ".join(diff) or "nothing in their options"
+
+
+def identical_notes(df: pd.DataFrame, cfg) -> list[str]:
+    """One sentence per pair of arms that trained the same model (:func:`identical_pairs`),
+    naming both and the parameter that differs between them: what the report says first."""
+    on = "fold" if "fold" in df else "trial"
+    return [f"identical models: {a} and {b} scored the test part bit for bit alike in all {n} trial(s) — the "
+            f"parameter that differs ({_differs(cfg, a, b)}) changed nothing or never reached the library; claims "
+            f"between them are not judged" for a, b, n in identical_pairs(df, on)]
+
+
+def identical_of(row) -> str | None:
+    """The ``identical`` reason of a table row built from a :class:`~ltrrepro.inference.tests.Comparison`
+    (None where the row has none: the column absent, None or NaN)."""
+    v = row.get("identical") if hasattr(row, "get") else None
+    return v if isinstance(v, str) else None
+
+
+def identical_pairs(df: pd.DataFrame, on: str = "trial") -> list[tuple[str, str, int]]:
+    """Every pair of models ``(a, b, trials)`` whose units scored the test part bit for bit alike
+    (equal fingerprints) in every trial where both ran under the same setting, at least one: a
+    knob that changed nothing, or a parameter that never reached the library. Empty for a run
+    that stores no fingerprints."""
+    if FINGERPRINT not in df or on not in df:
+        return []
+    d = df.dropna(subset=[FINGERPRINT])
+    models = list(dict.fromkeys(d.model))
+    out = []
+    for i, a in enumerate(models):
+        for b in models[i + 1:]:
+            fa = d[d.model == a].set_index([on, SETTING])[FINGERPRINT]
+            fb = d[d.model == b].set_index([on, SETTING])[FINGERPRINT]
+            both = fa.index.intersection(fb.index)
+            if len(both) and (fa.loc[both] == fb.loc[both]).all():
+                out.append((a, b, len(both)))
+    return out
 
 
 def summary(values):
@@ -194,43 +269,6 @@ def query_wtl(df: pd.DataFrame, metric: str, a: str, b: str, on: str = "trial", 
         d = xa[ok].astype(np.float64) - xb[ok]
         w, t, lo = w + int((d > tie).sum()), t + int((np.abs(d) <= tie).sum()), lo + int((d < -tie).sum())
     return {"q_wins": w, "q_ties": t, "q_losses": lo}
-
-
-def tuned_rows(df: pd.DataFrame, name_of, order=(), value: str = "valid value") -> tuple[list[dict], dict]:
-    """``--tune``'s values in a run's frame (the ``tuned`` field of each tuned unit, its search's
-    record, :mod:`ltrrepro.tuning`): one row per search (model, tuning trial) with the model's
-    name ``name_of(model)``, where it was tuned, the budget, configurations pruned and failed,
-    the validation value (column ``value``) and the tuned values; and the searched space (name ->
-    text). Models in ``order`` first. ``([], {})`` without tuned units."""
-    if "tuned" not in df:
-        return [], {}
-    searched = df[df.tuned.notna()]
-    first = {m: i for i, m in enumerate(order)}
-    seen: dict = {}
-    for model, t in zip(searched.model, searched.tuned):
-        seen.setdefault((model, t["trial"]), t)
-    rows, space = [], {}
-    for (model, trial), t in sorted(seen.items(), key=lambda kv: (first.get(kv[0][0], len(first)), kv[0])):
-        space = t["space"]
-        rows.append({"model": name_of(model), "tuned on": f"trial {trial}", "budget": t["budget"],
-                     "pruned": t["n_pruned"], "failed": t["n_failed"], value: t["value"], **t["params"]})
-    return rows, space
-
-
-def tuned_table(df: pd.DataFrame, cfg, *, name_of, searched: str, value: str = "valid value") -> Table | None:
-    """The table ``tuning`` of a tuned run: :func:`tuned_rows` of its frame (models in
-    ``cfg.models``' order), captioned with ``--tune``/``--tune-on``; the legend says what each
-    search selected on (``searched``: the paper's words, e.g. "Each system's best configuration
-    of its search (Optuna TPE, median pruning) on validation NDCG@5") and the space searched.
-    None without tuned units."""
-    rows, space = tuned_rows(df, name_of, order=cfg.models, value=value)
-    if not rows:
-        return None
-    return Table("tuning", pd.DataFrame(rows), caption=f"Tuned hyperparameters (--tune {cfg.tune}, --tune-on "
-                                                       f"{cfg.tune_on})",
-                 legend=f"{searched}; budget: configurations tried; pruned: stopped early on the validation curve; "
-                        "space: " + "; ".join(f"{k} {v}" for k, v in space.items()) + ".",
-                 digits=4, formats={"num_leaves": 0, "min_data_in_leaf": 0, "budget": 0, "pruned": 0, "failed": 0})
 
 
 def with_table(rep: Report, table: Table | None) -> Report:

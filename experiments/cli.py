@@ -2,8 +2,8 @@
 the error path.
 
 ``python -m experiments.<name>`` is :func:`entry_point`: the study's parser
-(:func:`parser_for` its :class:`~experiments.registry.Experiment` record: the shared flags it
-honours, from :func:`_flag_specs`, and its own), then :func:`parse_command` — the typed
+(:func:`parser_for` its :class:`~experiments.registry.Experiment` record: the flag of each
+field its configuration declares, :func:`experiments.options.option`), then :func:`parse_command` — the typed
 configuration (or the one a ``--config`` manifest stored) and the
 :class:`~experiments.execution.Execution` — then :func:`experiments.run`. A flag a study does
 not take is refused by argparse like any unknown one. Every
@@ -21,37 +21,25 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from experiments import registry
-from experiments.config import DATASETS
+from experiments import options, registry
 from experiments.errors import USER_ERRORS, ArgumentParser, UsageError, cli
 from experiments.execution import BACKENDS as EXECUTION_BACKENDS, Execution
 from experiments.study import run
-from experiments.values import bounded_int, parse_levels, parse_names, positive_int, seed_int, trials_arg
-from ltrrepro.device import DEVICES
-from ltrrepro.fit.backends import BACKENDS
-from ltrrepro.fit.boosting import PRESETS
+from experiments.options import TrialsAction
+from experiments.values import MAX_LOOKS, MAX_TRIALS, bounded_int, parse_levels, parse_names, positive_int
 
 __all__ = ["UsageError", "USER_ERRORS", "cli", "entry_point", "parse_command", "make_parser", "ArgumentParser",
-           "parse_names", "parse_levels", "positive_int", "EXECUTION", "DEFAULT_LOOKS", "main_of"]
+           "parse_names", "parse_levels", "positive_int", "EXECUTION", "DEFAULT_LOOKS", "main_of", "TrialsAction"]
 
 #: the looks of ``--trials auto`` when ``--looks`` is not given
 DEFAULT_LOOKS = 5
 
 
-class TrialsAction(argparse.Action):
-    """``--trials N`` stores N; ``--trials auto`` leaves ``trials`` at its default (a study's
-    ``from_args`` never sees the word) and sets ``auto_trials``, which :func:`apply_design` reads."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        namespace.auto_trials = values == "auto"
-        setattr(namespace, self.dest, None if values == "auto" else values)
-
-
 def sequential_flags(ap) -> None:
     """``--max-trials`` and ``--looks``: the design of ``--trials auto`` (:mod:`experiments.design`)."""
-    ap.add_argument("--max-trials", type=bounded_int("trials", low=-2 ** 63), default=None, metavar="N",
+    ap.add_argument("--max-trials", type=bounded_int(-2 ** 63, MAX_TRIALS), default=None, metavar="N",
                     help="with --trials auto: the most trials the run may take (default: the paper's)")
-    ap.add_argument("--looks", type=bounded_int("looks", low=-2 ** 63), default=None, metavar="K",
+    ap.add_argument("--looks", type=bounded_int(-2 ** 63, MAX_LOOKS), default=None, metavar="K",
                     help=f"with --trials auto: equally spaced looks at the claims (default {DEFAULT_LOOKS})")
 
 
@@ -82,65 +70,9 @@ def apply_design(args, build):
     return dataclasses.replace(cfg, trials=n, looks=looks)
 
 
-def _flag_specs() -> dict:
-    """Every flag an experiment may register: name -> (args, kwargs) of ``add_argument``."""
-    return {
-        "seed": (("--seed",), {"type": seed_int, "default": 0, "help": "root seed of every random stream (default 0)"}),
-        # data
-        "dataset": (("--dataset",), {"default": "synthetic-web30k", "metavar": "NAME|PATH",
-                                     "help": ", ".join(DATASETS) + "; svmlight (your files, with --data-dir); or "
-                                             "the path of your SVMlight/LETOR file or directory"}),
-        "data-dir": (("--data-dir",), {"default": None, "help": "folder with the dataset (or $LTRREPRO_DATA_DIR)"}),
-        "queries": (("--queries",), {"type": bounded_int("queries"), "default": None,
-                                     "help": "synthetic data: number of queries"}),
-        "trials": (("--trials",), {"type": trials_arg, "action": TrialsAction, "default": None, "metavar": "N|auto",
-                                   "help": "randomized splits (default: the paper's on real data, fewer on "
-                                           "synthetic data); auto: a group-sequential run that stops when every "
-                                           "claim crossed a bound (--max-trials, --looks; docs/sequential.md)"}),
-        # models and boosting
-        "library": (("--library",), {"choices": tuple(BACKENDS), "default": next(iter(BACKENDS)),
-                                     "help": "the GBDT library of the models that run in several ("
-                                             + ", ".join(n for n, b in BACKENDS.items() if not b.custom_objectives)
-                                             + ": its own losses only; a custom objective is refused)"}),
-        "preset": (("--preset",), {"default": None, "choices": sorted(PRESETS),
-                                   "help": "hyperparameters (default: the paper's for real data, 'fast' for "
-                                           "synthetic data)"}),
-        "rounds": (("--rounds",), {"type": bounded_int("rounds"), "default": None,
-                                   "help": "boosting length (the maximum, with early stopping)"}),
-        "models": (("--models",), {"default": None, "help": "comma-separated model (system) names and plug-in "
-                                                                "objectives package.module:Name(k=v, ...) (Xia: "
-                                                                "SPEC-se / -rwse / -ole; see the README)"}),
-        "baseline": (("--baseline",), {"default": "lambdamart", "metavar": "MODEL",
-                                       "help": "what plug-in objectives are compared with in the claims "
-                                               "(default lambdamart, the library's LambdaMART)"}),
-        "levels": (("--levels",), {"default": None, "help": "comma-separated levels"}),
-        "device": (("--device",), {"choices": DEVICES, "default": "cpu",
-                                   "help": "where the library grows trees: cpu or cuda (XGBoost's wheels; LightGBM "
-                                           "built with CUDA); refused with a clear error where unavailable"}),
-        "tune": (("--tune",), {"type": bounded_int("tune", low=1), "default": None, "metavar": "N",
-                               "help": "tune every system with the same budget of N configurations (Optuna TPE, "
-                                       "pruned) on validation NDCG, never test data (docs/tuning.md)"}),
-        "tune-on": (("--tune-on",), {"choices": ("first-split", "per-trial"), "default": None,
-                                     "help": "where --tune searches: trial 0's split, its best configuration shared "
-                                             "by every trial (default), or each trial's own validation part"}),
-        "every": (("--every",), {"type": bounded_int("every"), "default": None, "help": "curve resolution in rounds"}),
-    }
-
-
 #: the execution and output flags every experiment takes
 EXECUTION = ("out", "jobs", "threads", "backend", "scheduler", "scheduler-timeout", "force", "quiet",
              "no-report", "debug", "config", "estimate", "save-runs", "unit-timeout", *("test", "correction", "effect"))
-
-
-def add_flags(ap: argparse.ArgumentParser, *names: str, **defaults) -> None:
-    """Register the flags ``names`` (from :func:`_flag_specs`) with ``defaults`` by dest."""
-    specs = _flag_specs()
-    for name in names:
-        args, kw = specs[name]
-        dest = name.replace("-", "_")
-        if dest in defaults:
-            kw = {**kw, "default": defaults[dest]}
-        ap.add_argument(*args, **kw)
 
 
 def execution_flags(ap: argparse.ArgumentParser) -> None:
@@ -202,12 +134,9 @@ def statistics_flags(ap: argparse.ArgumentParser) -> None:
                          "(default: as stored, else NDCG/ERR/precision 0.01, DCG 1%% of the baseline)")
 
 
-def make_parser(doc: str, *names: str, **defaults) -> argparse.ArgumentParser:
-    """An experiment's parser: the flags ``names`` it honours plus the execution flags."""
-    ap = ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_flags(ap, "seed", *names, **defaults)
-    execution_flags(ap)
-    return ap
+def make_parser(doc: str) -> argparse.ArgumentParser:
+    """An experiment's parser before its flags: its description, the help's layout."""
+    return ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def given_experiment_flags(argv) -> list[str]:
@@ -216,24 +145,32 @@ def given_experiment_flags(argv) -> list[str]:
     return [f for f in flags if f[2:] not in EXECUTION]
 
 
-#: shared flags whose default is the study's configuration field of the same name
-DEFAULTS_FROM_CONFIG = ("seed", "dataset", "library", "device", "baseline")
-
-
 def parser_for(exp) -> argparse.ArgumentParser:
-    """The parser of a study (:class:`~experiments.registry.Experiment`): the shared flags it
-    honours, its own, and the execution flags. The defaults of :data:`DEFAULTS_FROM_CONFIG`
-    are read from the study's configuration class (one source), the record's ``defaults``
-    override."""
-    names = {f.name for f in dataclasses.fields(exp.config_cls)}
-    defaults = {d: getattr(exp.config_cls, d) for d in DEFAULTS_FROM_CONFIG
-                if d in names and (d == "seed" or d.replace("_", "-") in exp.flags)}
-    ap = make_parser(exp.doc, *exp.flags, **{**defaults, **exp.defaults})
+    """The parser of a study (:class:`~experiments.registry.Experiment`): the flag of every
+    field its configuration class declares (:func:`~experiments.options.option`; the record's
+    ``unflagged`` fields left out), help showing the study's defaults, its ``own_flags`` if any,
+    ``--trials auto``'s design and the execution flags. A record that brings its own
+    ``from_args`` (the older way) gets the flags it names, with their old defaults."""
+    ap = make_parser(exp.doc)
     ap.prog = f"python -m experiments {exp.name}"          # as run through either command
-    if "trials" in exp.flags:                   # --trials auto's design
+    cls = exp.config_cls
+    if exp.derived:
+        options.add_options(ap, cls, exp.defaults_on(exp.default().dataset) if exp.default else {}, exp.unflagged)
+    else:
+        declared = options.flag_names(cls)
+        missing = [n for n in exp.flags if n not in declared]
+        if missing:
+            raise UsageError(f"the study {exp.name}: --{missing[0]} is no field of {cls.__name__}; declare the field "
+                             f"with experiments.options.option(..., flag='--{missing[0]}') (docs/own-study.md)")
+        options.add_options(ap, cls, only=("seed", *exp.flags))
+        dests = {a.dest for a in ap._actions}
+        ap.set_defaults(**{k: getattr(cls, k) for k in ("dataset", "seed") if k in dests},
+                        **{k: v for k, v in exp.defaults.items() if k in dests})
+    if any("--trials" in a.option_strings for a in ap._actions):            # --trials auto's design
         sequential_flags(ap)
     if exp.own_flags is not None:
         exp.own_flags(ap)
+    execution_flags(ap)
     return ap
 
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from experiments.errors import UsageError
-from experiments.values import check_bounds, check_looks
+from experiments.options import TrialsAction, added_fields, check_bounds, option
+from experiments.values import MAX_LOOKS, MAX_TRIALS, check_looks, seed_int, trials_arg
 from experiments.values import field_hints as _hints
 from experiments.values import typed_value as _typed
 from ltrrepro import migrations
@@ -42,18 +43,25 @@ class RunConfig:
     deviations) are its :class:`~experiments.registry.Experiment`'s (:attr:`study`)."""
 
     experiment: str = ""
-    dataset: str = "synthetic-web30k"
-    data_dir: str | None = None
-    queries: int | None = None
-    trials: int = 1
-    seed: int = 0
+    dataset: str = option("synthetic-web30k", flag="--dataset", metavar="NAME|PATH",
+                          help=", ".join(DATASETS) + "; svmlight (your files, with --data-dir); or the path of your "
+                                                     "SVMlight/LETOR file or directory")
+    data_dir: str | None = option(None, flag="--data-dir", help="folder with the dataset (or $LTRREPRO_DATA_DIR)")
+    queries: int | None = option(None, flag="--queries", bounds=(1, 1_000_000), help="synthetic data: number of queries")
+    trials: int = option(1, flag="--trials", parse=trials_arg, action=TrialsAction, metavar="N|auto",
+                         bounds=(1, MAX_TRIALS),
+                         help="randomized splits (default: the paper's on real data, fewer on synthetic data); auto: a "
+                              "group-sequential run that stops when every claim crossed a bound (--max-trials, "
+                              "--looks; docs/sequential.md)")
+    seed: int = option(0, flag="--seed", parse=seed_int, bounds=(0, 2 ** 63 - 1), help="root seed of every random stream")
     #: ``--trials auto``: equally spaced looks of a group-sequential run of at most ``trials``
     #: (:mod:`experiments.design`); None: the fixed design (left out of the hash then)
-    looks: int | None = None
+    looks: int | None = option(None, bounds=(2, MAX_LOOKS), added=True)
 
-    #: fields added after runs of this configuration were stored: left out of :meth:`to_dict`
-    #: (the manifest and the stored hash) while at their default, so that those runs keep
-    #: their hash and resume instead of recomputing every unit
+    #: a field declared ``added=True`` (:func:`~experiments.options.option`) was added after runs
+    #: of this configuration were stored: left out of :meth:`to_dict` (the manifest and the stored
+    #: hash) while at its default, so that those runs keep their hash and resume instead of
+    #: recomputing every unit; a study from outside may still name such fields here
     added_fields = ()
 
     def __post_init__(self):
@@ -85,7 +93,7 @@ class RunConfig:
             raise UsageError(f"--queries {self.queries}: a 60/20/20 split needs at least 10 queries")
         if not self.synthetic and self.queries is not None:
             raise UsageError("--queries sizes a synthetic dataset; a real one has its own queries")
-        check_bounds({f.name: getattr(self, f.name) for f in fields(self)})
+        check_bounds(self)
         if self.looks is not None:
             check_looks(self.trials, self.looks)
 
@@ -171,21 +179,19 @@ class RunConfig:
         """The three columns of the run's protocol notes, as its manifest stores them: the
         study's (:meth:`as_paper`, :meth:`choices`, :meth:`deviations`), then what a tuned run
         adds (:func:`experiments.tuning_report.tuning_notes`, the study's declared words)."""
-        notes = {"as_paper": self.as_paper(), "choices": self.choices(), "deviations": self.deviations()}
-        search = getattr(self.study, "tuning", None) if getattr(self, "tune", 0) else None
-        if search is not None:
-            from experiments.tuning_report import tuning_notes
+        from experiments.tuning_report import tuning_notes
 
-            for column, more in tuning_notes(self, search.words).items():
-                notes[column] = [*notes[column], *more]
-        return notes
+        search = getattr(self.study, "tuning", None) if getattr(self, "tune", 0) else None
+        more = tuning_notes(self, search.words) if search is not None else {}
+        return {k: [*getattr(self, k)(), *more.get(k, ())] for k in ("as_paper", "choices", "deviations")}
 
     def to_dict(self) -> dict:
         """The fields, the type, and with plug-ins (a ``plugins`` field) each one's source
         file, package version and source digest: a new version is a new configuration."""
         out = {"type": type(self).__name__, **dataclasses.asdict(self)}
+        added = {*added_fields(type(self)), *self.added_fields}
         for f in fields(self):
-            if (f.name in self.added_fields or f.name == "looks") and getattr(self, f.name) == f.default:
+            if f.name in added and getattr(self, f.name) == f.default:
                 del out[f.name]
         if getattr(self, "plugins", ()):
             from ltrrepro.fit.plugins import describe

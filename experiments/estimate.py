@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 
 from experiments.errors import UsageError
-from ltrrepro.runner import default_jobs_threads, run_units
+from ltrrepro.runner import UnitContext, default_jobs_threads, run_units
 
 __all__ = ["estimate"]
 
@@ -27,7 +27,7 @@ def _calibrate(calib, unit_fn, ctx, store, jobs, threads, force) -> dict:
     return {u.key: float(store.record(u.key)["timings"]["unit_s"]) for u in calib}  # type: ignore[index]
 
 
-def estimate(units, unit_fn, ctx: dict, store, execution, size_of=None,
+def estimate(units, unit_fn, ctx: UnitContext, store, execution, size_of=None,
              workers=(8, 32, 128)) -> list[str]:
     """The cost of running ``units``, from a short calibration on this machine.
 

@@ -25,6 +25,7 @@ experiments`` lists it in one line, and only a command that asks for it by name 
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 from dataclasses import dataclass, field, fields
@@ -66,9 +67,14 @@ class Experiment:
     ``name``: the study's one name (the command ``python -m experiments.<name>``, the
     manifest's ``experiment``, unit keys); ``paper``: its paper package; ``title``: one line;
     ``doc``: the command's description; ``config_cls``: its :class:`~experiments.config.RunConfig`;
-    ``flags``: the shared flags it honours (:mod:`experiments.cli`, besides the execution flags
-    every study takes), ``defaults`` their defaults by dest, ``own_flags(parser)`` adds its
-    own; ``from_args(args)`` builds the configuration of a parsed command line;
+    ``unflagged``: its configuration's fields that take no flag in this study (left at the
+    study's default); every other field declared with a flag
+    (:func:`experiments.options.option`) is a flag of the study, parsed as the field declares,
+    and the configuration of a command line is :meth:`config_of`. ``flags`` (derived: the
+    flags' names) and ``from_args(args)``, ``own_flags(parser)`` and ``defaults`` (by dest) are
+    the older way, for a study from outside that still gives them: its ``from_args`` builds the
+    configuration from the flags ``flags`` names (each a field of its configuration) and those
+    ``own_flags`` adds;
     ``units(cfg)``: its units; ``unit_fn(unit, ctx) -> (record, arrays)``: one unit's work
     (the record a :class:`ltrrepro.runner.UnitRecord`); ``build(frame, config, deviations,
     choices, as_paper=..., inference=...) -> Report``: its report, a pure function of the run's
@@ -94,12 +100,13 @@ class Experiment:
     title: str
     doc: str
     config_cls: type
-    from_args: Callable[[Any], Any]
     units: Callable[[Any], list]
     unit_fn: Callable
     build: Callable
     frame: Callable | None = None
-    flags: tuple = ()
+    from_args: Callable[[Any], Any] | None = None
+    flags: tuple | None = None
+    unflagged: tuple = ()
     defaults: dict = field(default_factory=dict)
     own_flags: Callable | None = None
     size_of: Callable | None = None
@@ -131,6 +138,26 @@ class Experiment:
                 units.__wrapped__ = fixed
                 object.__setattr__(self, "units", units)
                 object.__setattr__(self, "build", with_tuning(self.build, search))
+        derived = self.from_args is None or getattr(self.from_args, "__func__", None) is Experiment.config_of
+        object.__setattr__(self, "derived", derived)
+        if derived:
+            from experiments import options
+
+            object.__setattr__(self, "from_args", self.config_of)
+            object.__setattr__(self, "flags", options.flag_names(self.config_cls, skip=self.unflagged))
+        elif self.flags is None:
+            object.__setattr__(self, "flags", ())
+
+    def config_of(self, args):
+        """The configuration of a parsed command line (:func:`experiments.options.from_args`):
+        each flag given, parsed as its field declares; a flag left out, the study's default on the
+        dataset (:meth:`defaults_on`)."""
+        from experiments import options
+
+        dataset = getattr(args, "dataset", None)
+        if dataset is None:
+            dataset = self.default().dataset if self.default is not None else self.config_cls.dataset
+        return options.from_args(self.config_cls, args, {"experiment": self.name, **self.defaults_on(dataset)})
 
     def defaults_on(self, dataset: str) -> dict:
         """Every configuration field's default on ``dataset``: :attr:`default`'s values, with
@@ -155,7 +182,8 @@ class Experiment:
         cfg, deviations, choices = an.stored_config(store, self.config_cls)
         df = self.frame(store) if self.frame is not None else an.frame(store)
         rep = self.build(df, cfg, deviations, choices, as_paper=an.stored_as_paper(store, cfg), inference=inference)
-        return rep.write(store.root)
+        same = an.identical_notes(df, cfg)          # two arms that trained the same model: said first
+        return (dataclasses.replace(rep, warnings=[*rep.warnings, *same]) if same else rep).write(store.root)
 
 
 _REGISTRY: dict[str, Experiment] = {}

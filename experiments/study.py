@@ -5,7 +5,7 @@ The study comes from the configuration (``config.experiment``, looked up in
 :mod:`experiments.registry`); :func:`run` checks the units, the outputs and the execution
 before any data is loaded, prepares the data once, runs (or resumes) the units, reports and
 closes the manifest. ``ctx`` carries the configuration object and the data reference
-(``ctx["cfg"]``, ``ctx["data"]``) to the workers.
+(``ctx.cfg``, ``ctx.data``) to the workers.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from experiments.results import StudyResult, load
 from ltrrepro import migrations
 from ltrrepro.datasets import load_dataset
 from ltrrepro.fileio import atomic_write_text
-from ltrrepro.runner import materialize, run_units
+from ltrrepro.runner import UnitContext, materialize, run_units
 from ltrrepro.store import ResultStore, StoreError
 
 __all__ = ["DataInfo", "prepare_data", "run", "run_and_report"]
@@ -92,8 +92,8 @@ def run(config, execution: Execution | None = None) -> StudyResult:
     info = prepare_data(config, out) if exp.reads_data(config) else DataInfo()
     stored = {**config.to_dict(), **config.protocol_notes(), "data": info.facts}
     store = ResultStore(out, stored)
-    ctx = {"cfg": config, "data": info.ref,
-           "isolated": config.plugin_models(u.model for u in units)}      # plug-ins run in their own process
+    ctx = UnitContext(cfg=config, data=info.ref,
+                      isolated=config.plugin_models(u.model for u in units))      # plug-ins run in their own process
     inference = execution.inference(_stored_statistics(out))     # the report's statistics (never hashed)
     if execution.estimate:
         with store.lock():               # --tune: calibrated at fixed settings, the searches counted beside
@@ -227,7 +227,7 @@ def _waves(design, execution, store, units, unit_fn, report_fn, ctx, counts, inf
     return info, failed
 
 
-def run_and_report(experiment: str, execution: Execution, store: ResultStore, units, unit_fn, report_fn, ctx: dict,
+def run_and_report(experiment: str, execution: Execution, store: ResultStore, units, unit_fn, report_fn, ctx: UnitContext,
                    header=(), extra: dict | None = None, design=None, inference=None, stages=()) -> int:
     """The one lifecycle of every run: lock ``store`` for this process, start its manifest,
     run its ``stages`` (``--tune``'s searches: :class:`experiments.tuning.Stage`), then the units in the waves of ``design`` (default: one wave, :class:`~experiments.design.Fixed`)

@@ -21,7 +21,7 @@ written here once for every study:
 * **the stage** (:func:`stage`): the searches run inside the run's one lifecycle
   (:func:`experiments.study.run_and_report`: its lock, manifest, backend, ``--unit-timeout``
   and failure records), before the design's waves; their values reach the units as
-  ``ctx["tuned"]`` (keyed by :func:`ltrrepro.tuning.search_key`) and a unit reads its own with
+  ``ctx.tuned`` (keyed by :func:`ltrrepro.tuning.search_key`) and a unit reads its own with
   :func:`tuned_boosting`;
 * the notes, the tuning table and the tuned claim family: :mod:`experiments.tuning_report`.
 """
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 from experiments.errors import UsageError
-from ltrrepro.runner import Unit
+from ltrrepro.runner import Unit, UnitContext
 from ltrrepro.tuning import TUNED, apply, data_setting, search_key, storage_file, tune
 
 __all__ = ["TUNE_ON", "Search", "Stage", "check", "tuned_units", "search_units", "search_fn", "tuned_for",
@@ -127,11 +127,11 @@ def _library(search: Search, cfg, system) -> str:
     return search.library(cfg, system) if search.library is not None else system.resolve_library(cfg.library)
 
 
-def search_fn(unit: Unit, ctx: dict):
+def search_fn(unit: Unit, ctx: UnitContext):
     """One system's search, a unit of the store: :func:`ltrrepro.tuning.tune` on the study's
     ``parts`` of the search unit (its data setting, never a test part) with the configuration's
     budget, the model seed of the system's tuned unit, and its Optuna storage in the run."""
-    cfg = ctx["cfg"]
+    cfg = ctx.cfg
     search = _search(cfg)
     probe = Unit(unit.experiment, unit.dataset, unit.trial, unit.model, data_setting(unit.setting), unit.seed)
     train, valid = search.parts(probe, ctx)
@@ -139,23 +139,23 @@ def search_fn(unit: Unit, ctx: dict):
         search.seed_setting(probe.setting)))
     system = cfg.system(unit.model)
     res = tune(system, _library(search, cfg, system), search.base(cfg, unit.model), train, valid, budget=cfg.tune,
-               seed=seeded.model_seed(), storage=storage_file(ctx["tuning_dir"], unit.key), name=ctx["tuning_study"],
-               threads=ctx["threads"], options=search.options(cfg, unit.model) if search.options else {})
+               seed=seeded.model_seed(), storage=storage_file(ctx.tuning_dir, unit.key), name=ctx.tuning_study,
+               threads=ctx.threads, options=search.options(cfg, unit.model) if search.options else {})
     tuned = {**res.to_dict(), "trial": unit.trial, "tune_on": cfg.tune_on}
     pruned = f", {res.n_pruned} pruned" if res.n_pruned else ""
     return {"kind": "tuning", "tuned": tuned,
             "log": f"validation {search.metric}={res.value:.4f} ({res.budget} configurations{pruned})"}, {}
 
 
-def tuned_for(unit: Unit, ctx: dict) -> dict | None:
+def tuned_for(unit: Unit, ctx: UnitContext) -> dict | None:
     """The search record (``params``, ``value``, budget, pruned, space) a unit trains with, or
     None for a unit at the fixed settings."""
     if TUNED not in unit.setting:
         return None
-    return ctx["tuned"][search_key(unit.model, unit.trial if ctx["cfg"].tune_on == "per-trial" else 0)]
+    return ctx.tuned[search_key(unit.model, unit.trial if ctx.cfg.tune_on == "per-trial" else 0)]
 
 
-def tuned_boosting(unit: Unit, ctx: dict, system, boosting):
+def tuned_boosting(unit: Unit, ctx: UnitContext, system, boosting):
     """``(boosting, option overrides, record fields)`` a unit trains with: ``boosting`` as given
     for a unit at the fixed settings (``{}``, ``{}``); its search's values applied to it
     (:func:`ltrrepro.tuning.apply`) for a tuned one, with ``{"tuned": what the record keeps}``."""
@@ -188,19 +188,19 @@ def stage(cfg, execution, store, units) -> Stage | None:
         return None
     directory = Path(store.root) / "tuning"
 
-    def begin(ctx: dict) -> dict:
+    def begin(ctx: UnitContext) -> UnitContext:
         directory.mkdir(parents=True, exist_ok=True)
         if execution.force:                  # recompute: the searches start afresh too
             for u in todo:
                 storage_file(directory, u.key).unlink(missing_ok=True)
         if not execution.quiet:
             print(f"tuning: {len(todo)} search(es) of {cfg.tune} configuration(s) ({cfg.tune_on})", file=sys.stderr)
-        return {**ctx, "tuning_dir": str(directory), "tuning_study": store.config_hash}
+        return dataclasses.replace(ctx, tuning_dir=str(directory), tuning_study=store.config_hash)
 
-    def done(st, ctx: dict) -> dict:
+    def done(st, ctx: UnitContext) -> UnitContext:
         tuned = {search_key(u.model, u.trial): st.record(u.key)["tuned"] for u in todo}
         out.summary = {"tuning": manifest_summary(tuned)}
-        return {**ctx, "tuned": tuned}
+        return dataclasses.replace(ctx, tuned=tuned)
 
     out = Stage("tuning", todo, search_fn, begin, done)
     return out

@@ -17,7 +17,7 @@ import pandas as pd
 from experiments import analysis as an
 from ltrrepro.report import Table
 
-__all__ = ["Words", "tuning_notes", "tuned_table", "with_tuning", "tuned_name"]
+__all__ = ["Words", "tuning_notes", "tuned_rows", "tuned_table", "with_tuning", "tuned_name"]
 
 
 def _text(v, cfg) -> str:
@@ -69,13 +69,41 @@ def tuning_notes(cfg, words: Words) -> dict:
             "deviations": dev}
 
 
+def tuned_rows(df: pd.DataFrame, name_of, order=(), value: str = "valid value") -> tuple[list[dict], dict]:
+    """``--tune``'s values in a run's frame (the ``tuned`` field of each tuned unit, its search's
+    record, :mod:`ltrrepro.tuning`): one row per search (model, tuning trial) with the model's
+    name ``name_of(model)``, where it was tuned, the budget, configurations pruned and failed,
+    the validation value (column ``value``) and the tuned values; and the searched space (name ->
+    text). Models in ``order`` first. ``([], {})`` without tuned units."""
+    if "tuned" not in df:
+        return [], {}
+    searched = df[df.tuned.notna()]
+    first = {m: i for i, m in enumerate(order)}
+    seen: dict = {}
+    for model, t in zip(searched.model, searched.tuned):
+        seen.setdefault((model, t["trial"]), t)
+    rows, space = [], {}
+    for (model, trial), t in sorted(seen.items(), key=lambda kv: (first.get(kv[0][0], len(first)), kv[0])):
+        space = t["space"]
+        rows.append({"model": name_of(model), "tuned on": f"trial {trial}", "budget": t["budget"],
+                     "pruned": t["n_pruned"], "failed": t["n_failed"], value: t["value"], **t["params"]})
+    return rows, space
+
+
 def tuned_table(df: pd.DataFrame, cfg, words: Words) -> Table | None:
-    """The table ``tuning``: each search's tuned values, budget, validation value and
-    configurations pruned, the space in the legend (:func:`experiments.analysis.tuned_table`);
+    """The table ``tuning`` of a tuned run: :func:`tuned_rows` of its frame (models in
+    ``cfg.models``' order, named by ``words.name_of``), captioned with ``--tune``/``--tune-on``;
+    the legend says what each search selected on (``words.searched``) and the space searched.
     None without tuned units."""
     systems = words.systems(df) if words.systems is not None and len(df) else df
-    return an.tuned_table(systems, cfg, name_of=lambda m: words.name_of(m, cfg), searched=words.searched,
-                          value=words.value)
+    rows, space = tuned_rows(systems, lambda m: words.name_of(m, cfg), order=cfg.models, value=words.value)
+    if not rows:
+        return None
+    return Table("tuning", pd.DataFrame(rows), caption=f"Tuned hyperparameters (--tune {cfg.tune}, --tune-on "
+                                                       f"{cfg.tune_on})",
+                 legend=f"{words.searched}; budget: configurations tried; pruned: stopped early on the validation "
+                        "curve; space: " + "; ".join(f"{k} {v}" for k, v in space.items()) + ".",
+                 digits=4, formats={"num_leaves": 0, "min_data_in_leaf": 0, "budget": 0, "pruned": 0, "failed": 0})
 
 
 def tuned_name(name: str) -> str:

@@ -9,8 +9,9 @@ import typing
 
 from experiments.errors import UsageError
 
-__all__ = ["parse_names", "parse_levels", "parse_models", "positive_int", "seed_int", "bounded_int", "BOUNDS",
-           "check_bounds", "check_looks", "field_hints", "typed_value", "trials_arg",
+__all__ = ["parse_names", "parse_levels", "parse_models", "models_flag", "Several", "parse_pairs", "positive_int",
+           "seed_int", "bounded_int",
+           "check_looks", "field_hints", "typed_value", "trials_arg",
            "MAX_TRIALS", "MAX_LOOKS", "MAX_TUNE", "MAX_SESSIONS"]
 
 #: the largest number of trials a run may ask for (the papers use at most 100; each trial is a
@@ -25,20 +26,6 @@ MAX_TUNE = 1_000
 #: the most click sessions per query (``debiasing --sessions``, ``--sweep-sessions``): ten times
 #: the largest sweep the docs show (10,000); the simulated log holds queries × sessions × k rows
 MAX_SESSIONS = 100_000
-
-#: field -> (least, largest, flag): the range of every numeric design field, checked when a
-#: flag is parsed (:func:`bounded_int`) and when a configuration is built, by hand or from a
-#: manifest (:func:`check_bounds`); a field absent from a configuration is not checked
-BOUNDS = {"trials": (1, MAX_TRIALS, "--trials"), "looks": (2, MAX_LOOKS, "--looks"),
-          "seed": (0, 2 ** 63 - 1, "--seed"), "queries": (1, 1_000_000, "--queries"),
-          "rounds": (1, 100_000, "--rounds"), "every": (1, 100_000, "--every"),
-          "impressions": (1, 10_000, "--impressions"), "max_pairs": (1, 10 ** 9, "--max-pairs"),
-          "leaves": (1, 131_072, "--leaves"), "max_bin": (2, 65_535, "--max-bin"),
-          "min_data_in_leaf": (1, 10 ** 9, "--min-data-in-leaf"),
-          # 0: no search (a configuration's default); the flag itself takes 1 or more
-          "tune": (0, MAX_TUNE, "--tune"),
-          "sessions": (1, MAX_SESSIONS, "--sessions"), "sweep_sessions": (1, MAX_SESSIONS, "--sweep-sessions")}
-
 
 def _int_at_least(low: int, words: str):
     """An argparse type: an integer ``>= low`` (``words`` says the rule in the error)."""
@@ -58,14 +45,10 @@ def _int_at_least(low: int, words: str):
 positive_int = _int_at_least(1, "at least 1")
 
 
-def bounded_int(field: str, low: int | None = None, words: str | None = None):
-    """An argparse type for the design field ``field``: an integer within :data:`BOUNDS`
-    (``low`` replaces the least value where a later check words the lower bound better;
-    ``words`` says the lower bound in the error)."""
+def bounded_int(least: int, most: int, words: str | None = None):
+    """An argparse type: an integer from ``least`` to ``most`` (a field's ``bounds``,
+    :func:`experiments.options.option`; ``words`` says the lower bound in the error)."""
     import argparse
-
-    least, most, _ = BOUNDS[field]
-    least = least if low is None else low
 
     def parse(text: str) -> int:
         try:
@@ -81,32 +64,14 @@ def bounded_int(field: str, low: int | None = None, words: str | None = None):
     return parse
 
 
-seed_int = bounded_int("seed", words="a non-negative integer")
-
-
-def check_bounds(values: dict, where: str = "") -> None:
-    """Each field of ``values`` named in :data:`BOUNDS` within its range (an integer field; a
-    tuple of integers, as a sweep's values, or of ``(name, value)`` pairs, as Xia's per-system
-    rounds, value by value); a
-    :class:`UsageError` naming the field and its flag otherwise. Types are checked before
-    (:meth:`experiments.config.RunConfig.__post_init__`)."""
-    for name, (least, most, flag) in BOUNDS.items():
-        if name not in values:
-            continue
-        v = values[name]
-        items = [x[1] if isinstance(x, tuple) and len(x) == 2 else x for x in v] if isinstance(v, tuple) else [v]
-        for x in items:
-            if isinstance(x, bool) or not isinstance(x, int):
-                continue
-            if not least <= x <= most:
-                raise UsageError(f"{where}{name} ({flag}) must be between {least} and {most:,}, got {x!r}")
+seed_int = bounded_int(0, 2 ** 63 - 1, words="a non-negative integer")
 
 
 def trials_arg(text: str):
     """``--trials``: a positive integer, or ``auto`` (a group-sequential run)."""
     if str(text).strip().lower() == "auto":
         return "auto"
-    return bounded_int("trials")(text)
+    return bounded_int(1, MAX_TRIALS)(text)
 
 
 def _number(x: str):
@@ -143,7 +108,7 @@ def parse_levels(text: str, cast=_number, flag: str = "--levels") -> list:
     return out
 
 
-def parse_models(text: str, known, flag: str = "--models", suffixes=()) -> tuple[tuple, tuple]:
+def parse_models(text: str, known, flag: str = "--models", suffixes=(), what: str = "model") -> tuple[tuple, tuple]:
     """``--models`` with plug-in objectives: ``(models, plugins)``, the unit names and the
     ``((key, spec), ...)`` of the plug-ins they use. A name is a known system, or a plug-in
     spec ``package.module:Name(k=v)``; with ``suffixes`` (Xia's split principles) a plug-in is
@@ -159,7 +124,7 @@ def parse_models(text: str, known, flag: str = "--models", suffixes=()) -> tuple
 
     names = [n for n in split_models(text or "") if n]
     if not names:
-        raise UsageError(f"{flag} is empty ({text!r}): name at least one model")
+        raise UsageError(f"{flag} is empty ({text!r}): name at least one {what}")
     form = "package.module:Name(k=v)" + (f"-<{'|'.join(suffixes)}>" if suffixes else "")
     models, plugins = [], {}
     for n in names:
@@ -168,15 +133,40 @@ def parse_models(text: str, known, flag: str = "--models", suffixes=()) -> tuple
             continue
         spec, suffix = (arm_of(n, suffixes) or (n, "")) if suffixes else (n, None)
         if not is_plugin_spec(spec) or (suffixes and suffix not in suffixes):
-            raise UsageError(f"{flag}: unknown model {n!r}; known: {', '.join(known)}, and plug-in objectives {form}")
+            raise UsageError(f"{flag}: unknown {what} {n!r}; known: {', '.join(known)}, and plug-in objectives {form}")
         key = plugin_key(spec)
         if plugins.get(key, spec) != spec:
             raise UsageError(f"{flag}: {plugins[key]!r} and {spec!r} are one plug-in ({key}); write it one way")
         plugins[key] = spec
         models.append(key if suffix is None else arm(key, suffix))
     if len(set(models)) != len(models):
-        raise UsageError(f"{flag} repeats a model: {text!r}")
+        raise UsageError(f"{flag} repeats a{'n' if what[0] in 'aeiou' else ''} {what}: {text!r}")
     return tuple(models), tuple(plugins.items())
+
+
+class Several(dict):
+    """A flag's parsed value that sets several fields (``--models``: the models and the
+    plug-ins they use), by field name (:func:`experiments.options.from_args`)."""
+
+
+def models_flag(known, suffixes=(), what: str = "model"):
+    """The ``parse`` of a ``--models`` field (:func:`experiments.options.option`): the one
+    reading of the flag, :func:`parse_models`, setting ``models`` and ``plugins``. ``known``: the
+    built-in names (or a function giving them, read when the flag is parsed)."""
+    def parse(text: str):
+        names = known() if callable(known) else known
+        models, plugins = parse_models(text, tuple(names), suffixes=suffixes, what=what)
+        return Several(models=models, plugins=plugins)
+    parse.__name__ = "models"
+    return parse
+
+
+def parse_pairs(text: str, flag: str = "--gbt-grid") -> tuple:
+    """``"0.05:10,0.1:20"`` -> ``((0.05, 10), (0.1, 20))``: comma-separated ``eta:leaves`` pairs."""
+    try:
+        return tuple((float(a), int(b)) for a, b in (x.split(":") for x in text.split(",") if x.strip()))
+    except ValueError:
+        raise UsageError(f"{flag} takes eta:leaves pairs, e.g. 0.05:10,0.1:20; got {text!r}") from None
 
 
 def check_looks(trials: int, looks: int) -> None:

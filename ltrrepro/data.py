@@ -22,7 +22,13 @@ import numpy as np
 from .fileio import file_mode
 
 __all__ = ["RankingDataset", "offsets_from_qids", "query_index", "QueryOrderError", "save_npy_dir",
-           "load_npy_dir"]
+           "load_npy_dir", "MAX_LABEL"]
+
+#: the largest relevance label a dataset takes by default (graded relevance; the exp2 gain
+#: table of the metrics goes to 31): a larger one is an error unless ``max_label`` is raised.
+#: The svmlight reader's default too (:data:`ltrrepro.svmlight.MAX_LABEL`, this value): it is
+#: defined here, in the lower layer, which the reader's package imports
+MAX_LABEL = 31
 
 
 class QueryOrderError(ValueError):
@@ -195,8 +201,8 @@ class RankingDataset:
         (:class:`QueryOrderError` names the first offender otherwise); nothing is reordered.
 
         Nothing is converted silently; a :class:`ValueError` names the column and the first
-        offending row. Labels are integers in ``0..max_label`` (default the reader's
-        :data:`~ltrrepro.svmlight.MAX_LABEL`, 31; integer-valued floats such as ``2.0`` are
+        offending row. Labels are integers in ``0..max_label`` (default
+        :data:`MAX_LABEL`, 31, the reader's too; integer-valued floats such as ``2.0`` are
         fine; never wrapped to int32). Query ids are integers (integer-valued finite floats
         within ±2^53 too, e.g. ``7.0``; never rounded, so ``1.2`` and ``1.7`` are not merged);
         a missing value (NaN/NA) in either is an error.
@@ -211,8 +217,6 @@ class RankingDataset:
         ...
         ValueError: from_frame: column 'qid', row 0 (index 0): 1.2 is not an integer query id; ...
         """
-        from .svmlight.strict import MAX_LABEL     # here: the reader's package imports this module
-
         max_label = MAX_LABEL if max_label is None else int(max_label)
         for col in (qid, label, *([docid] if docid else [])):
             if col not in df.columns:

@@ -1,4 +1,4 @@
-"""The child process of an isolated unit (:func:`ltrrepro.runner._run_isolated`).
+"""The child process of an isolated unit (:func:`ltrrepro.runner.isolate._run_isolated`).
 
     python -m ltrrepro.isolated JOB.pickle            # one unit in a fresh interpreter
     python -m ltrrepro.isolated --serve FD            # a zygote: one forked child per unit
@@ -15,9 +15,9 @@ when its parent is gone.
 **The zygote** (Linux). A fresh interpreter pays its imports — about 2.5 s of CPU for
 numpy, scipy, pandas, LightGBM, XGBoost and the harness — before the unit starts, and every
 plug-in unit of a run used to pay them. The zygote is one long-lived process per worker
-(:class:`ltrrepro.runner._Zygote`) that imports those modules once — :data:`PRELOAD` at its
+(:class:`ltrrepro.runner.forkserver._Zygote`) that imports those modules once — :data:`PRELOAD` at its
 start, then whatever its children imported from the packages in
-:data:`ltrrepro.runner.LEARN` and the library backends — never trains or runs a
+:data:`ltrrepro.runner.forkserver.LEARN` and the library backends — never trains or runs a
 kernel (so no OpenMP or numba thread pool exists in it: forking after one started can hang
 the child), and forks a child per unit. The child is a process of its own exactly as before
 — its crash, ``os._exit`` or kill is its own — and it takes, from the job, the parent's
@@ -42,7 +42,7 @@ import sys
 import traceback
 
 #: what the zygote imports before its first fork (with the unit function's module, when it is
-#: :func:`ltrrepro.runner._learnable`); after each child it also imports what the child
+#: :func:`ltrrepro.runner.forkserver._learnable`); after each child it also imports what the child
 #: imported from those packages
 PRELOAD = ("numpy", "pandas", "ltrrepro.runner", "ltrrepro.fit", "ltrrepro.objectives", "ltrrepro.metrics")
 
@@ -60,10 +60,11 @@ def main(job_path: str) -> int:
         os.environ.clear()
         os.environ.update(at["environ"])
         job = pickle.load(fh)        # ... before this imports the plug-in's module
-    from ltrrepro.runner import _set_threads, _watch_parent, seed_globals
+    from ltrrepro.runner.units import seed_globals
+    from ltrrepro.runner.worker import _set_threads, _watch_parent
 
     _watch_parent(int(job["parent_pid"]))
-    _set_threads(int(job["ctx"].get("threads", 1)))
+    _set_threads(int(job["ctx"].threads))
     try:
         with seed_globals(job["unit"]):          # the unit's global random state, whatever --jobs
             out = ("ok", job["fn"](job["unit"], job["ctx"]))
@@ -106,7 +107,7 @@ def _child(sock, job_path: str, fds: list, sigint) -> None:
         os.dup2(devnull, 0)
         os.close(devnull)
         code = main(job_path)
-        from ltrrepro.runner import _learnable
+        from ltrrepro.runner.forkserver import _learnable
 
         with open(_learned(job_path), "w") as fh:         # what it imported, for the zygote's next children
             fh.write("\n".join(n for n in list(sys.modules) if _learnable(n)))

@@ -187,7 +187,8 @@ def run_page(report, root) -> str:
     return _env().get_template("run.html.j2").render(
         title=report.title.strip() or root.name, claims=claims, counts=counts,
         claims_legend=claims_legend(report.inference) if claims else "", tables=tables, figures=figures,
-        notes=notes, missing=list(report.missing), facts=_manifest_facts(root))
+        notes=notes, missing=list(report.missing), warnings=list(getattr(report, "warnings", ())),
+        facts=_manifest_facts(root))
 
 
 def write_page(report, root) -> Path:

@@ -11,6 +11,10 @@ effects and α, as ranx's ``Report`` carries its test and ``max_p``); the experi
 Significance markers in tables: ``*`` after a value means the report's test against the
 table's reference column rejected equality at its α (corrected where the table says so); the
 legend under each table states the test, α and the reference.
+
+Over 500 lines on purpose: the :class:`Report` and its writers are one contract (each format
+written once, atomically, every stale file taken away); split, a format could be written
+outside it.
 """
 from __future__ import annotations
 
@@ -274,10 +278,10 @@ def protocol_notes(deviations, choices=(), as_paper=()) -> str:
 NOTES_FILE = "notes.md"
 
 
-def notes_markdown(deviations, choices=(), as_paper=(), missing=()) -> str:
+def notes_markdown(deviations, choices=(), as_paper=(), missing=(), warnings=()) -> str:
     """``notes.md``: a run's protocol notes, written once per run (tables and claims name the
     file rather than repeat them), in the three columns of :data:`NOTE_HEADINGS`, each a list,
-    then the missing values.
+    then the missing values and the warnings (two arms that trained one model).
 
     >>> print(notes_markdown(["few trials"], [], ["γ per iteration"]), end="")
     # Protocol notes
@@ -299,6 +303,8 @@ def notes_markdown(deviations, choices=(), as_paper=(), missing=()) -> str:
         out += [f"## {NOTE_HEADINGS[key]}", "", *(f"- {x}" for x in (list(items) or ["none"])), ""]
     if missing:
         out += ["## Missing values", "", *(f"- {m}" for m in missing), ""]
+    if warnings:
+        out += ["## Warnings", "", *(f"- {w}" for w in warnings), ""]
     return "\n".join(out)
 
 
@@ -505,7 +511,8 @@ class Figure:
 class Report:
     """A run's report: its ``tables``, ``figures`` and ``claims`` (:class:`~ltrrepro.inference.claim.Claim`),
     the ``deviations`` from the paper and the ``choices`` where it is silent (from the stored
-    manifest, plus any the report adds), the ``missing``-value notes, and the printed text.
+    manifest, plus any the report adds), the ``missing``-value notes, the ``warnings`` a reader
+    must see first (two arms that trained the same model), and the printed text.
 
     The text is ``title``, one ``Missing: ...`` line per missing-value note, the report's own
     ``lines`` (its tables as printed), then the claims check (:func:`claims_text`); after
@@ -532,6 +539,7 @@ class Report:
     files: list = field(default_factory=list)           # the written report's (write()): the paths written
     stale: list = field(default_factory=list)           # the written report's: the stale files taken away
     write_notes: list = field(default_factory=list)     # the written report's: what it says about them
+    warnings: list = field(default_factory=list)        # what a reader must see first (two arms, one model)
 
     @property
     def notes(self) -> str:
@@ -548,7 +556,8 @@ class Report:
     @property
     def text(self) -> str:
         """The printed report (see the class)."""
-        body = "\n".join([self.title, *(f"Missing: {m}" for m in self.missing), *self.lines,
+        body = "\n".join([self.title, *(f"Warning: {w}" for w in self.warnings), *(f"Missing: {m}" for m in self.missing),
+                          *self.lines,
                            *claims_text(self.claims, self.deviations, self.inference, self.choices, self.as_paper)])
         return "\n".join([body, *(f"note: {ln}" for ln in self.write_notes)]).lstrip("\n")
 
@@ -582,7 +591,8 @@ class Report:
                               extra=self.claims_extra, choices=self.choices, as_paper=self.as_paper)
         files += [write_json(root / name, obj) for name, obj in self.json_files.items()]
         files.append(root / NOTES_FILE)
-        atomic_write_text(files[-1], notes_markdown(self.deviations, self.choices, self.as_paper, self.missing))
+        atomic_write_text(files[-1], notes_markdown(self.deviations, self.choices, self.as_paper, self.missing,
+                                                    self.warnings))
         files.append(write_page(self, root))            # last: it embeds the figures written above
         rec = _record_report(root, files)
         notes = []

@@ -24,10 +24,11 @@ import numpy as np
 from experiments import analysis as an
 from experiments.config import RunConfig
 from experiments.registry import Experiment
+from ltrrepro.datasets import is_synthetic
 from ltrrepro.inference import judge_comparison
 from ltrrepro.metrics import evaluate
 from ltrrepro.report import Report, Table
-from ltrrepro.runner import DataRef, Unit
+from ltrrepro.runner import DataRef, Unit, UnitContext, UnitRecord
 from ltrrepro.splits import trial_split
 from ltrrepro.trec import test_arrays
 
@@ -37,7 +38,11 @@ NDCG5 = an.canonical("ndcg@5")
 
 @dataclass(frozen=True)
 class ToyConfig(RunConfig):
-    """The toy paper's protocol: the synthetic Web30K profile, 200 queries, 6 trials."""
+    """The toy paper's protocol: the synthetic Web30K profile, 200 queries, 6 trials. Its flags
+    are its fields' (``--dataset``, ``--data-dir``, ``--queries``, ``--trials``, ``--seed``: a
+    field redeclared with a plain default keeps its flag); a field of its own with a flag is one
+    line, e.g. ``noise: float = option(0.0, flag="--noise", help="...", added=True)``
+    (:func:`experiments.options.option`)."""
 
     experiment: str = "toy"
     queries: int | None = 200
@@ -57,9 +62,9 @@ def best_feature(train) -> int:
     return int(np.argmax(np.divide(x.T @ y, norm, out=np.zeros(x.shape[1]), where=norm > 0)))
 
 
-def unit_fn(unit: Unit, ctx: dict):
+def unit_fn(unit: Unit, ctx: UnitContext):
     """Score trial ``unit.trial``'s test queries with the unit's ranker; NDCG@5 and the TREC arrays."""
-    ds = DataRef(**ctx["data"]).open()
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     test = ds.subset(split.test)
     if unit.model == "best-feature":
@@ -68,7 +73,9 @@ def unit_fn(unit: Unit, ctx: dict):
         scores = np.random.default_rng(unit.model_seed()).random(test.n_docs)
     res = evaluate(scores, test.y, test.offsets, ["ndcg@5"])
     arrays = {"test:qid": test.query_ids, **test_arrays(scores, test)}
-    return {"means": {k: r.mean for k, r in res.items()}}, arrays
+    # one typed record; its test scores are kept as a fingerprint (two arms that train one model are named)
+    record = UnitRecord(means={k: r.mean for k, r in res.items()}, log=f"ndcg@5={res[NDCG5].mean:.4f}", scores=scores)
+    return record, arrays
 
 
 def build(df, cfg, deviations, choices, *, as_paper=(), inference) -> Report:
@@ -85,15 +92,9 @@ def build(df, cfg, deviations, choices, *, as_paper=(), inference) -> Report:
                   as_paper=list(as_paper), inference=inference)
 
 
-def from_args(a) -> ToyConfig:
-    """The configuration of a command line: a flag left out takes the study's default on the dataset."""
-    d = TOY.defaults_on(a.dataset)
-    return ToyConfig(dataset=a.dataset, trials=a.trials or d["trials"], seed=a.seed, queries=a.queries or d["queries"])
-
-
 TOY = Experiment(
     name="toy", paper="toy2026", title="Toy (2026): the best single feature beats a random order", doc=__doc__,
-    config_cls=ToyConfig, flags=("dataset", "queries", "trials"), from_args=from_args,
-    units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True, paper_trials=10,
+    config_cls=ToyConfig, units=units, unit_fn=unit_fn, build=build, default=ToyConfig, keeps_rankings=True,
+    paper_trials=10,
     paper_datasets=("synthetic-web30k",),
-    data_defaults=lambda dataset: {} if dataset.startswith("synthetic") else {"queries": None})   # real data: its own
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None})   # real data: its own size

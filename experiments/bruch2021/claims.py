@@ -86,7 +86,8 @@ def table1_claims(comp: pd.DataFrame, cfg, df: pd.DataFrame | None = None, *, in
                 more.update(an.reproduction_of(df, (NDCG5, NDCG10)[i], a, b, paper[a][i] / 100, paper[b][i] / 100))
             family = (TUNED_FAMILY if r.family == TABLE1_FAMILY else f"{r.family} (tuned)") if tuned else r.family
             out.append(judge(f"{model_label(a, cfg)}{tag} > {model_label(b, cfg)}{tag} on {k}",
-                             Evidence(r["diff"], r.p, r.n, detail, sd=r.std_diff, missing=missing, effect_sizes=more),
+                             Evidence(r["diff"], r.p, r.n, detail, sd=r.std_diff, missing=missing, effect_sizes=more,
+                                      identical=an.identical_of(r)),
                              Expectation(paper_effect=effect, effect=interest, effect_source=source, family=family),
                              inference))
     return correct([*out, *also], inference)

@@ -114,7 +114,8 @@ def level_claims(res: pd.DataFrame, names, noise: str = "clicks", *, inference: 
                   f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}" if r.trials else "Δ NDCG@5: no defined pair")
         sizes = {"dz": r.get("dz"), "dz_low": r.get("dz_lo"), "dz_high": r.get("dz_hi")}
         out.append(judge(f"{na} beats {nb} at click level {r.level:g}",
-                         Evidence(r["diff"], r.p, int(r.trials), detail, sd=r.sd, missing=missing, effect_sizes=sizes),
+                         Evidence(r["diff"], r.p, int(r.trials), detail, sd=r.sd, missing=missing, effect_sizes=sizes,
+                                  identical=an.identical_of(r)),
                          Expectation(effect=interest, effect_source=source, family=f"the {noise} levels"), inference,
                          noise=noise, level=float(r.level)))
     out = correct(out, inference)

@@ -25,12 +25,14 @@ from experiments.errors import UsageError
 from experiments.bruch2021 import notes
 from experiments.bruch2021.protocol_settings import check_settings
 from experiments.bruch2021.paper import PAPER_TABLE1
-from experiments import tuning
+from experiments import shared_fields, tuning
 from experiments.config import RunConfig
+from experiments.options import option
 from ltrrepro.datasets import base_dataset
 from ltrrepro.device import DEVICES
 from ltrrepro.fit import BACKENDS, SYSTEMS, system_for
 from ltrrepro.fit.backends import check_device, custom_objective_libraries
+from ltrrepro.fit.plugins import is_plugin_spec, plugin_key
 from ltrrepro.fit.ranking import RankingOptions, RankingTrainer
 from ltrrepro.metrics import canonical, evaluate
 from ltrrepro.noise import BRUCH_CLICK_PROBS, BRUCH_NOISE_PROBS, add_negatives, cascade_clicks, label_noise, position_based_clicks
@@ -85,35 +87,60 @@ class BruchStudy:
     full_curves: bool = False
 
 
+def _noises(text: str) -> tuple:
+    """``--noise``: comma-separated noise types (checked by the configuration)."""
+    return tuple(n.strip() for n in text.split(",") if n.strip())
+
+
+def _eta(text: str) -> float:
+    """``--eta``: a positive number."""
+    try:
+        eta = float(text)
+    except ValueError:
+        raise UsageError(f"--eta must be a number > 0, got {text!r}") from None
+    if not eta > 0:
+        raise UsageError(f"--eta must be > 0, got {eta}")
+    return eta
+
+
+def _baseline(text: str) -> str:
+    """``--baseline``: a model's name, a plug-in spec by its unit name."""
+    return plugin_key(text) if is_plugin_spec(text) else text
+
+
 @dataclass(frozen=True)
 class BruchConfig(RunConfig):
     """Bruch's settings. ``preset``: hyperparameters (default: the paper's for the dataset,
     ``fast`` on synthetic data); ``rounds``: the boosting length if not the preset's;
     ``early_stopping=False``: every round trained (full curves, Figure 2)."""
 
-    library: str = next(iter(BACKENDS))
-    preset: str = ""
-    rounds: int | None = None
+    library: str = shared_fields.library()
+    preset: str = shared_fields.preset()
+    rounds: int | None = shared_fields.rounds()
     early_stopping: bool = True
-    models: tuple = ()
-    noise: tuple = ()
-    levels: tuple = ()
-    impressions: int = 10
-    click_model: str = "cascade"
-    eta: float = 1.0
-    device: str = RankingOptions.device
-    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...)
-    baseline: str = "lambdamart"
+    models: tuple = shared_fields.models((), ranking_systems)
+    noise: tuple = option((), flag="--noise", parse=_noises, help="documents, labels or both (default both)")
+    levels: tuple = shared_fields.levels()
+    impressions: int = option(10, flag="--impressions", bounds=(1, 10_000), help="impressions per list")
+    click_model: str = option("cascade", flag="--click-model", choices=("cascade", "pbm"),
+                              help="cascade (the paper) or the position-based model (option)")
+    eta: float = option(1.0, flag="--eta", parse=_eta, help="pbm only: examination probability (1/rank)^eta")
+    device: str = shared_fields.device(RankingOptions.device)
+    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): set by --models
+    baseline: str = option("lambdamart", flag="--baseline", metavar="MODEL", parse=_baseline,
+                           help="what plug-in objectives are compared with in the claims (default lambdamart, the "
+                                "library's LambdaMART)")
     click_probs: tuple = tuple(BRUCH_CLICK_PROBS)
     noise_probs: tuple = tuple(BRUCH_NOISE_PROBS)
-    tune: int = 0                   # --tune N: every system tuned with N configurations (experiments.tuning)
-    tune_on: str = "first-split"    # or per-trial
-    added_fields = ("tune", "tune_on")          # out of the stored hash at their defaults: old runs keep theirs
+    tune: int = shared_fields.tune()            # every system tuned with N configurations (experiments.tuning)
+    tune_on: str = shared_fields.tune_on()
 
     def __post_init__(self):
         if not self.preset:
             object.__setattr__(self, "preset", self.default_preset())
         super().__post_init__()
+        if self.click_model != "pbm" and self.eta != 1.0:
+            raise UsageError("--eta is the position-based model's parameter: use it with --click-model pbm")
         if self.library not in BACKENDS:
             raise UsageError(f"library must be one of {', '.join(BACKENDS)}, got {self.library!r}")
         if self.preset not in PRESETS:
@@ -217,15 +244,6 @@ def transform_valid(unit, valid, cfg):
     return valid, {}
 
 
-def tuning_parts(unit, ctx):
-    """A search's (training, validation) parts (``--tune``, :class:`experiments.tuning.Search`):
-    the trial's split transformed as ``unit``'s data setting (clicks, say), never its test part."""
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
-    split = trial_split(ds.n_queries, unit.seed, unit.trial)
-    return transform_train(unit, ds.subset(split.train), cfg)[0], transform_valid(unit, ds.subset(split.valid), cfg)[0]
-
-
 _SIZES: dict = {}
 
 
@@ -233,10 +251,10 @@ def train_size(unit, ctx) -> float:
     """Documents the unit trains and validates on after its transform (extra negatives grow
     the lists, clicks turn each list into impressions): what its cost scales with. Measured on
     trial 0 of the unit's setting, once per process."""
-    key = (ctx["data"]["path"], unit.setting_text)
+    key = (ctx.data["path"], unit.setting_text)
     if key not in _SIZES:
-        cfg = ctx["cfg"]
-        ds = DataRef(**ctx["data"]).open()
+        cfg = ctx.cfg
+        ds = DataRef(**ctx.data).open()
         probe = type(unit)(unit.experiment, unit.dataset, 0, unit.model, unit.setting, unit.seed)
         split = trial_split(ds.n_queries, unit.seed, 0)
         train, _ = transform_train(probe, ds.subset(split.train), cfg)
@@ -246,12 +264,12 @@ def train_size(unit, ctx) -> float:
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     system = cfg.system(unit.model)
     boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.boosting)     # --tune: its search's values
-    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
+    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx.threads,
                              device=cfg.device, **over)
     train, info = transform_train(unit, ds.subset(split.train), cfg)
     trainer.add_train(train)
@@ -263,7 +281,7 @@ def unit_fn(unit, ctx):
     test = ds.subset(split.test)
     scores = fitted.scores(test.X)
     res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
-    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
+    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()}, scores=scores,
                            log=f"ndcg@5={res[NDCG5].mean:.4f} trees={fitted.best_iteration}",
                            library=system.resolve_library(cfg.library),
                            fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},

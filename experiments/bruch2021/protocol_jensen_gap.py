@@ -19,6 +19,8 @@ import numpy as np
 from experiments.bruch2021 import notes
 from experiments.config import RunConfig
 from experiments.errors import UsageError
+from experiments.options import option
+from experiments.values import MAX_TRIALS
 from ltrrepro.runner import UnitRecord
 
 def jensen_gap(scores: np.ndarray, labels: np.ndarray, gamma: np.ndarray) -> np.ndarray:
@@ -30,14 +32,26 @@ def jensen_gap(scores: np.ndarray, labels: np.ndarray, gamma: np.ndarray) -> np.
     return np.log(phi @ np.exp(log_rho)) - phi @ log_rho
 
 
+def _probs(text: str) -> tuple:
+    """``--probs``: comma-separated numbers."""
+    try:
+        return tuple(float(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"--probs must be comma-separated numbers, got {text!r}") from None
+
+
 @dataclass(frozen=True)
 class JensenConfig(RunConfig):
     """``trials`` simulated lists of ``docs`` documents, ``draws`` vectors γ each."""
 
-    dataset: str = "simulated"
-    draws: int = 1000
-    docs: int = 100
-    probs: tuple = (0.5, 0.25, 0.15, 0.07, 0.03)
+    dataset: str = option("simulated")          # no --dataset, --data-dir, --queries: it simulates its lists
+    data_dir: str | None = option(None)
+    queries: int | None = option(None)
+    trials: int = option(1, flag="--lists", bounds=(1, MAX_TRIALS), help="simulated training examples")
+    draws: int = option(1000, flag="--draws", bounds=(1, 2 ** 31), help="draws of γ per example")
+    docs: int = option(100, flag="--docs", bounds=(1, 2 ** 31), help="documents per example")
+    probs: tuple = option((0.5, 0.25, 0.15, 0.07, 0.03), flag="--probs", parse=_probs,
+                          help="label probabilities 0..4")
 
     def __post_init__(self):
         if self.dataset != "simulated":
@@ -64,7 +78,7 @@ class JensenConfig(RunConfig):
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
+    cfg = ctx.cfg
     rng = np.random.default_rng(unit.model_seed())
     m = int(cfg.docs)
     probs = np.asarray(cfg.probs, float)

@@ -78,10 +78,13 @@ def analyse(df: pd.DataFrame, metric: str = NDCG5, a: str = "xendcg", b: str = "
                          f"{b}_lo": sb.ci_low, f"{b}_hi": sb.ci_high, a: sa.mean,
                          f"{a}_lo": sa.ci_low, f"{a}_hi": sa.ci_high, "diff": c.diff, "diff_lo": c.ci_low,
                          "diff_hi": c.ci_high, "sd": c.std_diff, "dz": c.dz, "dz_lo": c.dz_low, "dz_hi": c.dz_high,
-                         "p": c.p, "wins": c.wins, "ties": c.ties, "losses": c.losses})
+                         "p": c.p, "wins": c.wins, "ties": c.ties, "losses": c.losses,
+                         "identical": an.identical(h, a, b)})          # the two trained one model (their fingerprints)
     out = pd.DataFrame(rows, columns=["noise", "level", "trials", b, f"{b}_lo", f"{b}_hi", a, f"{a}_lo", f"{a}_hi",
                                       "diff", "diff_lo", "diff_hi", "sd", "dz", "dz_lo", "dz_hi", "p", "wins", "ties",
-                                      "losses"])
+                                      "losses", "identical"])
+    if out.identical.isna().all():            # a column only where two arms trained one model (the guard)
+        out = out.drop(columns="identical")
     out = out.sort_values(["noise", "level"]).reset_index(drop=True)
     out["p_adj"] = an.adjust_within(out, "noise", inference.correction) if len(out) else []
     return out

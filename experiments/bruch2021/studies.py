@@ -1,7 +1,8 @@
 """Bruch (2021)'s five studies as :class:`~experiments.registry.Experiment` records: their
-flags, configurations (:func:`config_from_args`), units, facts and reports (the unit itself is
-:func:`.protocol.unit_fn`, Figure 1's :func:`.protocol_jensen_gap.unit_fn`; the reports are the
-pure builders of :mod:`.report` and its parts, given the run's frame and stored configuration)."""
+configurations (each field's flag declared by :class:`~.protocol.BruchConfig`), units, facts
+and reports (the unit itself is :func:`.protocol.unit_fn`, Figure 1's
+:func:`.protocol_jensen_gap.unit_fn`; the reports are the pure builders of :mod:`.report` and
+its parts, given the run's frame and stored configuration)."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,18 +14,25 @@ from experiments.bruch2021 import notes
 from experiments.bruch2021 import report_figure1 as figure1
 from experiments.bruch2021 import report_figure2 as figure2
 from experiments.bruch2021 import report_across, report_noise, report_table1
-from experiments.bruch2021.protocol import (BruchConfig, BruchStudy, paper_reference, ranking_systems, train_size,
-                                            unit_fn)
-from experiments.values import parse_levels, parse_models, positive_int
-from experiments.errors import UsageError
-from experiments.registry import Across, Experiment, get, register
+from experiments.bruch2021.protocol import (BruchConfig, BruchStudy, paper_reference, train_size, transform_train,
+                                            transform_valid, unit_fn)
+from experiments.registry import Across, Experiment, register
 from ltrrepro.datasets import is_synthetic
-from ltrrepro.fit.plugins import is_plugin_spec, plugin_key
-from ltrrepro.runner import Unit
+from ltrrepro.runner import DataRef, Unit
+from ltrrepro.splits import trial_split
 from experiments.bruch2021.report_table1 import tuned_claims
-from experiments.bruch2021.protocol import tuning_parts
 from experiments.bruch2021.report import model_name
 from experiments.tuning import Search
+
+def tuning_parts(unit, ctx):
+    """A search's (training, validation) parts (``--tune``, :class:`experiments.tuning.Search`):
+    the trial's split transformed as ``unit``'s data setting (clicks, say), never its test part."""
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
+    split = trial_split(ds.n_queries, unit.seed, unit.trial)
+    return transform_train(unit, ds.subset(split.train), cfg)[0], transform_valid(unit, ds.subset(split.valid), cfg)[0]
+
+
 
 #: what a system's search needs (``--tune``): the trial's split transformed as the unit's first setting,
 #: the configuration's boosting and device, NDCG@5 on validation (:mod:`experiments.tuning`)
@@ -36,32 +44,16 @@ SEARCH_TABLE1 = dataclasses.replace(SEARCH, keep_fixed=True, words=dataclasses.r
                                     twin=tuned_claims)
 
 PAPER = "bruch2021"
-#: the shared flags of the studies that train ranking models
-RANKING_FLAGS = ("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "device", "tune", "tune-on")
+#: the configuration's fields of Figure 4's clicks, and with the noise types and levels, of Figure 3's
+#: noise: no flag in the studies that train on clean labels (every other field of :class:`BruchConfig`
+#: declares its flag)
+CLICK_FIELDS = ("impressions", "click_model", "eta")
+NOISE_FIELDS = ("noise", "levels", *CLICK_FIELDS)
 PAPER_MODELS, BASELINES = report_table1.PAPER_MODELS, report_table1.BASELINES
 NOISE_MODELS = figure2.MODELS                         # λMART and XE_NDCG MART
 #: the datasets the cross-dataset reports of Table 1 and Figure 3 compare: one Web30K and one Yahoo run
 #: (synthetic profiles count)
 ACROSS_PROFILES = frozenset({"web30k", "yahoo"})
-
-
-def config_from_args(args, experiment: str, **fields) -> BruchConfig:
-    """The :class:`BruchConfig` of a command line, checked by the config: a flag left out takes
-    the study's default on the dataset (:meth:`~experiments.registry.Experiment.defaults_on`:
-    its ``default`` and ``data_defaults``, the one source of both the command line's and
-    :func:`experiments.configure`'s defaults); ``--models`` read by
-    :func:`experiments.values.parse_models`, as every study's."""
-    d = get(experiment).defaults_on(args.dataset)
-    given = getattr(args, "models", None)
-    models, plugins = parse_models(",".join(d["models"]) if given is None else given, ranking_systems())
-    baseline = getattr(args, "baseline", "lambdamart")
-    return BruchConfig(experiment=experiment, dataset=args.dataset, data_dir=args.data_dir,
-                       queries=args.queries or d["queries"], trials=args.trials or d["trials"], seed=args.seed,
-                       library=args.library, preset=args.preset or d["preset"], rounds=args.rounds, models=models,
-                       plugins=plugins, early_stopping=d["early_stopping"],
-                       baseline=plugin_key(baseline) if is_plugin_spec(baseline) else baseline,
-                       device=getattr(args, "device", "cpu"), tune=getattr(args, "tune", None) or 0,
-                       tune_on=getattr(args, "tune_on", None) or "first-split", **fields)
 
 
 def _default(experiment: str, trials: int, models, **fields) -> BruchConfig:
@@ -98,8 +90,7 @@ presets. Reports mean test NDCG@1/3/5/10 over trials, paired t-tests of every pa
 paper's models on NDCG@5 and @10 (α = 0.01, Holm across the comparisons also given), the
 paper's numbers side by side for Web30K and Yahoo, and the claims check
 "XE_NDCG MART > λMART > ListNet on NDCG@5 and @10".""",
-    config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models"),
-    from_args=lambda a: config_from_args(a, "quality"),
+    config_cls=BruchConfig, unflagged=NOISE_FIELDS,
     units=lambda cfg: _units(cfg, [(("noise", "none"),)]), unit_fn=unit_fn, build=report_table1.build,
     frame=partial(an.frame, arrays=report_table1.ARRAYS, fields=("tuned",)), size_of=train_size,
     tuning=SEARCH_TABLE1, paper_trials=100, keeps_rankings=True,
@@ -122,8 +113,7 @@ Claim checked: XE_NDCG's lead is larger when the ensemble is small — the per-t
 10% of the trees minus the lead at the end, paired t-test. ``--models`` adds other ranking
 systems (library baselines such as catboost_yetirank): their mean curves join the figure's
 right panel and the table.""",
-    config_cls=BruchConfig, flags=(*RANKING_FLAGS, "models"),
-    from_args=lambda a: config_from_args(a, "convergence"),
+    config_cls=BruchConfig, unflagged=(*NOISE_FIELDS, "baseline"),
     units=lambda cfg: _units(cfg, [(("noise", "none"),)]), unit_fn=unit_fn, build=figure2.build,
     frame=partial(an.frame, fields=(*figure2.FIELDS, "tuned")), size_of=train_size,
     tuning=SEARCH, paper_trials=1, keeps_rankings=True, spec=BruchStudy(full_curves=True),
@@ -131,12 +121,6 @@ right panel and the table.""",
 
 
 # ------------------------------------------------------------------------ Figure 3: robustness
-def _robustness_config(a) -> BruchConfig:
-    levels = tuple(parse_levels(a.levels))           # their validity: the configuration's check
-    noises = tuple(n.strip() for n in a.noise.split(",") if n.strip())
-    return config_from_args(a, "robustness", noise=noises, levels=levels)
-
-
 def _robustness_units(cfg: BruchConfig) -> list[Unit]:
     """Level 0 is one setting shared by the noise types; then each noise type's levels."""
     settings = [(("noise", "none"), ("level", 0))] if 0 in cfg.levels else []
@@ -165,11 +149,7 @@ model and level, the difference, its 95% CI, paired t-test p, Holm-corrected p o
 levels of a noise type, wins/ties/losses), ``figures/fig3_<noise>.{png,pdf}`` and the
 claims check ``claims.{md,json}``. With no arguments it runs on the synthetic Web30K
 profile at a size that finishes in about 3–4 minutes on 2 cores (the README's main job).""",
-    config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
-    defaults={"levels": "0,20,40,60,80,100"},
-    own_flags=lambda ap: ap.add_argument("--noise", default="documents,labels",
-                                         help="documents, labels or both (default both)"),
-    from_args=_robustness_config, units=_robustness_units, unit_fn=unit_fn,
+    config_cls=BruchConfig, unflagged=CLICK_FIELDS, units=_robustness_units, unit_fn=unit_fn,
     build=partial(report_noise.build, outputs=report_noise.FIGURE3),
     frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tuning=SEARCH, paper_trials=100,
     keeps_rankings=True, across=Across(report_across.build_figure3, ACROSS_PROFILES, paper_reference),
@@ -179,25 +159,6 @@ profile at a size that finishes in about 3–4 minutes on 2 cores (the README's 
 
 
 # ------------------------------------------------------------------------ Figure 4: clicks
-def _clicks_flags(ap) -> None:
-    ap.add_argument("--impressions", type=positive_int, default=10, help="impressions per list (default 10)")
-    ap.add_argument("--click-model", choices=("cascade", "pbm"), default="cascade",
-                    help="cascade (the paper) or the position-based model (option)")
-    ap.add_argument("--eta", type=float, default=None, help="pbm only: examination probability (1/rank)^eta "
-                                                            "(default 1)")
-
-
-def _clicks_config(a) -> BruchConfig:
-    levels = parse_levels(a.levels)                   # in [0, 1]: checked by the configuration
-    if a.eta is not None and a.click_model != "pbm":
-        raise UsageError("--eta is the position-based model's parameter: use it with --click-model pbm")
-    eta = 1.0 if a.eta is None else a.eta
-    if not eta > 0:
-        raise UsageError(f"--eta must be > 0, got {eta}")
-    return config_from_args(a, "clicks", noise=("clicks",), levels=tuple(levels), impressions=a.impressions,
-                            click_model=a.click_model, eta=eta)
-
-
 register(Experiment(
     name="clicks", paper=PAPER, title="Bruch Figure 4: λMART vs XE_NDCG MART trained on simulated clicks",
     doc="""Bruch Figure 4 (appendix E): λMART vs XE_NDCG MART trained on simulated cascade clicks.
@@ -211,8 +172,7 @@ are trained and early-stopped on clicks and evaluated on the original test label
 level C is the label-0 click probability, from .05 in steps of .05 (Bruch 2021 appendix E;
 docs/protocols/bruch2021.md §6; 20 trials on real data). Claim checked: XE_NDCG is more
 robust to click noise (the per-trial slope of the NDCG@5 difference against C is positive).""",
-    config_cls=BruchConfig, flags=(*RANKING_FLAGS, "baseline", "models", "levels"),
-    defaults={"levels": "0.05,0.1,0.15,0.2,0.25,0.3"}, own_flags=_clicks_flags, from_args=_clicks_config,
+    config_cls=BruchConfig, unflagged=("noise",),
     units=lambda cfg: _units(cfg, [(("noise", "clicks"), ("level", c)) for c in cfg.levels]),
     unit_fn=unit_fn, build=partial(report_noise.build, outputs=report_noise.FIGURE4),
     frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tuning=SEARCH,
@@ -222,25 +182,6 @@ robust to click noise (the per-trial slope of the NDCG@5 difference against C is
 
 
 # ------------------------------------------------------------------------ Figure 1: Jensen gap
-def _jensen_flags(ap) -> None:
-    d = get("jensen_gap").default()                     # the flags' defaults: the study's default configuration
-    probs = ",".join(f"{p:g}" for p in d.probs)
-    ap.add_argument("--lists", type=positive_int, default=d.trials,
-                    help=f"simulated training examples (default {d.trials})")
-    ap.add_argument("--draws", type=positive_int, default=d.draws, help=f"draws of γ per example (default {d.draws})")
-    ap.add_argument("--docs", type=positive_int, default=d.docs, help=f"documents per example (default {d.docs})")
-    ap.add_argument("--probs", default=probs, help=f"label probabilities 0..4 (default {probs})")
-
-
-def _jensen_config(a):
-    try:
-        probs = tuple(float(x) for x in a.probs.split(","))
-    except ValueError:
-        raise UsageError(f"--probs must be comma-separated numbers, got {a.probs!r}") from None
-    return jensen_gap.JensenConfig(experiment="jensen_gap", trials=a.lists, seed=a.seed, draws=a.draws, docs=a.docs,
-                                   probs=probs)
-
-
 register(Experiment(
     name="jensen_gap", paper=PAPER, title="Bruch Figure 1: the effect of γ on the Jensen gap of XE_NDCG's bound",
     doc="""Bruch Figure 1: the effect of γ on the Jensen gap of XE_NDCG's bound.
@@ -253,7 +194,7 @@ each example, ``--draws`` vectors γ ~ U[0,1]^m define φ_r = (2^{y_r} − γ_r)
 with ρ = softmax(f) the Jensen gap is  log Σ_r φ_r ρ_r − Σ_r φ_r log ρ_r  (≥ 0 by Jensen).
 One cloud per example; the gap at γ = 0 is marked. Each example is one unit (its own
 seeded generator), so the figure can be rebuilt from stored results.""",
-    config_cls=jensen_gap.JensenConfig, own_flags=_jensen_flags, from_args=_jensen_config,
+    config_cls=jensen_gap.JensenConfig,
     units=lambda cfg: [Unit("jensen_gap", "simulated", i, "list", seed=cfg.seed) for i in range(cfg.trials)],
     unit_fn=jensen_gap.unit_fn, reads_data=lambda cfg: False, build=figure1.build,
     frame=partial(an.frame, fields=figure1.FIELDS, arrays=figure1.ARRAYS),

@@ -14,14 +14,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from experiments import shared_fields
 from experiments.config import RunConfig
+from experiments.hu2019 import protocol_arms as fv
+from experiments.hu2019.protocol_arms import ARMS, SWEEP_ARMS, Arm, ulm_arm  # noqa: F401 - the study's arms, read here
+from experiments.options import option
+from experiments.values import MAX_SESSIONS
 from experiments.hu2019 import notes, paper
 from experiments.errors import UsageError
 from experiments.hu2019.protocol_clicks import (CURVE_POSITIONS, LOGGERS, STREAM_LOGGER, click_log, logging_ranker,
                                                 true_curve)
 from ltrrepro.clicks import CLICK_MODELS, NO_CLICK
 from ltrrepro.fit import SYSTEMS, system_for
-from ltrrepro.fit.backends import BACKENDS, custom_objective_libraries
+from ltrrepro.fit.backends import custom_objective_libraries
 from ltrrepro.fit.plugins import plugin_label
 from ltrrepro.fit.ranking import on_clicks
 from ltrrepro.fit.boosting import PRESETS, preset
@@ -39,41 +44,6 @@ SYNTHETIC_SHARE = 0.3
 SYNTHETIC_SWEEP_SHARE = (0.02, 0.1, 1.0)
 
 
-@dataclass(frozen=True)
-class Arm:
-    """A system of the study: the registered ``system``, the library it is pinned to (None: the
-    run's ``--library``), its training data (``clicks``: the sessions; ``labels``: the training
-    lists' expert labels) and, for IPS, the propensities it is given (``true`` or ``estimated``)."""
-
-    system: str
-    label: str
-    library: str | None = None
-    data: str = "clicks"
-    propensity: str = ""
-    update: bool = True             # Unbiased LambdaMART: False keeps every bias at 1 (no debiasing)
-
-
-def ulm_arm(library: str) -> str:
-    """The arm of ltrrepro's Unbiased LambdaMART in ``library`` (``ulm_lgb``, ``ulm_xgb``)."""
-    return f"ulm_{BACKENDS[library].tag}"
-
-
-ARMS = {
-    "skyline": Arm("click_lambdamart", "λMART on expert labels (skyline)", data="labels"),
-    "naive": Arm("click_lambdamart", "λMART on clicks (naive)"),
-    # each library's own debiasing (its backend declares the system): lgb_position, xgb_unbiased
-    **{name.removesuffix("_lambdamart"): Arm(name, spec[0]) for b in BACKENDS.values() for name, spec in b.debiasing.items()},
-    **{ulm_arm(lib): Arm("unbiased_lambdamart", f"Unbiased LambdaMART (ltrrepro, {BACKENDS[lib].label})", lib)
-       for lib in custom_objective_libraries()},
-    "ulm_off": Arm("unbiased_lambdamart", "Unbiased LambdaMART's λMART, biases fixed at 1 (no debiasing)",
-                   update=False),
-    "ips_true": Arm("ips_lambdamart", "IPS λMART, true propensities", propensity="true"),
-    "ips_est": Arm("ips_lambdamart", "IPS λMART, estimated propensities", propensity="estimated"),
-    "ipsxe_true": Arm("ips_xendcg", "IPS XE_NDCG, true propensities", propensity="true"),
-    "ipsxe_est": Arm("ips_xendcg", "IPS XE_NDCG, estimated propensities", propensity="estimated"),
-    "position_feature": Arm("position_feature_lambdamart", "λMART, position as a feature (at 1 in test)"),
-}
-SWEEP_ARMS = ("naive", "lgb_position", "xgb_unbiased", "ulm_lgb")
 #: the setting's fields, in unit-key order
 SETTING = ("sessions", "eta", "share", "click")
 
@@ -89,32 +59,45 @@ class DebiasingConfig(RunConfig):
     for the ``sweep_models``. ``ulm``: the harness's Unbiased LambdaMART's settings (:data:`ltrrepro.
     objectives.debiasing.VARIANTS`); ``bias_p``: its bias regularization p, None for the variant's."""
 
-    library: str = next(iter(BACKENDS))
-    preset: str = ""
-    rounds: int | None = None
-    models: tuple = tuple(ARMS)
-    sweep_models: tuple = SWEEP_ARMS
-    k: int = 0                      # documents shown per query; 0: every document (the authors' generator)
-    sessions: int = paper.SESSIONS
-    eta: float = paper.ETA
-    share: float = SYNTHETIC_SHARE
-    click_model: str = "pbm"
-    curve: str = "eyetracking"
-    no_click: str = "redraw"
-    logger: str = "svm"
-    ulm: str = "authors"
-    eps_plus: float = paper.EPS_PLUS
-    eps_minus: float = paper.EPS_MINUS
-    bias_p: float | None = None
+    library: str = shared_fields.library()
+    preset: str = shared_fields.preset()
+    rounds: int | None = shared_fields.rounds()
+    models: tuple = shared_fields.models(tuple(ARMS), ARMS, what="arm")
+    sweep_models: tuple = option(SWEEP_ARMS, flag="--sweep-models", parse=fv.arms, help="the arms of the sweeps")
+    k: int = option(0, flag="--k", parse=fv.shown,      # 0: every document (the authors' generator)
+                    help="documents shown per query: all (default, the authors' generator) or a number")
+    sessions: int = option(paper.SESSIONS, flag="--sessions", bounds=(1, MAX_SESSIONS),
+                           help="sessions per query (the authors' generator)")
+    eta: float = option(paper.ETA, flag="--eta", help="position-bias severity: examination^eta")
+    share: float = option(SYNTHETIC_SHARE, flag="--share", parse=fv.share,
+                          help=f"the logging ranker's labelled share of the training queries (default "
+                               f"{SYNTHETIC_SHARE:g} on synthetic data, the paper's {paper.LOGGER_SHARE:g} on real "
+                               f"data)")
+    click_model: str = option("pbm", flag="--click-model", choices=("pbm", "cascade"), help="")
+    curve: str = option("eyetracking", flag="--curve", choices=("inverse", "eyetracking"),
+                        help="examination curve: Ai et al.'s eye-tracking table^eta, past 10 the 10th value (default), "
+                             "or (1/r)^eta")
+    no_click: str = option("redraw", flag="--no-click", choices=NO_CLICK,
+                           help="a session without a click: redraw it until it has one (default, the authors' "
+                                "generator) or drop it")
+    logger: str = option("svm", flag="--logger", choices=LOGGERS,
+                         help="the logging ranker: svm (a linear Ranking SVM, default, as the papers) or lambdamart")
+    ulm: str = option("authors", flag="--ulm", choices=tuple(VARIANTS),
+                      help="the harness's Unbiased LambdaMART: authors (Hu et al.'s released code, default), "
+                           "lambdarank_unbiased (XGBoost's settings) or equations (the paper's as written)")
+    eps_plus: float = option(paper.EPS_PLUS, flag="--eps-plus", help="click probability of the top grade")
+    eps_minus: float = option(paper.EPS_MINUS, flag="--eps-minus", help="click probability of grade 0")
+    bias_p: float | None = option(None, flag="--bias-p", help="Unbiased LambdaMART's bias regularization p "
+                                                              "(default: the --ulm variant's)")
     logger_rounds: int = 20
-    sweep_sessions: tuple = (4, 64)
-    sweep_eta: tuple = (0.5, 2.0)
-    sweep_share: tuple = SYNTHETIC_SWEEP_SHARE
-    sweep_click: tuple = ("cascade",)
-    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms of your own objectives
-
-    #: left out of the stored configuration at their default, so the committed default run keeps its hash
-    added_fields = ("plugins",)
+    sweep_sessions: tuple = option((4, 64), flag="--sweep-sessions", parse=fv.ints("--sweep-sessions"),
+                                   bounds=(1, MAX_SESSIONS), help="sessions sweep values")
+    sweep_eta: tuple = option((0.5, 2.0), flag="--sweep-eta", parse=fv.floats("--sweep-eta"), help="eta sweep values")
+    sweep_share: tuple = option(SYNTHETIC_SWEEP_SHARE, flag="--sweep-share", parse=fv.floats("--sweep-share"),
+                                help="logger share sweep values")
+    sweep_click: tuple = option(("cascade",), flag="--sweep-click", parse=fv.names,
+                                help="click-model sweep values (cascade)")
+    plugins: tuple = option((), added=True)     # ((unit name, spec), ...), set by --models: arms of your objectives
 
     def __post_init__(self):
         if not self.preset:
@@ -252,8 +235,8 @@ def _fit(system, library: str, data, side: dict, cfg, seed, threads: int, update
 
 
 def unit_fn(unit, ctx):
-    cfg, threads = ctx["cfg"], ctx["threads"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg, threads = ctx.cfg, ctx.threads
+    ds = DataRef(**ctx.data).open()
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     train = ds.subset(split.train)
     arm, lib, system = cfg.arm(unit.model), cfg.arm_library(unit.model), cfg.system(unit.model)
@@ -275,10 +258,12 @@ def unit_fn(unit, ctx):
     fitted = _fit(system, lib, data, side if arm.data == "clicks" else {}, cfg, unit.model_seed(), threads, arm.update)
     del data
     test = ds.subset(split.test)
-    res = evaluate(fitted.scores(test.X), test.y, test.offsets, TEST_METRICS)
+    scores = fitted.scores(test.X)
+    res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
     logged = evaluate(logger(test.X), test.y, test.offsets, (NDCG10,))[NDCG10].mean
     record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
                            log=f"ndcg@10={res[NDCG10].mean:.4f} sessions={log.session_query.size}", library=lib,
+                           scores=scores,                                  # its fingerprint: the identical-models guard
                            fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
                            timings={"train_s": fitted.train_s},
                            info={k: v for k, v in fitted.info.items() if k != "biases"},
@@ -293,4 +278,4 @@ def unit_fn(unit, ctx):
 
 def train_size(unit, ctx) -> float:
     """What a unit's cost scales with: its sessions per query (the skyline: one list per query)."""
-    return 1.0 if ctx["cfg"].arm(unit.model).data == "labels" else float(unit.settings["sessions"])
+    return 1.0 if ctx.cfg.arm(unit.model).data == "labels" else float(unit.settings["sessions"])

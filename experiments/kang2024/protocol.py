@@ -17,10 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments import tuning
+from experiments import shared_fields, tuning
 from experiments.config import RunConfig
 from experiments.errors import UsageError
 from experiments.kang2024 import notes, paper
+from experiments.options import option
+from experiments.values import parse_levels, parse_names
 from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.backends import custom_objective_libraries
 from ltrrepro.fit.boosting import PRESETS, preset
@@ -40,6 +42,19 @@ KANG = "kang_ndcg10"
 METRICS = {"ndcg": NDCG10, "kang": KANG}
 PLRANK_ARMS = tuple(LOSSES["plrank"])                 # sampled, constant
 PARTS = ("arms", "lr", "samples")
+
+
+def _arms(text: str) -> tuple:
+    """``--models``: the study's arms (each a system of :mod:`ltrrepro.fit.hessian`)."""
+    return tuple(parse_names(text, HESSIAN_SYSTEMS, "--models", "arm"))
+
+
+def _rates(text: str) -> tuple:
+    return tuple(float(v) for v in parse_levels(text, float, "--lr-grid"))
+
+
+def _counts(text: str) -> tuple:
+    return tuple(int(v) for v in parse_levels(text, int, "--sweep-samples"))
 
 
 def kang_ndcg(scores, labels, offsets, k: int = paper.CUTOFF) -> float:
@@ -76,19 +91,27 @@ class HessianConfig(RunConfig):
     (``kang``); ``margin``: the equivalence margin of the TOST claims (NDCG)."""
 
     dataset: str = "synthetic-yahoo"
-    library: str = custom_objective_libraries()[0]
-    preset: str = "fast"
-    rounds: int | None = None
-    models: tuple = HESSIAN_SYSTEMS
-    hessian_policy: str = "abs"
-    samples: int = paper.SAMPLES
-    cutoff: int = paper.CUTOFF
-    lr_grid: tuple = (1e-4, 1e-3, 1e-2, 1e-1)
-    sweep_samples: tuple = (10, 50, 200)
-    metric: str = "ndcg"
-    margin: float = 0.01
-    tune: int = 0
-    tune_on: str = "first-split"
+    library: str = shared_fields.library(custom_objective_libraries()[0])
+    preset: str = shared_fields.preset("fast")
+    rounds: int | None = shared_fields.rounds()
+    models: tuple = option(HESSIAN_SYSTEMS, flag="--models", parse=_arms,
+                           help="comma-separated arms (each loss under each Hessian treatment)")
+    hessian_policy: str = option("abs", flag="--hessian-policy", choices=HESSIAN_POLICIES,
+                                 help="what the library receives of PL-Rank's sampled Hessian: abs (|h| floored), clip "
+                                      "(max(h, floor)) or none (as estimated, the authors'; a library that takes "
+                                      "negative Hessians)")
+    samples: int = option(paper.SAMPLES, flag="--samples", bounds=(1, 100_000), help="rankings sampled per query")
+    cutoff: int = option(paper.CUTOFF, flag="--cutoff", bounds=(1, 10_000), help="K of the objective and of Kang's metric")
+    lr_grid: tuple = option((1e-4, 1e-3, 1e-2, 1e-1), flag="--lr-grid", parse=_rates,
+                            help="the learning rates of the PL-Rank figure")
+    sweep_samples: tuple = option((10, 50, 200), flag="--sweep-samples", parse=_counts, bounds=(1, 100_000),
+                                  help="the N of the samples figure")
+    metric: str = option("ndcg", flag="--metric", choices=tuple(METRICS),
+                         help="the differences and claims on per-query NDCG@10 (ndcg) or Kang et al.'s mean DCG@10 / "
+                              "mean IDCG@10 (kang)")
+    margin: float = option(0.01, flag="--margin", help="the TOST equivalence margin (NDCG)")
+    tune: int = shared_fields.tune()
+    tune_on: str = shared_fields.tune_on()
 
     def __post_init__(self):
         super().__post_init__()
@@ -195,7 +218,7 @@ def unit_fn(unit, ctx):
     scores = fitted.scores(test.X)
     res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
     kang = kang_ndcg(scores, test.y, test.offsets, cfg.cutoff)
-    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()},
+    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()}, scores=scores,
                            log=f"ndcg@10={res[NDCG10].mean:.4f} kang={kang:.4f} trees={fitted.best_iteration}",
                            library=cfg.library, fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
                            timings={"train_s": fitted.train_s},

@@ -1,19 +1,14 @@
-"""The Hessian study as an :class:`~experiments.registry.Experiment` record: flags, configuration,
-units, unit, search and report (the unit is :func:`.protocol.unit_fn`, the report
+"""The Hessian study as an :class:`~experiments.registry.Experiment` record: configuration (each
+field's flag declared by :class:`.protocol.HessianConfig`), units, unit, search and report (the unit is :func:`.protocol.unit_fn`, the report
 :func:`.report.build`)."""
 from __future__ import annotations
 
-from experiments.errors import UsageError
 from experiments.kang2024 import notes
-from experiments.kang2024.protocol import (EXPERIMENT, METRICS, HessianConfig, build_units, train_size, tuning_parts,
-                                           unit_fn)
+from experiments.kang2024.protocol import EXPERIMENT, HessianConfig, build_units, train_size, tuning_parts, unit_fn
 from experiments.kang2024.report import build, frame
-from experiments.registry import Experiment, get, register
+from experiments.registry import Experiment, register
 from experiments.tuning import Search
-from experiments.values import parse_levels, parse_names
 from ltrrepro.datasets import is_synthetic
-from ltrrepro.fit.hessian import HESSIAN_SYSTEMS
-from ltrrepro.objectives.plrank import HESSIAN_POLICIES
 
 DOC = """Does second-order information matter for ranking GBDTs? Each loss under each Hessian treatment,
 the same gradient, seed and data in every arm (Kang, de Rijke, Oosterhuis, SIGIR 2024; Bruch 2021's
@@ -42,43 +37,10 @@ SEARCH = Search(parts=tuning_parts, base=lambda cfg, model: cfg.boosting,
                 metric="ndcg@5", words=notes.TUNING)
 
 
-def own_flags(ap) -> None:
-    d = HessianConfig
-    ap.add_argument("--hessian-policy", choices=HESSIAN_POLICIES, default=d.hessian_policy,
-                    help="what the library receives of PL-Rank's sampled Hessian: abs (default, |h| floored), clip "
-                         "(max(h, floor)) or none (as estimated, the authors'; a library that takes negative Hessians)")
-    ap.add_argument("--samples", type=int, default=d.samples, help=f"rankings sampled per query (default {d.samples})")
-    ap.add_argument("--cutoff", type=int, default=d.cutoff, help=f"K of the objective and of Kang's metric ({d.cutoff})")
-    ap.add_argument("--lr-grid", default=",".join(f"{v:g}" for v in d.lr_grid),
-                    help="the learning rates of the PL-Rank figure")
-    ap.add_argument("--sweep-samples", default=",".join(map(str, d.sweep_samples)), help="the N of the samples figure")
-    ap.add_argument("--metric", choices=tuple(METRICS), default=d.metric,
-                    help="the differences and claims on per-query NDCG@10 (ndcg, default) or Kang et al.'s mean "
-                         "DCG@10 / mean IDCG@10 (kang)")
-    ap.add_argument("--margin", type=float, default=d.margin, help=f"the TOST equivalence margin (default {d.margin:g})")
-
-
-def from_args(a) -> HessianConfig:
-    d = get(EXPERIMENT).defaults_on(a.dataset)           # a flag left out: the study's default on this dataset
-    models = tuple(parse_names(a.models, HESSIAN_SYSTEMS, "--models", "arm")) if a.models else d["models"]
-    if not a.lr_grid or not a.sweep_samples:
-        raise UsageError("--lr-grid and --sweep-samples need at least one value")
-    return HessianConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
-                         queries=a.queries or d["queries"], trials=a.trials or d["trials"], seed=a.seed,
-                         library=a.library, preset=a.preset or d["preset"], rounds=a.rounds, models=models,
-                         hessian_policy=a.hessian_policy, samples=a.samples, cutoff=a.cutoff,
-                         lr_grid=tuple(float(v) for v in parse_levels(a.lr_grid, float, "--lr-grid")),
-                         sweep_samples=tuple(int(v) for v in parse_levels(a.sweep_samples, int, "--sweep-samples")),
-                         metric=a.metric, margin=a.margin, tune=getattr(a, "tune", None) or 0,
-                         tune_on=getattr(a, "tune_on", None) or "first-split")
-
-
 register(Experiment(
     name=EXPERIMENT, paper="kang2024", title="Does second-order information matter for ranking GBDTs? Hessian "
                                              "treatments per loss (Kang et al. 2024, Bruch 2021)",
-    doc=DOC, config_cls=HessianConfig,
-    flags=("dataset", "data-dir", "queries", "trials", "library", "preset", "rounds", "models", "tune", "tune-on"),
-    own_flags=own_flags, from_args=from_args, units=build_units, unit_fn=unit_fn, build=build, frame=frame,
+    doc=DOC, config_cls=HessianConfig, units=build_units, unit_fn=unit_fn, build=build, frame=frame,
     size_of=train_size, tuning=SEARCH, paper_trials=1, paper_datasets=("yahoo",),
     default=lambda: HessianConfig(experiment=EXPERIMENT, queries=150, trials=5),
     data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 5}))

@@ -34,8 +34,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from experiments.errors import UsageError
+from experiments import shared_fields
 from experiments.config import RunConfig
 from experiments import tuning
+from experiments.options import option
+from experiments.values import bounded_int, parse_levels
 from experiments.xia import notes
 from experiments.xia.paper import PAPER_ROUNDS
 from ltrrepro.datasets import REGISTRY, has_folds, load_fold
@@ -61,27 +64,44 @@ PARTNER_RULE = {"diagonal": "exact", "own": "diagonal", "exact": None}
 LEAF_ARM_SYSTEM = "lambdamart"
 
 
+def _rounds(text: str) -> tuple:
+    """``--rounds N``: N rounds for each system."""
+    n = bounded_int(*shared_fields.ROUNDS)(text)
+    return tuple((system, n) for system in PAPER_ROUNDS)
+
+
 @dataclass(frozen=True)
 class XiaConfig(RunConfig):
     """Xia's settings: ``rounds`` per system ((system, rounds), ...), the leaf counts and
     learning rates of the grid, the curve resolution ``every``."""
 
-    models: tuple = MODELS
-    rounds: tuple = tuple(PAPER_ROUNDS.items())
-    every: int = 125
-    leaves: tuple = LEAVES
-    rates: tuple = RATES
-    max_bin: int = 255
-    min_data_in_leaf: int = 20
-    growth: str = GBDTOptions.growth            # the tree learner's defaults, declared once by its options
-    leaf_rule: str = GBDTOptions.leaf_rule
-    split_rule: str = GBDTOptions.split_rule     # leaf-limit (the paper's) or positive-gain
-    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): arms <key>-<principle>
-    tune: int = 0                   # --tune N: every arm tuned with N configurations (experiments.tuning)
-    tune_on: str = "first-split"    # or per-trial
-    leaf_arm: bool = True           # LambdaMART OLE under the other leaf rule too (the loss decomposition)
-
-    added_fields = ("plugins", "split_rule", "tune", "tune_on", "leaf_arm")
+    models: tuple = shared_fields.models(MODELS, MODELS, suffixes=ARM_PRINCIPLES)
+    rounds: tuple = option(tuple(PAPER_ROUNDS.items()), flag="--rounds", parse=_rounds, bounds=shared_fields.ROUNDS,
+                           help="both systems' rounds (default: the paper's 1,000 LambdaMART / 2,500 McRank on real "
+                                "data, 60 on synthetic data)")
+    every: int = shared_fields.every(125, default_of=lambda v: max(1, max(dict(v["rounds"]).values()) // 20),
+                                     help="curve resolution in rounds (default: a twentieth of the most rounds)")
+    leaves: tuple = option(LEAVES, flag="--leaves", parse=lambda text: tuple(parse_levels(text, int, "--leaves")),
+                           bounds=(1, 131_072), help="leaf counts of the grid")
+    rates: tuple = option(RATES, flag="--rates", parse=lambda text: tuple(parse_levels(text, float, "--rates")),
+                          help="learning rates of the grid")
+    max_bin: int = option(255, bounds=(2, 65_535))
+    min_data_in_leaf: int = option(20, bounds=(1, 10 ** 9))
+    growth: str = option(GBDTOptions.growth, flag="--growth", choices=GROWTH,     # the tree learner's defaults,
+                         help="tree growth: width-first (the paper's, default) or best-first (LightGBM's)")
+    leaf_rule: str = option(GBDTOptions.leaf_rule, flag="--leaf-rule", choices=LEAF_RULES,  # declared by its options
+                            help="leaf values: diagonal (Eq. 8, default) or exact (pairs inside a leaf removed from its "
+                                 "second derivative) in every arm, or own (Eq. 8 for SE/RWSE, Eq. 11's exact step for "
+                                 "OLE)")
+    split_rule: str = option(GBDTOptions.split_rule, flag="--split-rule", choices=SPLIT_RULES, added=True,
+                             help="when a node splits: leaf-limit (default, the paper's: exact OLE splits to the leaf "
+                                  "limit whatever its gain's sign) or positive-gain (gain > 0 only)")
+    plugins: tuple = option((), added=True)     # ((unit name, spec), ...), set by --models: arms <key>-<principle>
+    tune: int = shared_fields.tune()            # every arm tuned with N configurations (experiments.tuning)
+    tune_on: str = shared_fields.tune_on()
+    leaf_arm: bool = option(True, flag="--no-leaf-arm", added=True,
+                            help="without the leaf arm (LambdaMART OLE under the other leaf rule beside a diagonal or "
+                                 "own run): no leaf-rule effect and no decomposition of the loss claim")
 
     def __post_init__(self):
         super().__post_init__()
@@ -204,22 +224,22 @@ def fold_parts(unit, ctx, other: str = "test"):
     searches, which never read the test part) its ``"valid"`` part: an official fold of a fold
     layout (trial t = fold t + 1, read through the reader's cache), else the trial's 60/20/20
     random query split."""
-    cfg = ctx["cfg"]
+    cfg = ctx.cfg
     if cfg.fold_layout:
         parts = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=unit.trial + 1, parts=("train", other))
         return parts["train"], parts[other]
-    ds = DataRef(**ctx["data"]).open()
+    ds = DataRef(**ctx.data).open()
     sp = trial_split(ds.n_queries, unit.seed, unit.trial)
     return ds.subset(sp.train), ds.subset(getattr(sp, other))
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
+    cfg = ctx.cfg
     train, test = fold_parts(unit, ctx)
     system = cfg.system(unit.model)
     base = tuning_base(cfg, unit.model) if TUNED in unit.setting else cfg.boosting(unit)
     boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, base)          # --tune: its search's values
-    trainer = system.trainer(boosting, seed=model_seed(unit), threads=ctx["threads"],
+    trainer = system.trainer(boosting, seed=model_seed(unit), threads=ctx.threads,
                              growth=cfg.growth, leaf_rule=leaf_rule_of(unit, cfg), split_rule=cfg.split_rule, **over)
     trainer.add_train(train)
     fitted = trainer.fit()
@@ -230,7 +250,7 @@ def unit_fn(unit, ctx):
         for m, r in final.items():
             curves[m].append(float(np.nanmean(r.per_query)))
     means = {m: float(np.nanmean(r.per_query)) for m, r in final.items()}
-    rec = UnitRecord.of(system, means,
+    rec = UnitRecord.of(system, means, scores=scores,                  # the last round's test scores
                         log=" ".join(f"{m.split('[')[0]}={v:.4f}" for m, v in means.items())
                             + (f" loss={fitted.train_loss:.6g}" if fitted.train_loss is not None else "")  # a plug-in
                             + f" {fitted.train_s:.1f}s",                                                   # may have no loss

@@ -15,19 +15,16 @@ the training data: GBT(L1), GBT(L2), GBT(L1 ∪ L2), QBRank(P2), QBRank(P2 ∪ L
 η = 0.05 and 20 leaves by default (``shared_params="paper"``, the values ``eta``, ``leaves``:
 Zheng et al. tuned them once, for GBT, and "did not retune them for QBrank"); with
 ``shared_params="tuned"`` they are tuned once per trial over ``grid`` on GBT(L2)'s
-validation DCG-5 (:func:`shared_params`) and shared by all runs. The realized values are in
-every unit's ``info["shared_params"]``. The number of boosting iterations (``rounds``) is the
-harness's choice: the paper gives none.
+validation DCG-5 (:func:`shared_params`) and shared by all runs (realized values: each unit's
+``info["shared_params"]``). The number of boosting iterations (``rounds``): the harness's choice.
 
-**A plug-in loss** (``--models gbt,qbrank,ranksvm,package.module:Name(k=v)``) is one more
-run, ``<key>_L2``: the objective trained on the L2 judgments beside GBT(L2), with the trial's
-shared η and leaf count and the same boosting length,
-its number of trees picked on the validation queries by NDCG@5 (the rule of every ranking
-system of the harness; GBT and QBRank keep all ``rounds``) — a plug-in is not a system of the
-paper, so its run is an extension, listed among the deviations.
+**A plug-in loss** (``--models gbt,qbrank,ranksvm,package.module:Name(k=v)``) is one more run,
+``<key>_L2``: the objective trained on the L2 judgments beside GBT(L2), with the trial's shared η,
+leaf count and boosting length, its trees picked on the validation queries by NDCG@5 (every ranking
+system's rule; GBT and QBRank keep all ``rounds``): an extension, listed among the deviations.
 
-**Metrics.** Precision at K% on P3 (K = 10…100, ``prec@K%``) and DCG-5 on L3 (gain 2^g − 1,
-the paper gives none), DCG-5 after every ``every`` iterations for the curves.
+**Metrics.** Precision at K% on P3 (K = 10…100, ``prec@K%``), DCG-5 on L3 (gain 2^g − 1, the paper
+gives none), after every ``every`` iterations for the curves.
 """
 from __future__ import annotations
 
@@ -36,8 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from experiments.errors import UsageError
+from experiments import shared_fields
 from experiments.config import RunConfig
 from experiments import tuning
+from experiments.options import option
+from experiments.values import parse_pairs
 from experiments.zheng2007 import notes
 from experiments.zheng2007.paper import PAPER_ETA, PAPER_L2_L3, PAPER_LEAVES
 from ltrrepro.data import RankingDataset
@@ -104,23 +104,29 @@ class ZhengConfig(RunConfig):
     (``"gbt-tuned"`` / ``"paper"``): read as ``"tuned"`` / ``"paper"`` (:meth:`from_dict`)."""
 
     dataset: str = "synthetic-yahoo"
-    library: str = custom_objective_libraries()[0]
-    models: tuple = SYSTEM_NAMES
-    rounds: int = 300
-    every: int = 10
+    library: str = shared_fields.library(custom_objective_libraries()[0])
+    models: tuple = shared_fields.models(SYSTEM_NAMES, SYSTEM_NAMES)
+    rounds: int = shared_fields.rounds(300)
+    every: int = shared_fields.every(10)
     w: float = QBRankOptions.w                  # the systems' defaults: declared once, by their options
-    eta: float = PAPER_ETA
-    leaves: int = PAPER_LEAVES
-    grid: tuple = GBTOptions.grid
+    eta: float = option(PAPER_ETA, flag="--eta", help="the shared learning rate (paper 0.05)")
+    leaves: int = option(PAPER_LEAVES, flag="--leaves", bounds=(1, 131_072), help="the shared leaf count (paper 20)")
+    grid: tuple = option(GBTOptions.grid, flag="--gbt-grid", parse=parse_pairs,
+                         help="with --shared-params tuned: the eta:leaves pairs GBT(L2)'s validation DCG-5 picks from")
     c_grid: tuple = RankSVMOptions.c_grid
-    max_pairs: int = RankSVMOptions.max_pairs
-    shared_params: str = "paper"
-    tied_pairs: str = "non-contradicting"
-    plugins: tuple = ()             # ((unit name, "package.module:Name(k=v)"), ...): runs <key>_L2
-    tune: int = 0                   # --tune N: every tree system tuned with N configurations (experiments.tuning)
-    tune_on: str = "first-split"    # or per-trial
-
-    added_fields = ("plugins", "tune", "tune_on")
+    max_pairs: int = option(RankSVMOptions.max_pairs, flag="--max-pairs", bounds=(1, 10 ** 9),
+                            help="RankSVM: pairs sampled from P2 at most")
+    shared_params: str = option("paper", flag="--shared-params", choices=SHARED_PARAMS,
+                                old=("--qbrank-params", {"gbt-tuned": "tuned", "paper": "paper"}),
+                                help="the one eta and leaf count of every tree run of a trial: --eta/--leaves (paper, "
+                                     "default: the paper's 0.05 and 20) or tuned once per trial on GBT(L2)'s "
+                                     "validation part (tuned)")
+    tied_pairs: str = option("non-contradicting", flag="--tied-pairs", choices=TIED_PAIRS,
+                             help="precision at K%: a pair scored tied counts as non-contradicting (the paper, "
+                                  "default) or contradicting")
+    plugins: tuple = option((), added=True)     # ((unit name, spec), ...), set by --models: runs <key>_L2
+    tune: int = shared_fields.tune()            # every tree system tuned with N configurations (experiments.tuning)
+    tune_on: str = shared_fields.tune_on()
 
     def __post_init__(self):
         super().__post_init__()
@@ -140,7 +146,6 @@ class ZhengConfig(RunConfig):
         if not self.grid or any(not 0 < eta <= 1 or leaves < 2 for eta, leaves in self.grid):
             raise UsageError(f"--gbt-grid needs 0 < eta <= 1 and leaves >= 2; got {self.grid}")
         tuning.check(self)
-
 
     def shared_text(self) -> str:
         """How the trial's one (η, leaves) is set, in words."""
@@ -206,7 +211,7 @@ def run_name(model: str, train: str) -> str:
 def train_size(unit, ctx) -> float:
     """Documents of the unit's training data (L1 is a few hundred; L1 ∪ L2 the most): what
     its cost scales with, on trial 0's split."""
-    ds = DataRef(**ctx["data"]).open()
+    ds = DataRef(**ctx.data).open()
     parts = zheng_split(ds, unit.seed, 0)
     docs = {k: int(ds.query_sizes[v].sum()) for k, v in parts.items()}
     train = unit.settings["train"]
@@ -253,12 +258,12 @@ def shared_params(cfg: ZhengConfig, sub: dict, unit, threads: int) -> dict:
 
 
 def unit_fn(unit, ctx):
-    cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
+    cfg = ctx.cfg
+    ds = DataRef(**ctx.data).open()
     parts = zheng_split(ds, unit.seed, unit.trial)
     sub = {k: ds.subset(v) for k, v in parts.items() if v.size}
     trees = unit.model != "ranksvm"
-    shared = shared_params(cfg, sub, unit, ctx["threads"]) if trees else None
+    shared = shared_params(cfg, sub, unit, ctx.threads) if trees else None
     params = (shared["eta"], shared["leaves"]) if shared else None
     valid, test = sub["V"], sub["L3"]
     sizes = {"L1_queries": int(parts["L1"].size), "L1_docs": int(sub["L1"].n_docs) if "L1" in sub else 0,
@@ -272,7 +277,7 @@ def unit_fn(unit, ctx):
         shared = {"eta": boosting.learning_rate, "leaves": boosting.num_leaves, "by": f"tuned (--tune {cfg.tune})"}
     else:
         boosting, options, tuned_fields = cfg.boosting(unit.model, params), cfg.options(unit.model, params), {}
-    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"], **options)
+    trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx.threads, **options)
     train, labeled = training_data(sub, unit.settings["train"])
     trainer.add_train(train, labeled=labeled)
     trainer.add_valid(valid)
@@ -284,7 +289,7 @@ def unit_fn(unit, ctx):
     pred = fitted.scores(test.X)
     dcg = dcg5(pred, test)
     prec = pairwise_precision_at(pred, test.y, test.offsets, PERCENTS, ties=cfg.tied_pairs)
-    record = UnitRecord.of(system, {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}},
+    record = UnitRecord.of(system, {DCG5: float(dcg.mean()), **{f"prec@{k}%": v for k, v in prec.items()}}, scores=pred,
                            log=f"dcg@5={dcg.mean():.4f} prec@100%={prec[100]:.4f}",
                            library=system.resolve_library(cfg.library),
                            fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},

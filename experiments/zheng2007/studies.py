@@ -1,20 +1,18 @@
 """Zheng et al. (2007)'s study of QBRank as an :class:`~experiments.registry.Experiment`
-record: its flags, configuration, units and facts (the unit is :func:`.protocol.unit_fn`, the
-report :func:`.report.build` of :func:`.report.frame`)."""
+record: its configuration (each field's flag declared by :class:`.protocol.ZhengConfig`), units
+and facts (the unit is :func:`.protocol.unit_fn`, the report :func:`.report.build` of
+:func:`.report.frame`)."""
 from __future__ import annotations
 
 
-from experiments.values import parse_models, positive_int
 from experiments.errors import UsageError
-from experiments.registry import Experiment, get, register
-from experiments.zheng2007.protocol import (EXPERIMENT, SHARED_PARAMS, SYSTEM_NAMES, ZhengConfig, build_units,
-                                            train_size, unit_fn, zheng_split)
-from experiments.zheng2007.report import build as build_report, frame
+from experiments.registry import Experiment, register
 from experiments.tuning import Search
 from experiments.zheng2007.notes import TUNING
+from experiments.zheng2007.protocol import EXPERIMENT, ZhengConfig, build_units, train_size, unit_fn, zheng_split
+from experiments.zheng2007.report import build as build_report, frame
 from ltrrepro.runner import DataRef
 from ltrrepro.datasets import is_synthetic
-from ltrrepro.metrics import TIED_PAIRS
 
 DOC = """Zheng et al. (2007): QBRank against GBT and RankSVM — Table 1 and Figure 1 (docs/protocols/zheng2007.md).
 
@@ -34,53 +32,9 @@ P3 (a tied pair counts as non-contradicting, the paper's word; ``--tied-pairs co
 for the strict rule) and DCG-5 on L3, DCG-5 every ``--every`` rounds for the curves."""
 
 
-def _grid(text: str) -> tuple:
-    try:
-        grid = tuple((float(a), int(b)) for a, b in (x.split(":") for x in text.split(",") if x.strip()))
-    except ValueError:
-        raise UsageError(f"--gbt-grid takes eta:leaves pairs, e.g. 0.05:10,0.1:20; got {text!r}") from None
-    return grid
-
-
-def build(a) -> ZhengConfig:
-    d = get(EXPERIMENT).defaults_on(a.dataset)           # a flag left out: the study's default on this dataset
-    models, plugins = parse_models(a.models, SYSTEM_NAMES)
-    return ZhengConfig(experiment=EXPERIMENT, dataset=a.dataset, data_dir=a.data_dir,
-                       queries=a.queries or d["queries"], trials=a.trials or d["trials"], seed=a.seed,
-                       library=a.library, models=models, plugins=plugins,
-                       rounds=a.rounds or d["rounds"], every=a.every, grid=_grid(a.gbt_grid),
-                       max_pairs=a.max_pairs, shared_params=_shared(a), eta=a.eta, leaves=a.leaves,
-                       tied_pairs=a.tied_pairs, tune=a.tune or 0, tune_on=a.tune_on or "first-split")
-
-
-def _shared(a) -> str:
-    """``--shared-params``; the old ``--qbrank-params`` (gbt-tuned / paper) is read as tuned / paper."""
-    if a.qbrank_params is None:
-        return a.shared_params
-    return "paper" if a.qbrank_params == "paper" else "tuned"
-
-
-def own_flags(ap) -> None:
-    ap.add_argument("--max-pairs", type=positive_int, default=ZhengConfig.max_pairs,
-                    help="RankSVM: pairs sampled from P2 at most")
-    ap.add_argument("--gbt-grid", default=",".join(f"{e}:{n}" for e, n in ZhengConfig.grid),
-                    help="with --shared-params tuned: the eta:leaves pairs GBT(L2)'s validation DCG-5 picks from")
-    ap.add_argument("--shared-params", choices=SHARED_PARAMS, default=ZhengConfig.shared_params,
-                    help="the one eta and leaf count of every tree run of a trial: --eta/--leaves (paper, default: "
-                         "the paper's 0.05 and 20) or tuned once per trial on GBT(L2)'s validation part (tuned)")
-    ap.add_argument("--eta", type=float, default=ZhengConfig.eta, help="the shared learning rate (paper 0.05)")
-    ap.add_argument("--leaves", type=positive_int, default=ZhengConfig.leaves,
-                    help="the shared leaf count (paper 20)")
-    ap.add_argument("--qbrank-params", choices=("gbt-tuned", "paper"), default=None,
-                    help="old name of --shared-params: gbt-tuned reads as tuned, paper as paper")
-    ap.add_argument("--tied-pairs", choices=TIED_PAIRS, default=ZhengConfig.tied_pairs,
-                    help="precision at K%%: a pair scored tied counts as non-contradicting (the paper, default) or "
-                         "contradicting")
-
-
 def _tuning_parts(unit, ctx):
     """A search's (training, validation) parts (``--tune``): the trial's L2 and its validation part V, never L3."""
-    ds = DataRef(**ctx["data"]).open()
+    ds = DataRef(**ctx.data).open()
     parts = zheng_split(ds, unit.seed, unit.trial)
     return ds.subset(parts["L2"]), ds.subset(parts["V"])
 
@@ -102,10 +56,7 @@ SEARCH = Search(parts=_tuning_parts, base=lambda cfg, model: cfg.boosting(model)
 
 register(Experiment(
     name=EXPERIMENT, paper="zheng2007", title="Zheng et al.: QBRank against GBT and RankSVM", doc=DOC,
-    config_cls=ZhengConfig, flags=("dataset", "data-dir", "queries", "trials", "library", "rounds", "models", "every",
-                                   "tune", "tune-on"),
-    defaults={"models": ",".join(SYSTEM_NAMES), "every": ZhengConfig.every},
-    own_flags=own_flags, from_args=build, units=build_units, unit_fn=unit_fn, build=build_report,
+    config_cls=ZhengConfig, units=build_units, unit_fn=unit_fn, build=build_report,
     frame=frame, size_of=train_size, tuning=SEARCH, paper_trials=1,
     paper_datasets=("yahoo",),
     default=lambda: ZhengConfig(experiment=EXPERIMENT, queries=1500, trials=3, rounds=150),

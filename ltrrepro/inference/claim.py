@@ -5,14 +5,19 @@ one) — against what the paper says — an :class:`Expectation` (the direction,
 number or the smallest effect of interest, a verdict text, the claim's family) — under the
 report's :class:`~ltrrepro.inference.choices.Inference` (test, correction, α).
 
-The verdict rule (:func:`verdict`): ``supported`` (expected direction, p < α),
+The verdict rule (:func:`rule`, through :func:`verdict` for a test's p): ``supported`` (expected direction, p < α),
 ``contradicted`` (opposite direction, p < α); when p ≥ α, ``inconclusive (underpowered)`` if
 the run's power to detect the paper's effect is below :data:`~ltrrepro.inference.power.POWER_TARGET`,
 else ``direction only`` (expected direction) or ``not supported``. A claim resting on a test
 that gives no p-value is ``inconclusive (<why>)`` (:func:`no_test_reason`). Power is that of
 the paired test over the run's trials at α, given the observed SD of the paired differences
 (:func:`~ltrrepro.inference.power.paired_power`). :func:`correct` adjusts p within each claim
-family and re-judges by the same rule.
+family and judges it at the level applied by the same rule.
+
+The rule decides every verdict: :func:`judge` at α, :func:`correct` and a sequential monitor
+by handing the claim their level (:meth:`Claim.at`), a conjunction by the same rule; no step
+sets a verdict of its own. Over 500 lines on purpose: the value object and its one rule live
+together.
 """
 from __future__ import annotations
 
@@ -36,6 +41,8 @@ __all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "cor
            "undefined_reason", "UNDERPOWERED"]
 
 UNDERPOWERED = "inconclusive (underpowered)"
+#: the verdict of a claim whose two sides trained the same model (bit-identical test scores in every trial)
+IDENTICAL = "identical models"
 NAN = float("nan")
 
 
@@ -102,7 +109,9 @@ class Evidence:
     test is not the paired one (a two-sample test: :func:`~ltrrepro.inference.power.two_sample_power`);
     None: the paired test's at the report's α (:func:`~ltrrepro.inference.power.power_block`);
     ``power_at``: with ``power``, the same fields at another level (a function of the level),
-    for :func:`correct` to compute them at the level a family's correction applies."""
+    for :func:`correct` to compute them at the level a family's correction applies;
+    ``identical``: why the two sides trained the same model (bit-identical test scores in every
+    trial): the claim is then not judged, its verdict :data:`IDENTICAL`."""
 
     value: float
     p: float
@@ -115,6 +124,7 @@ class Evidence:
     effect_sizes: Mapping = field(default_factory=dict)
     power: Mapping | None = None
     power_at: object = None
+    identical: str | None = None
 
     @classmethod
     def none(cls, why: str) -> "Evidence":
@@ -190,7 +200,9 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
     else:
         v = verdict(value, p, sign, alpha, pw["power"])
         v = ex.sized(value) if ex.sized is not None and v == "supported" else v
-    if missing:
+    if ev.identical:                           # the two sides trained the same model: nothing to judge
+        v, missing = IDENTICAL, ev.identical
+    elif missing:
         v = f"inconclusive ({missing})"
     elif ex.verdict_text is not None and not v.startswith("inconclusive"):
         v = ex.verdict_text
@@ -234,8 +246,10 @@ def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inferenc
     elif diffs is not None:
         pa, pb = paper_means or (None, None)
         more.update(reproduction(diffs, base, pa, pb, expectation.paper_effect))
-    return judge(text, Evidence(c.diff, c.p, c.n, detail, sd=c.std_diff, missing=missing, effect_sizes=more),
-                 expectation, inference)
+    if c.identical:
+        detail = f"{detail}; identical models: {c.identical} — a knob that changed nothing, or a parameter that never reached the library"
+    return judge(text, Evidence(c.diff, c.p, c.n, detail, sd=c.std_diff, missing=missing, effect_sizes=more,
+                                identical=c.identical), expectation, inference)
 
 
 def correct(claims, inference: Inference) -> list:

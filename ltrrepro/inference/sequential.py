@@ -10,6 +10,10 @@ true mean difference). On the score scale S_k = √t_k·Z_k the increments are i
 S_k − S_{k−1} ~ N(η·Δ_k, Δ_k), Δ_k = t_k − t_{k−1} (a Brownian motion with drift observed at
 t_1 < … < t_K).
 
+Over 500 lines on purpose: the bounds, the power, the expected sample size and the stage-wise
+inference all integrate the same recursion on that model; kept together, they share one
+grid and one numerical rule.
+
 Every probability here is computed by the recursive numerical integration of that law
 (Armitage, McPherson & Rowe 1969, J. R. Stat. Soc. A 132:235; JT ch. 19): the sub-density of
 S_k on the continuation region is carried from look to look on a grid with Simpson weights,

@@ -197,12 +197,17 @@ class Comparison:
     dz_low: float = float("nan")
     dz_high: float = float("nan")
     test: str = "t"                   # the test p comes from (:data:`TESTS`)
+    identical: str | None = None      # a and b trained the same model (their test scores' fingerprints): why
 
     def significant(self, alpha: float) -> bool:
         return bool(np.isfinite(self.p) and self.p < alpha)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The comparison's fields (``identical`` only where set: the tables of other runs do not change)."""
+        out = asdict(self)
+        if out["identical"] is None:
+            del out["identical"]
+        return out
 
 
 def dz_fields(c: Comparison | None) -> dict:

@@ -36,8 +36,7 @@ from scipy import stats as _st
 
 from .spending import SPENDING
 
-__all__ = ["TLaw", "RUNS", "SEED", "futility_only", "FUTILITY_ONLY_DZ", "t_law", "real_alpha", "alpha_warning",
-           "ALPHA_TOLERANCE"]
+__all__ = ["TLaw", "RUNS", "SEED", "futility_only", "FUTILITY_ONLY_DZ", "t_law"]
 
 RUNS, SEED = 20_000, 20_201
 #: the standardized effects (δ/SD observed) of the futility tables; beyond the last the bound is the last's

@@ -30,9 +30,17 @@ it; LightGBM's adapter refuses it, see :class:`PLRank`), ``"clip"`` (max(h, ``he
 
 Sampling is the Gumbel trick in its exponential-race form: d's key is E_d e^{−f_d} with
 E_d = −log U_d ~ Exp(1), and the ranking sorts keys ascending — the order of f_d + G_d with
-G_d = −log E_d Gumbel, one logarithm per draw instead of two. The uniforms come from
-SplitMix64 (Vigna's 64-bit mixer) keyed per list by one integer the round's generator
-draws, so a list's rankings depend only on that key, never on threads or the other lists.
+G_d = −log E_d Gumbel, one logarithm per draw instead of two. The top K of a sample's keys are
+found by counting, for each key, the keys below it (a branch-free loop the compiler vectorises;
+ties, of probability ~m²·2⁻⁵³, are ranked again, the earlier document first); lists longer than
+``_RANK_ALL`` count only among the keys under a per-list threshold t with
+Σ_d (1 − e^{−t e^{f_d}}) = K + 3√K + 3 keys under it on average, all keys where fewer than K
+fall under it. The uniforms come from SplitMix64 (Vigna's 64-bit mixer) keyed per list by one
+integer the round's generator draws, so a list's rankings depend only on that key, never on
+threads or the other lists (lists run in parallel over numba's threads). Per sampled ranking of a
+list of m: m uniforms and logarithms, m·c comparisons (c ≤ m candidates), then O(K) for Φ and Ψ
+of the K ranked documents (the prefix sums DR … C over the ranking's first K places); the
+documents below the top K get theirs once per list from the sums over samples, O(m).
 Scores more than 300 below a list's maximum are raised to it (their probability, < e^{−300},
 is below any sample's resolution) so that 1/D_k² stays finite. Lists of one document get 0.
 References: [Oosterhuis 2022] (arXiv 2204.10872, PL-Rank-3), [Kang et al. 2024] (arXiv
@@ -57,127 +65,236 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
 _FLOOR_GAP = 300.0
+#: lists up to this long rank every key of a sample; longer ones the keys under a threshold
+_RANK_ALL = 32
+#: key buffers are padded with +inf to a multiple of this (8 doubles: one 512-bit vector)
+_LANES = 8
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _uniform(z):
-    """SplitMix64: the next state and a uniform in (0, 1) (53 bits, never 0 or 1)."""
-    z = z + _GOLDEN
-    x = z
+def _mix_uniform(x):
+    """SplitMix64's output for state x as a uniform in (0, 1) (53 bits, never 0 or 1)."""
     x = (x ^ (x >> _S30)) * _M1
     x = (x ^ (x >> _S27)) * _M2
     x = x ^ (x >> _S31)
-    return z, ((x >> _S11) + 0.5) * (1.0 / 9007199254740992.0)
+    return ((x >> _S11) + 0.5) * (1.0 / 9007199254740992.0)
 
 
-@numba.njit(parallel=True, cache=True)
-def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, rk):
-    """Fill ``grad``/``hess`` with the sample means of Φ and Ψ (the module docstring: ∂R and
-    ∂²R, not yet negated) over ``n_samples`` rankings per list; ``keys[q]`` seeds list q.
-    ``ex``, ``inv_ex`` and ``rk`` (float, n) are work arrays; ``theta`` the K rank weights."""
-    nq = offsets.shape[0] - 1
-    for q in numba.prange(nq):
-        a, b = offsets[q], offsets[q + 1]
-        m = b - a
+@numba.njit(cache=True, nogil=True)
+def _threshold(a, b, ex, want):
+    """A race key t with Σ_d P(E_d / e^{f_d} < t) = Σ_d (1 − e^{−t e^{f_d}}) ≈ ``want`` (bisection
+    on log t; e^{f} ≤ 1 here, the largest is 1): the keys under t are the candidates for the top K."""
+    lo, hi = -60.0, 60.0
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        t = math.exp(mid)
+        n = 0.0
         for i in range(a, b):
-            grad[i] = 0.0
-            hess[i] = 0.0
-        if m <= 1:
-            continue
-        K = min(theta.shape[0], m)
-        c = scores[a]
-        for i in range(a + 1, b):
-            if scores[i] > c:
-                c = scores[i]
-        total = 0.0
-        for i in range(a, b):
-            ex[i] = math.exp(max(scores[i] - c, -_FLOOR_GAP))
-            inv_ex[i] = 1.0 / ex[i]
-            total += ex[i]
-        top = np.empty(K, np.int64)
-        tkey = np.empty(K)
-        D = np.empty(K)
-        G = np.empty(K + 1)
-        sdr = sri = sdrc = sric = sds = srs = 0.0
-        z = keys[q]
-        for s in range(n_samples):
-            # race keys E/e^f, the K smallest kept sorted by insertion as they come (a key at or
-            # above the K-th so far is passed over). Sampling and selection alone on Yahoo-sized
-            # lists, quickselect, K argmin passes and a branch-free count of ranks took 1.2-2.3x as
-            # long; in the whole kernel the choice was within a loaded host's noise
-            cnt = 0
+            n -= math.expm1(-t * ex[i])
+        if n < want:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(hi)
+
+
+@numba.njit(cache=True, nogil=True)
+def _rank_into(keys, idx, c, cp, K, top, tkey):
+    """The K smallest of ``keys[:c]`` (ties: the earlier first) into ``top[:K]`` in order, as
+    their ``idx``. Each one's rank is the count of keys below it over ``keys[:cp]`` (padded with
+    +inf to a multiple of the vector width): no data-dependent branch, so nothing for the
+    processor to mispredict (``top[K]`` takes the rest). Equal keys — which would share a rank
+    and leave a slot empty, or put the later at rank K − 1 — are caught after and ranked again
+    with the tie rule."""
+    for k in range(K):
+        top[k] = -1
+    for i in range(c):
+        ki = keys[i]
+        r = 0
+        for j in range(cp):
+            r += keys[j] < ki
+        r = min(r, K)
+        top[r] = idx[i]
+        tkey[r] = ki
+    tie = False
+    for k in range(K):
+        tie |= top[k] < 0
+    if not tie:
+        last = tkey[K - 1]
+        n = 0
+        for j in range(cp):
+            n += keys[j] == last
+        tie = n > 1
+    if tie:
+        for i in range(c):
+            ki = keys[i]
+            r = 0
+            for j in range(c):
+                r += keys[j] < ki or (keys[j] == ki and j < i)
+            top[min(r, K)] = idx[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
+              top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx):
+    """The sample means of Φ and Ψ of list q into ``grad``/``hess`` (see :func:`plrank3_kernel`)."""
+    a, b = offsets[q], offsets[q + 1]
+    m = b - a
+    for i in range(a, b):
+        grad[i] = 0.0
+        hess[i] = 0.0
+    if m <= 1:
+        return
+    K = min(theta.shape[0], m)
+    c = scores[a]
+    for i in range(a + 1, b):
+        if scores[i] > c:
+            c = scores[i]
+    total = 0.0
+    for i in range(a, b):
+        ex[i] = math.exp(max(scores[i] - c, -_FLOOR_GAP))
+        inv_ex[i] = 1.0 / ex[i]
+        total += ex[i]
+        mark[i] = -1
+    mp = (m + _LANES - 1) // _LANES * _LANES
+    for i in range(m):
+        ibuf[i] = a + i
+    for i in range(m, mp):
+        kbuf[i] = np.inf
+    # long lists: only the keys under a threshold with about K + 3√K + 3 keys under it on
+    # average are ranked (all of them, should fewer than K fall under it)
+    want = K + 3.0 * math.sqrt(K) + 3.0
+    cut = _threshold(a, b, ex, want) if m > _RANK_ALL and m > want else np.inf
+    sdr = sri = sdrc = sric = sds = srs = 0.0
+    z = keys[q]
+    for s in range(n_samples):
+        # the race: d's key E_d / e^{f_d}, E_d = −log U_d; the ranking sorts the keys ascending.
+        # SplitMix64's i-th next state is z + i·γ, so the m uniforms come from one loop with no
+        # carried dependency (the compiler vectorises it), the logarithms from a second
+        for i in range(m):
+            cbuf[i] = _mix_uniform(z + np.uint64(i + 1) * _GOLDEN)
+        z = z + np.uint64(m) * _GOLDEN
+        for i in range(m):
+            kbuf[i] = -math.log(cbuf[i]) * inv_ex[a + i]
+        if cut == np.inf:
+            _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
+        else:
+            n = 0
+            for i in range(m):
+                cbuf[n] = kbuf[i]
+                cidx[n] = a + i
+                n += kbuf[i] < cut
+            if n >= K:
+                npad = (n + _LANES - 1) // _LANES * _LANES
+                for i in range(n, npad):
+                    cbuf[i] = np.inf
+                _rank_into(cbuf, cidx, n, npad, K, top, tkey)
+            else:
+                _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
+        # the mass left after the top K: by difference, or summed afresh where that loses more
+        # than three digits
+        tail = total
+        for k in range(K):
+            tail -= ex[top[k]]
+        if tail < 1e-3 * total:
+            for k in range(K):
+                mark[top[k]] = s
+            tail = 0.0
             for i in range(a, b):
-                z, u = _uniform(z)
-                key = -math.log(u) * inv_ex[i]
-                rk[i] = key
-                if cnt < K:
-                    j = cnt
-                    cnt += 1
-                elif key < tkey[K - 1]:
-                    j = K - 1
-                else:
-                    continue
-                while j > 0 and tkey[j - 1] > key:
-                    tkey[j] = tkey[j - 1]
-                    top[j] = top[j - 1]
-                    j -= 1
-                tkey[j] = key
-                top[j] = i
-            # the mass left after the top K: by difference, or summed afresh where that loses
-            # more than three digits
-            tail = total
-            for k in range(K):
-                tail -= ex[top[k]]
-            if tail < 1e-3 * total:
-                for k in range(K):
-                    rk[top[k]] = np.inf
-                tail = 0.0
-                for i in range(a, b):
-                    tail += ex[i] if rk[i] != np.inf else 0.0
-            acc = tail
-            G[K] = 0.0
-            for k in range(K - 1, -1, -1):
-                acc += ex[top[k]]
-                D[k] = acc
-                G[k] = G[k + 1] + theta[k] * gains[top[k]]
-            dr = ri = ds = rs = cc = 0.0
-            for k in range(K):
-                inv = 1.0 / D[k]
-                inv2 = inv * inv
-                dr += theta[k] * inv
-                ri += G[k] * inv
-                ds += theta[k] * inv2
-                rs += G[k] * inv2
-                cc += inv
-                d = top[k]
-                e = ex[d]
-                r = gains[d]
-                g = 1.0 - e * cc
-                sp = e * (r * dr - ri)
-                grad[d] += G[k + 1] + sp
-                hess[d] += G[k + 1] * g + sp * (1.0 + g) - e * e * (r * ds - rs)
-            # the documents left out: the same terms at κ = K − 1, added for every document below
-            # from the sums over samples, so a ranked document's share of those is taken off here
-            for k in range(K):
-                d = top[k]
-                e = ex[d]
-                r = gains[d]
-                sp = e * (r * dr - ri)
-                grad[d] -= sp
-                hess[d] -= sp * (1.0 - e * cc) - e * e * (r * ds - rs)
-            sdr += dr
-            sri += ri
-            sdrc += dr * cc
-            sric += ri * cc
-            sds += ds
-            srs += rs
-        inv_n = 1.0 / n_samples
-        for i in range(a, b):
-            e = ex[i]
-            r = gains[i]
-            sp = e * (r * sdr - sri)
-            grad[i] = (grad[i] + sp) * inv_n
-            hess[i] = (hess[i] + sp - e * e * (r * sdrc - sric) - e * e * (r * sds - srs)) * inv_n
+                tail += ex[i] if mark[i] != s else 0.0
+        acc = tail
+        G[K] = 0.0
+        for k in range(K - 1, -1, -1):
+            acc += ex[top[k]]
+            D[k] = acc
+            G[k] = G[k + 1] + theta[k] * gains[top[k]]
+        dr = ri = ds = rs = cc = 0.0
+        for k in range(K):
+            inv = 1.0 / D[k]
+            inv2 = inv * inv
+            dr += theta[k] * inv
+            ri += G[k] * inv
+            ds += theta[k] * inv2
+            rs += G[k] * inv2
+            cc += inv
+            DR[k], RI[k], DS[k], RS[k], CC[k] = dr, ri, ds, rs, cc
+        # each ranked document once: its terms at its rank, less its share of the terms at
+        # κ = K − 1 that are added for every document below from the sums over samples
+        for k in range(K):
+            d = top[k]
+            e = ex[d]
+            r = gains[d]
+            g = 1.0 - e * CC[k]
+            sp = e * (r * DR[k] - RI[k])
+            spk = e * (r * dr - ri)
+            grad[d] = (grad[d] + (G[k + 1] + sp)) - spk
+            hess[d] = ((hess[d] + (G[k + 1] * g + sp * (1.0 + g) - e * e * (r * DS[k] - RS[k])))
+                       - (spk * (1.0 - e * cc) - e * e * (r * ds - rs)))
+        sdr += dr
+        sri += ri
+        sdrc += dr * cc
+        sric += ri * cc
+        sds += ds
+        srs += rs
+    inv_n = 1.0 / n_samples
+    for i in range(a, b):
+        e = ex[i]
+        r = gains[i]
+        sp = e * (r * sdr - sri)
+        grad[i] = (grad[i] + sp) * inv_n
+        hess[i] = (hess[i] + sp - e * e * (r * sdrc - sric) - e * e * (r * sds - srs)) * inv_n
+
+
+@numba.njit(cache=True, nogil=True)
+def _run_lists(q0, q1, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark):
+    """Lists q0 … q1 − 1, with work arrays of their own."""
+    K = theta.shape[0]
+    longest = 1
+    for q in range(q0, q1):
+        longest = max(longest, offsets[q + 1] - offsets[q])
+    padded = (longest + _LANES - 1) // _LANES * _LANES
+    top, tkey = np.empty(K + 1, np.int64), np.empty(K + 1)
+    D, G = np.empty(K), np.empty(K + 1)
+    DR, RI, DS, RS, CC = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    kbuf, cbuf = np.empty(padded), np.empty(padded)
+    ibuf, cidx = np.empty(padded, np.int64), np.empty(padded, np.int64)
+    for q in range(q0, q1):
+        _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
+                  top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx)
+
+
+@numba.njit(cache=True, nogil=True)
+def _all_lists_serial(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark):
+    _run_lists(0, offsets.shape[0] - 1, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex,
+               mark)
+
+
+@numba.njit(cache=True, parallel=True)
+def _all_lists_parallel(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark, n_runs):
+    # contiguous runs of lists over the threads; a list's numbers depend only on its key, never
+    # on the run it falls in
+    nq = offsets.shape[0] - 1
+    for run in numba.prange(n_runs):
+        _run_lists(run * nq // n_runs, (run + 1) * nq // n_runs, scores, gains, offsets, theta, n_samples, keys,
+                   grad, hess, ex, inv_ex, mark)
+
+
+def plrank3_kernel(scores, gains, offsets, theta, n_samples, keys, grad, hess, threads=None):
+    """Fill ``grad``/``hess`` with the sample means of Φ and Ψ (the module docstring: ∂R and
+    ∂²R, not yet negated) over ``n_samples`` rankings per list; ``keys[q]`` (uint64) seeds list
+    q; ``theta`` the K rank weights, ``gains`` one per document. Lists run in parallel over
+    numba's threads (``threads``, default numba's current count; 1: no thread pool), with the
+    same numbers whatever the count."""
+    n = scores.shape[0]
+    nq = offsets.shape[0] - 1
+    threads = numba.get_num_threads() if threads is None else int(threads)
+    args = (scores, gains, offsets, theta, n_samples, keys, grad, hess, np.empty(n), np.empty(n),
+            np.empty(n, np.int64))
+    if threads <= 1 or nq < 2:
+        _all_lists_serial(*args)
+    else:
+        # a few runs per thread, so that one run of long lists holds up no thread for long
+        _all_lists_parallel(*args, min(nq, 4 * threads))
 
 
 class PLRank(Objective):
@@ -238,8 +355,7 @@ class PLRank(Objective):
         theta = 1.0 / np.log2(np.arange(self.cutoff, dtype=np.float64) + 2.0)
         n = scores.shape[0]
         grad, hess = np.empty(n), np.empty(n)
-        plrank3_kernel(scores, gains[labels], offsets, theta, self.n_samples, keys, grad, hess,
-                       np.empty(n), np.empty(n), np.empty(n))
+        plrank3_kernel(scores, gains[labels], offsets, theta, self.n_samples, keys, grad, hess)
         return grad, hess
 
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None, keys=None):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: the largest label read by default (graded relevance; the exp2 gain table of the metrics
-#: goes to 31): a larger one is an error unless ``max_label`` is raised
-MAX_LABEL = 31
+#: the largest label read by default: a larger one is an error unless ``max_label`` is raised
+#: (the datasets' own bound, :data:`ltrrepro.data.MAX_LABEL`, re-exported here)
+from ..data import MAX_LABEL  # noqa: F401
 
 #: the query id of a line without 'qid:' (LightGBM's layout): int64's minimum, which no
 #: 'qid:' can spell (more than 18 digits is an error), so every written qid, negative ones

@@ -12,7 +12,7 @@ import experiments
 from experiments.registry import get
 from experiments.tuning import search_fn, search_units
 from ltrrepro.datasets import load_dataset
-from ltrrepro.runner import materialize
+from ltrrepro.runner import UnitContext, materialize
 
 pytestmark = pytest.mark.slow
 
@@ -43,8 +43,8 @@ def test_a_tiny_tuned_run_reports_its_tuned_values_and_resumes(study, tmp_path):
 def _ctx(ds, out, cfg):
     ref = materialize(ds, cache_dir=out / "cache")
     (out / "tuning").mkdir(parents=True, exist_ok=True)
-    return {"cfg": cfg, "data": {"path": ref.path, "name": ref.name}, "threads": 1,
-            "tuning_dir": str(out / "tuning"), "tuning_study": "h"}
+    return UnitContext(cfg=cfg, data={"path": ref.path, "name": ref.name}, threads=1,
+                       tuning_dir=str(out / "tuning"), tuning_study="h")
 
 
 def _test_docs(study, ds, unit):

@@ -20,7 +20,7 @@ from experiments.cli import UsageError, cli
 from ltrrepro import make_synthetic
 from ltrrepro.data import RankingDataset, npy_dir_ok, save_npy_dir
 from ltrrepro.svmlight import write_svmlight
-from ltrrepro.runner import Unit, default_jobs_threads, materialize
+from ltrrepro.runner import Unit, UnitContext, default_jobs_threads, materialize
 from ltrrepro.fileio import atomic_write_text
 from ltrrepro.store import ResultStore, StoreError
 
@@ -166,7 +166,7 @@ def _units(models=("good",), trials=3):
 
 def test_the_first_failing_units_message_is_printed(tmp_path, capsys):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    code = study.run_and_report("t", _args(), store, _units(("good", "bad")), _fn, lambda s: {}, {})
+    code = study.run_and_report("t", _args(), store, _units(("good", "bad")), _fn, lambda s: {}, UnitContext())
     err = capsys.readouterr().err
     assert code == 1
     assert "error: 3 unit(s) failed; the first, d/t000/base/bad: ValueError: boom: the objective returned NaN" in err
@@ -176,13 +176,13 @@ def test_the_first_failing_units_message_is_printed(tmp_path, capsys):
 def test_manifest_ends_interrupted_or_error(tmp_path):
     store = ResultStore(tmp_path / "run", {"c": 1})
     with pytest.raises(KeyboardInterrupt):
-        study.run_and_report("t", _args(), store, _units(("stop",)), _fn, lambda s: {}, {})
+        study.run_and_report("t", _args(), store, _units(("stop",)), _fn, lambda s: {}, UnitContext())
     assert store.read_manifest()["status"] == "interrupted"
 
     def broken_report(s):
         raise RuntimeError("report failed")
     with pytest.raises(RuntimeError):
-        study.run_and_report("t", _args(no_report=False), store, _units(), _fn, broken_report, {})
+        study.run_and_report("t", _args(no_report=False), store, _units(), _fn, broken_report, UnitContext())
     man = store.read_manifest()
     assert man["status"] == "error" and "report failed" in man["error"]
 
@@ -200,12 +200,12 @@ def test_one_run_at_a_time_per_out(tmp_path):
 @pytest.mark.parametrize("damage", ["npz", "json"])
 def test_damaged_unit_files_are_named_and_recomputed(tmp_path, capsys, damage):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, UnitContext())
     victim = next((tmp_path / "run" / "units").glob(f"*t001*.{damage}"))
     victim.write_bytes(victim.read_bytes()[:20])              # truncated
     capsys.readouterr()
     study.run_and_report("t", _args(quiet=False), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn,
-                          lambda s: {}, {})
+                          lambda s: {}, UnitContext())
     err = capsys.readouterr().err
     assert str(victim) in err and "damaged" in err
     man = json.loads((tmp_path / "run" / "manifest.json").read_text())
@@ -215,11 +215,11 @@ def test_damaged_unit_files_are_named_and_recomputed(tmp_path, capsys, damage):
 
 def test_a_damaged_manifest_is_named_by_report_and_rebuilt_by_a_run(tmp_path, capsys):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, UnitContext())
     (tmp_path / "run" / "manifest.json").write_text('{"experiment": "t", "conf')
     assert report.main([str(tmp_path / "run")]) == 2
     assert "manifest.json: the manifest is damaged" in _one_error_line(capsys)
-    study.run_and_report("t", _args(), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn, lambda s: {}, UnitContext())
     man = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert man["status"] == "ok" and man["n_skipped"] == 3
     assert "rebuilding it" in capsys.readouterr().err
@@ -227,25 +227,25 @@ def test_a_damaged_manifest_is_named_by_report_and_rebuilt_by_a_run(tmp_path, ca
 
 def test_reports_cover_exactly_the_units_of_the_command(tmp_path, capsys):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    study.run_and_report("t", _args(), store, _units(trials=4), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), store, _units(trials=4), _fn, lambda s: {}, UnitContext())
     seen = {}
     store2 = ResultStore(tmp_path / "run", {"c": 1})
     study.run_and_report("t", _args(no_report=False, quiet=False), store2, _units(trials=2), _fn,
-                          lambda s: seen.update(keys=sorted(r["key"] for r in s.records())) or {}, {})
+                          lambda s: seen.update(keys=sorted(r["key"] for r in s.records())) or {}, UnitContext())
     assert seen["keys"] == ["d/t000/base/good", "d/t001/base/good"]
     assert "2 stored unit(s)" in capsys.readouterr().err
 
 
 def test_units_from_another_code_version_are_flagged(tmp_path, capsys):
     store = ResultStore(tmp_path / "run", {"c": 1})
-    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, {})
+    study.run_and_report("t", _args(), store, _units(), _fn, lambda s: {}, UnitContext())
     js = next((tmp_path / "run" / "units").glob("*t000*.json"))
     rec = json.loads(js.read_text())
     rec["code"] = {"ltrrepro": "0.0.1", "git_commit": "0123abc"}
     js.write_text(json.dumps(rec))
     capsys.readouterr()
     study.run_and_report("t", _args(quiet=False), ResultStore(tmp_path / "run", {"c": 1}), _units(), _fn,
-                          lambda s: {}, {})
+                          lambda s: {}, UnitContext())
     assert "computed by other code versions (0123abc" in capsys.readouterr().err
 
 
@@ -323,7 +323,7 @@ def test_a_worker_exits_when_the_runs_main_process_is_killed():
     import sys
     main = subprocess.Popen(["sleep", "60"])
     worker = subprocess.Popen([sys.executable, "-c",
-                               f"import time; from ltrrepro.runner import _watch_parent; "
+                               f"import time; from ltrrepro.runner.worker import _watch_parent; "
                                f"_watch_parent({main.pid}, 0.2); time.sleep(60)"])
     try:
         time.sleep(3)
@@ -445,11 +445,11 @@ def test_estimate_calibrates_on_kept_units_and_the_run_resumes_from_them(tmp_pat
 def test_estimate_scales_by_training_size(tmp_path):
     """Extra negatives grow the training lists: a unit at +100% is estimated dearer than at 0."""
     from experiments.bruch2021.protocol import BruchConfig, train_size
-    from ltrrepro.runner import Unit
+    from ltrrepro.runner import Unit, UnitContext
     ds = make_synthetic("web30k", n_queries=40, seed=2)
     ref = materialize(ds, cache_dir=tmp_path)
-    ctx = {"cfg": BruchConfig(experiment="robustness", queries=40, noise=("documents",),
-                                     levels=(0, 100)), "data": {"path": ref.path, "name": ref.name}}
+    ctx = UnitContext(cfg=BruchConfig(experiment="robustness", queries=40, noise=("documents",), levels=(0, 100)),
+                      data={"path": ref.path, "name": ref.name})
     base = train_size(Unit("r", "d", 1, "xendcg", (("noise", "none"), ("level", 0))), ctx)
     more = train_size(Unit("r", "d", 1, "xendcg", (("noise", "documents"), ("level", 100))), ctx)
     assert 1.5 < more / base < 2.0            # the training part (3/4 of the two) doubles; validation does not
@@ -509,7 +509,7 @@ def test_estimate_counts_a_workers_first_call_once_not_per_unit(tmp_path):
     _CALLS.clear()
     units = [Unit("toy", "d", t, "m", (), seed=0) for t in range(12)]
     store = ResultStore(tmp_path / "o", {"experiment": "toy"})
-    lines = estimate(units, _first_call_dear, {}, store, Execution(jobs=1, threads=1, estimate=True))
+    lines = estimate(units, _first_call_dear, UnitContext(), store, Execution(jobs=1, threads=1, estimate=True))
     assert "calibrated on 2 unit(s)" in lines[0] and len(_CALLS) == 2
     rest = float(lines[2].split("about ")[1].split(" s")[0])
     assert 0.6 <= rest <= 2.0, lines                  # 10 x 0.05 + 0.35 once; the cold rate gave 10 x 0.4 = 4 s

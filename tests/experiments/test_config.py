@@ -23,6 +23,7 @@ from experiments.kang2024.protocol import HessianConfig
 from experiments.study import prepare_data
 from experiments.xia.protocol import XiaConfig
 from experiments.zheng2007.protocol import ZhengConfig
+from ltrrepro.runner import UnitContext
 
 MQ2008 = Path(__file__).resolve().parents[1] / "data" / "mq2008"
 
@@ -48,7 +49,7 @@ def fingerprint(cfg, tmp: Path, max_units: int = 8):
     exp = registry.get(cfg.experiment)
     units = exp.units(cfg)
     info = prepare_data(cfg, tmp) if exp.reads_data(cfg) else None
-    ctx = {"cfg": cfg, "data": info.ref if info else None, "threads": 1}
+    ctx = UnitContext(cfg=cfg, data=info.ref if info else None, threads=1)
     records = [_strip(exp.unit_fn(u, ctx)[0]) for u in units[:max_units]]
     return [u.key for u in units], (info.facts if info else None), records
 

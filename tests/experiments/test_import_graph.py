@@ -15,9 +15,18 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("ltrrepro", "experiments")
 #: the wing's ground floor: what every paper package and every upper module may import (the tuning stage too:
 #: a study declares its search as data and its unit reads its values)
-GROUND = frozenset(f"experiments.{m}" for m in ("errors", "values", "config", "execution", "registry", "analysis",
-                                                 "results", "tuning", "tuning_report"))
+GROUND = frozenset(f"experiments.{m}" for m in ("errors", "values", "options", "shared_fields", "config", "execution",
+                                                 "registry", "analysis", "results", "tuning", "tuning_report"))
 PAPERS = ("bruch2021", "zheng2007", "xia")
+#: the library's bottom floor: each module and the only project modules it may import (the data
+#: layer never imports the reader built on it, nor anything above)
+BOTTOM = {"ltrrepro.fileio": set(), "ltrrepro.data": {"ltrrepro.fileio"}}
+#: the runner package's layers, lowest first (see ``ltrrepro/runner/__init__.py``): a module
+#: imports runner modules of lower layers only; its ``__init__`` re-exports them all
+RUNNER = (("units", "record", "context"), ("dataref", "timeouts", "forkserver", "cluster"), ("isolate",),
+          ("worker", "executor"), ("run",))
+#: the library modules outside the runner that may import it: the child process of an isolated unit
+RUNNER_USERS = frozenset({"ltrrepro.isolated"})
 
 
 def _modules() -> dict[str, Path]:
@@ -59,6 +68,14 @@ def _edges(name: str, path: Path, known) -> set[str]:
 def _graph() -> dict[str, set[str]]:
     mods = _modules()
     return {name: _edges(name, path, mods) for name, path in mods.items()}
+
+
+def _upward(graph, package: str, layers) -> set[tuple[str, str]]:
+    """The edges of ``graph`` from a module of ``package``'s ``layers`` to one of its modules
+    in the same or a higher layer (or to one of its modules no layer names)."""
+    level = {f"{package}.{m}": i for i, names in enumerate(layers) for m in names}
+    return {(m, t) for m, ts in graph.items() if m in level for t in ts
+            if t.startswith(package + ".") and level.get(t, len(layers)) >= level[m]}
 
 
 def _cycle(graph) -> list[str]:
@@ -119,3 +136,19 @@ def test_paper_packages_import_only_the_ground_floor_their_own_modules_and_the_l
         upward = {(m, t) for m in mods for t in graph[m] if t.startswith("experiments")
                   and t not in GROUND and not (t == own or t.startswith(own + "."))}
         assert upward == set(), paper
+
+
+def test_the_bottom_floor_imports_nothing_above_it():
+    graph = _graph()
+    assert {m: {t for t in graph[m] if t.startswith("ltrrepro")} for m in BOTTOM} == BOTTOM
+
+
+def test_the_runner_package_is_layered_and_used_by_the_upper_floors_only():
+    graph = _graph()
+    runner = {m for m in graph if m.startswith("ltrrepro.runner.")}
+    assert runner == {f"ltrrepro.runner.{m}" for layer in RUNNER for m in layer}      # every module has a layer
+    assert _upward(graph, "ltrrepro.runner", RUNNER) == set()
+    assert _upward({"p.a": {"p.b"}, "p.b": {"p.c"}}, "p", (("a",), ("b",))) == {("p.a", "p.b"), ("p.b", "p.c")}
+    users = {m for m, ts in graph.items() if m.startswith("ltrrepro") and not m.startswith("ltrrepro.runner")
+             and any(t == "ltrrepro.runner" or t.startswith("ltrrepro.runner.") for t in ts)}
+    assert users == RUNNER_USERS

@@ -53,7 +53,7 @@ def test_every_experiment_points_into_its_paper_package(name):
     assert _part(exp.build, exp.paper) == "report"
     assert exp.frame is None or _part(exp.frame, exp.paper) == "report" or \
         getattr(exp.frame, "func", None).__module__ == "experiments.analysis"
-    assert _part(exp.from_args, exp.paper) == "studies"
+    assert exp.derived, "the command line's configuration: derived from the fields' options, not a study's own"
     assert _part(exp.units, exp.paper) in ("studies", "protocol")
     assert exp.size_of is None or _part(exp.size_of, exp.paper) == "protocol"
     assert exp.across is None or _part(exp.across.build, exp.paper) == "report"
@@ -65,11 +65,11 @@ def test_every_experiment_points_into_its_paper_package(name):
 
 
 def test_a_unit_function_returns_the_one_unit_record():
-    from ltrrepro.runner import Unit, UnitRecord
+    from ltrrepro.runner import Unit, UnitContext, UnitRecord
 
     exp = registry.get("jensen_gap")
     cfg = exp.config_cls(experiment="jensen_gap", trials=1, draws=5, docs=4)
-    rec, arrays = exp.unit_fn(Unit("jensen_gap", "simulated", 0, "list", seed=0), {"cfg": cfg})
+    rec, arrays = exp.unit_fn(Unit("jensen_gap", "simulated", 0, "list", seed=0), UnitContext(cfg=cfg))
     assert isinstance(rec, UnitRecord) and set(rec.to_dict()) == {"means", "log", "gap_gamma0", "label_counts"}
     with pytest.raises(ValueError, match="common names"):
         UnitRecord(means={}, fields={"fit": 1}).to_dict()
@@ -120,11 +120,12 @@ def test_library_names_live_in_the_backends():
     """``--library``'s choices, the library checks, the recorded versions and the GPU probes
     read the backends: no library's name is written as a string outside ltrrepro/fit/backends
     (but for the McRank cross-check system pinned to LightGBM's own parameter names)."""
-    from experiments.cli import _flag_specs
+    from experiments.bruch2021.protocol import BruchConfig
+    from experiments.options import options
     from ltrrepro.fit import BACKENDS
     from ltrrepro.store import library_versions
 
-    assert _flag_specs()["library"][1]["choices"] == tuple(BACKENDS)
+    assert options(BruchConfig)["library"].choices == tuple(BACKENDS)
     assert set(BACKENDS) <= set(library_versions())
     pattern = re.compile(r"""["'](%s)["']""" % "|".join(BACKENDS))
     hits = [f"{p.relative_to(ROOT)}:{i}" for base in ("experiments", "ltrrepro") for p in (ROOT / base).rglob("*.py")
@@ -144,7 +145,7 @@ def test_an_arm_name_is_made_and_read_in_one_place():
             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if split.search(line)]
     assert [h for h in hits if not h.startswith(("ltrrepro/fit/xia.py", "ltrrepro/metrics", "ltrrepro/inference",
                                                   "ltrrepro/datasets.py", "ltrrepro/fit/backends/",
-                                                  "experiments/zheng2007/studies.py"))] == []
+                                                  "experiments/values.py"))] == []  # parse_pairs: --gbt-grid
 
 
 def test_dataset_facts_are_answered_once():

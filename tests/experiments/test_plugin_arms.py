@@ -39,10 +39,10 @@ def user_module(tmp_path, monkeypatch):
 
 def _spy_isolation(monkeypatch) -> list:
     """The models of the units that ran in a process of their own (plug-ins must)."""
-    import ltrrepro.runner as runner
+    import ltrrepro.runner.worker as worker     # where each unit's task looks it up
 
-    seen, real = [], runner._run_isolated
-    monkeypatch.setattr(runner, "_run_isolated", lambda fn, unit, ctx: (seen.append(unit.model), real(fn, unit, ctx))[1])
+    seen, real = [], worker._run_isolated
+    monkeypatch.setattr(worker, "_run_isolated", lambda fn, unit, ctx: (seen.append(unit.model), real(fn, unit, ctx))[1])
     return seen
 
 

@@ -117,7 +117,7 @@ def test_a_plugin_missing_where_the_units_run_fails_those_units_only(tmp_path):
     the module): its units fail with the import message, the built-in's finish."""
     from experiments.bruch2021.protocol import BruchConfig, unit_fn
     from ltrrepro import make_synthetic
-    from ltrrepro.runner import Unit, materialize, run_units
+    from ltrrepro.runner import Unit, UnitContext, materialize, run_units
     from ltrrepro.store import ResultStore
     ds = make_synthetic("web30k", n_queries=40, seed=3)
     ref = materialize(ds, cache_dir=tmp_path / "cache")
@@ -126,7 +126,7 @@ def test_a_plugin_missing_where_the_units_run_fails_those_units_only(tmp_path):
     object.__setattr__(cfg, "plugins", ((SQ_KEY, "module_missing_on_worker:Squared(scale=0.5)"),))
     units = [Unit("quality", "d", t, m, (("noise", "none"),)) for t in range(2) for m in ("lambdamart", SQ_KEY)]
     store = ResultStore(tmp_path / "run", {"c": 1})
-    s = run_units(units, unit_fn, {"cfg": cfg, "data": {"path": ref.path, "name": ref.name}}, store, jobs=1,
+    s = run_units(units, unit_fn, UnitContext(cfg=cfg, data={"path": ref.path, "name": ref.name}), store, jobs=1,
                   quiet=True)
     assert sorted(s.failed) == sorted(u.key for u in units if u.model == SQ_KEY) and s.n_done == 2
     assert all("cannot import 'module_missing_on_worker'" in f["error"] for f in store.failures())

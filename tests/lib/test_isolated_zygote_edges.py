@@ -13,7 +13,9 @@ import threading
 import numpy as np
 import pytest
 
-from ltrrepro.runner import Unit, _run_isolated, _Zygote, seed_globals
+from ltrrepro.runner import Unit, UnitContext, seed_globals
+from ltrrepro.runner.forkserver import _Zygote
+from ltrrepro.runner.isolate import _run_isolated
 from test_isolated import fresh_zygote  # noqa: F401 - the fixture: this test's own zygote
 
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the zygote is Linux's"),
@@ -46,9 +48,9 @@ def test_a_unit_runs_once_where_the_socket_is_past_fd_1024(tmp_path, monkeypatch
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
     held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]   # a worker with many sockets open
     try:
-        assert _run_isolated(mod.fn, _unit(), {})[0] == {"ok": 1}
+        assert _run_isolated(mod.fn, _unit(), UnitContext())[0] == {"ok": 1}
         zygote = _Zygote._mine.get(os.getpid())
-        assert _run_isolated(mod.fn, _unit(), {})[0] == {"ok": 1}
+        assert _run_isolated(mod.fn, _unit(), UnitContext())[0] == {"ok": 1}
     finally:
         for fd in held:
             os.close(fd)
@@ -62,7 +64,7 @@ def test_a_plugin_module_sees_the_parents_environment_and_directory_when_it_is_i
         how, tmp_path, monkeypatch, fresh_zygote):
     if how == "fresh":
         monkeypatch.setattr(sys, "platform", "darwin")
-    _run_isolated(behaves, _unit(), {})                       # the zygote starts here ...
+    _run_isolated(behaves, _unit(), UnitContext())                       # the zygote starts here ...
     monkeypatch.setenv("ZYG_MARK", "set after the zygote started")   # ... then the parent changes
     (tmp_path / "later").mkdir()
     monkeypatch.chdir(tmp_path / "later")
@@ -72,7 +74,7 @@ def test_a_plugin_module_sees_the_parents_environment_and_directory_when_it_is_i
         def fn(unit, ctx):
             return {"at_import": AT_IMPORT}, {}
     """)
-    assert _run_isolated(mod.fn, _unit(), {})[0]["at_import"] == ("set after the zygote started", os.getcwd())
+    assert _run_isolated(mod.fn, _unit(), UnitContext())[0]["at_import"] == ("set after the zygote started", os.getcwd())
 
 
 def test_a_librarys_load_time_environment_is_the_units(monkeypatch, fresh_zygote):
@@ -80,9 +82,9 @@ def test_a_librarys_load_time_environment_is_the_units(monkeypatch, fresh_zygote
     give the child its old value, and a parallel kernel compiled there then raises."""
     import numba
 
-    _run_isolated(behaves, _unit(), {})
+    _run_isolated(behaves, _unit(), UnitContext())
     monkeypatch.setenv("NUMBA_NUM_THREADS", str(numba.config.NUMBA_NUM_THREADS + 1))
-    assert _run_isolated(numba_threads, _unit(), {})[0] == numba.config.NUMBA_NUM_THREADS + 1
+    assert _run_isolated(numba_threads, _unit(), UnitContext())[0] == numba.config.NUMBA_NUM_THREADS + 1
 
 
 def _serving_children() -> set:
@@ -108,7 +110,7 @@ def _serving_children() -> set:
 
 def test_threads_starting_units_together_start_one_zygote(fresh_zygote):
     before = _serving_children()               # another test's zygote, kept aside by the fixture
-    threads = [threading.Thread(target=_run_isolated, args=(behaves, _unit(f"m{i}"), {})) for i in range(4)]
+    threads = [threading.Thread(target=_run_isolated, args=(behaves, _unit(f"m{i}"), UnitContext())) for i in range(4)]
     for t in threads:
         t.start()
     for t in threads:
@@ -119,7 +121,7 @@ def test_threads_starting_units_together_start_one_zygote(fresh_zygote):
 def test_the_childs_global_draws_are_the_units_seed_not_the_zygotes():
     with seed_globals(_unit("draw")):
         expected = float(np.random.random())
-    assert _run_isolated(draws, _unit("draw"), {})[0] == expected
+    assert _run_isolated(draws, _unit("draw"), UnitContext())[0] == expected
 
 
 def behaves(unit, ctx):
@@ -158,12 +160,12 @@ def test_a_zygote_whose_imports_hang_is_replaced_and_the_unit_runs_fresh_once(tm
     monkeypatch.setattr(_Zygote, "ANSWER_TIMEOUT", 3.0)
     stuck = _Zygote._mine[os.getpid()] = _Zygote(["zyg_hangs_on_import"])
     t0 = time.monotonic()
-    assert _run_isolated(fn, _unit(), {})[0] == {"ppid": os.getpid()}          # a fresh interpreter's parent
+    assert _run_isolated(fn, _unit(), UnitContext())[0] == {"ppid": os.getpid()}          # a fresh interpreter's parent
     assert 3.0 <= time.monotonic() - t0 < 60
     assert stuck.proc.poll() == -signal.SIGKILL and _Zygote._mine.get(os.getpid()) is not stuck
     assert len((tmp_path / "ran.log").read_text().split()) == 1
     monkeypatch.setattr(_Zygote, "ANSWER_TIMEOUT", 120.0)      # a new zygote's imports on a loaded host
-    again = _run_isolated(fn, _unit(), {})[0]["ppid"]
+    again = _run_isolated(fn, _unit(), UnitContext())[0]["ppid"]
     assert again == _Zygote._mine[os.getpid()].proc.pid != stuck.proc.pid
 
 
@@ -178,7 +180,7 @@ def test_a_zygote_that_takes_a_job_and_never_forks_fails_that_unit_and_never_run
     from ltrrepro.runner import UnitProcessDied
 
     fn = _logs_its_parent(tmp_path, monkeypatch)
-    _run_isolated(fn, _unit(), {})
+    _run_isolated(fn, _unit(), UnitContext())
     zygote = _Zygote._mine[os.getpid()]
     poll = select.poll()
     poll.register(zygote.sock, select.POLLIN)
@@ -186,11 +188,11 @@ def test_a_zygote_that_takes_a_job_and_never_forks_fails_that_unit_and_never_run
     os.kill(zygote.proc.pid, signal.SIGSTOP)
     monkeypatch.setattr(_Zygote, "ANSWER_TIMEOUT", 2.0)
     with pytest.raises(UnitProcessDied, match=r"its zygote process did not answer \(TimeoutError: no 'pid' line"):
-        _run_isolated(fn, _unit(), {})
+        _run_isolated(fn, _unit(), UnitContext())
     assert zygote.proc.poll() == -signal.SIGKILL
     assert len((tmp_path / "ran.log").read_text().split()) == 1          # the first unit only
     monkeypatch.setattr(_Zygote, "ANSWER_TIMEOUT", 120.0)
-    assert _run_isolated(fn, _unit(), {})[0]["ppid"] == _Zygote._mine[os.getpid()].proc.pid != zygote.proc.pid
+    assert _run_isolated(fn, _unit(), UnitContext())[0]["ppid"] == _Zygote._mine[os.getpid()].proc.pid != zygote.proc.pid
 
 
 def _state(pid: int) -> str:
@@ -240,12 +242,12 @@ def test_an_interrupt_while_waiting_for_pid_does_not_leave_the_unit_running(tmp_
     monkeypatch.setattr(_Zygote, "_line", interrupted)
     try:
         with pytest.raises(KeyboardInterrupt):
-            _run_isolated(fn, Unit("e", "d", 0, "m", seed=5), {})
+            _run_isolated(fn, Unit("e", "d", 0, "m", seed=5), UnitContext())
         time.sleep(2)
         left = _state(child[0])
         # the next unit: it reads the stale 'pid' where it waits for 'ready'
         monkeypatch.setenv("ZYG_SLEEP", "0")
-        assert _run_isolated(fn, Unit("e", "d", 0, "m", seed=5), {})[0]["ppid"] > 0
+        assert _run_isolated(fn, Unit("e", "d", 0, "m", seed=5), UnitContext())[0]["ppid"] > 0
         assert left in ("", "Z"), f"the interrupted unit's child {child[0]} still runs (state {left!r})"
     finally:
         if child and _state(child[0]) not in ("", "Z"):

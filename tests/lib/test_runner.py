@@ -13,7 +13,7 @@ import pytest
 
 from experiments.bruch2021 import protocol as bruch
 from ltrrepro import make_synthetic
-from ltrrepro.runner import Unit, default_jobs_threads, materialize, run_units, unit_seed
+from ltrrepro.runner import Unit, UnitContext, default_jobs_threads, materialize, run_units, unit_seed
 from ltrrepro.splits import trial_split
 from ltrrepro.store import ResultStore, safe_key
 
@@ -51,7 +51,7 @@ def _tiny_ctx(tmp_path, n_queries=40):
     ref = materialize(ds, cache_dir=tmp_path / "cache")
     cfg = bruch.BruchConfig(experiment="robustness", dataset="synthetic-web30k", queries=n_queries, seed=5,
                             preset="tiny", rounds=6, noise=("labels",), levels=(0, 20))
-    return {"data": {"path": ref.path, "name": ref.name}, "cfg": cfg}
+    return UnitContext(data={"path": ref.path, "name": ref.name}, cfg=cfg)
 
 
 def _units(settings, trials=2, models=("lambdamart", "xendcg")):
@@ -154,7 +154,7 @@ def test_dask_local_cluster_equals_loky(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
             distributed.Client(cl) as client:
         b = ResultStore(tmp_path / "dask", {"c": 1})
-        s = run_units(units, bruch.unit_fn, {**ctx}, b, threads=1, backend="dask", scheduler=client, quiet=True)
+        s = run_units(units, bruch.unit_fn, ctx, b, threads=1, backend="dask", scheduler=client, quiet=True)
     assert s.ok and s.n_done == len(units)
     assert _results(a) == _results(b)
 

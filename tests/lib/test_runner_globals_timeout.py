@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from ltrrepro.runner import Unit, UnitTimeout, run_units, seed_globals
+from ltrrepro.runner import Unit, UnitContext, UnitTimeout, run_units, seed_globals
 from ltrrepro.store import ResultStore
 
 
@@ -53,7 +53,7 @@ def test_seed_globals_is_the_units_and_restores_the_process_state():
 
 def _records(tmp_path, name, jobs):
     store = ResultStore(tmp_path / name, {"x": 1})
-    run_units(_units(), draws, {}, store, jobs=jobs, threads=1, quiet=True)
+    run_units(_units(), draws, UnitContext(), store, jobs=jobs, threads=1, quiet=True)
     return {r["key"]: (r["np"], r["py"]) for r in store.records()}
 
 
@@ -66,7 +66,7 @@ def test_global_draws_are_the_same_at_any_jobs(tmp_path):
 def test_a_unit_over_the_timeout_fails_with_its_reason_and_the_others_finish(tmp_path):
     store = ResultStore(tmp_path / "r", {"x": 1})
     t0 = time.perf_counter()
-    summary = run_units(_units(("stuck", "fast"), trials=1), slow_or_fast, {}, store, jobs=1, threads=1,
+    summary = run_units(_units(("stuck", "fast"), trials=1), slow_or_fast, UnitContext(), store, jobs=1, threads=1,
                         quiet=True, unit_timeout=1)
     assert time.perf_counter() - t0 < 30
     assert summary.failed == ["d/t000/base/stuck"] and summary.n_done == 1
@@ -77,7 +77,7 @@ def test_a_unit_over_the_timeout_fails_with_its_reason_and_the_others_finish(tmp
 @pytest.mark.slow
 def test_an_isolated_unit_over_the_timeout_has_its_process_killed(tmp_path):
     store = ResultStore(tmp_path / "r", {"x": 1})
-    summary = run_units(_units(("stuck", "fast"), trials=1), slow_or_fast, {"isolated": ("stuck",)}, store, jobs=1,
+    summary = run_units(_units(("stuck", "fast"), trials=1), slow_or_fast, UnitContext(isolated=("stuck",)), store, jobs=1,
                         threads=1, quiet=True, unit_timeout=5)
     assert summary.failed == ["d/t000/base/stuck"] and summary.n_done == 1
     assert "UnitTimeout" in store.failure("d/t000/base/stuck")["error"]

@@ -93,3 +93,18 @@ class GlobalRandom(Squared):
     def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
         g, h = super().grad_hess(scores, labels, offsets, iteration, None)
         return g + np.random.normal(0.0, 1e-3, g.shape), h
+
+
+class IgnoresItsKnob(Objective):
+    """A loss with a parameter that changes nothing (squared error on the grades, ``knob``
+    ignored; no randomness): two arms that differ only in ``knob`` train the same model, the case
+    the report's identical-models guard names."""
+
+    name = "ignores_its_knob"
+
+    def __init__(self, knob: float = 1.0):
+        self.knob = float(knob)
+
+    def grad_hess(self, scores, labels, offsets, iteration=0, rng=None):
+        f = np.asarray(scores, dtype=np.float64)
+        return f - np.asarray(labels, dtype=np.float64), np.ones_like(f)

@@ -15,7 +15,7 @@ from experiments.errors import UsageError
 from experiments.registry import get
 from experiments.tuning import search_fn, search_units, tuned_for
 from ltrrepro.tuning import TUNED
-from ltrrepro.runner import Unit, materialize
+from ltrrepro.runner import Unit, UnitContext, materialize
 from ltrrepro.inference import Inference
 from ltrrepro.inference.tests import holm
 
@@ -42,9 +42,9 @@ def test_a_tuned_quality_run_has_units_at_both_settings_and_one_search_per_syste
     assert sorted({u.trial for u in per}) == [0, 1, 2] and len(per) == 9
     tuned = {"xendcg@0": "frozen", "xendcg@2": "own"}
     at2 = next(u for u in units if u.trial == 2 and u.model == "xendcg" and TUNED in u.setting)
-    assert tuned_for(at2, {"tuned": tuned, "cfg": cfg}) == "frozen"
-    assert tuned_for(at2, {"tuned": tuned, "cfg": _cfg(tune_on="per-trial")}) == "own"
-    assert tuned_for(Unit("quality", "d", 2, "xendcg", (("noise", "none"),)), {"tuned": tuned, "cfg": cfg}) is None
+    assert tuned_for(at2, UnitContext(tuned=tuned, cfg=cfg)) == "frozen"
+    assert tuned_for(at2, UnitContext(tuned=tuned, cfg=_cfg(tune_on="per-trial"))) == "own"
+    assert tuned_for(Unit("quality", "d", 2, "xendcg", (("noise", "none"),)), UnitContext(tuned=tuned, cfg=cfg)) is None
 
 
 def test_other_studies_train_only_at_tuned_settings_and_an_untuned_run_is_unchanged():
@@ -134,8 +134,8 @@ def test_the_paper_family_is_the_same_with_or_without_the_tuned_units(rng):
 def _ctx(ds, out, cfg):
     ref = materialize(ds, cache_dir=out / "cache")
     (out / "tuning").mkdir(parents=True, exist_ok=True)
-    return {"cfg": cfg, "data": {"path": ref.path, "name": ref.name}, "threads": 1,
-            "tuning_dir": str(out / "tuning"), "tuning_study": "h"}
+    return UnitContext(cfg=cfg, data={"path": ref.path, "name": ref.name}, threads=1,
+                       tuning_dir=str(out / "tuning"), tuning_study="h")
 
 
 @pytest.mark.slow
