@@ -15,6 +15,7 @@ from .boosting import PRESETS, Boosting, preset
 from .base import SYSTEMS, Fitted, Labels, NoOptions, System, Trainer, int_seed, register
 from .backends import BACKENDS, Backend
 from . import ranking, xia, zheng  # noqa: F401  (register the systems)
+from . import hessian  # noqa: F401,E402  (the Hessian study's systems)
 from .callbacks import LeafRescaleCallback, NewtonLeafCallback, UnitHessian
 from .plugins import PluginError, load_plugin, plugin_key, plugin_system
 from .ranking import RankingOptions, hessian_floor

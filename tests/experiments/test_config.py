@@ -19,6 +19,7 @@ from experiments.bruch2021.protocol_jensen_gap import JensenConfig
 from experiments.bruch2021.protocol import BruchConfig
 from experiments.errors import UsageError
 from experiments.hu2019.protocol import DebiasingConfig
+from experiments.kang2024.protocol import HessianConfig
 from experiments.study import prepare_data
 from experiments.xia.protocol import XiaConfig
 from experiments.zheng2007.protocol import ZhengConfig
@@ -171,9 +172,20 @@ def _debiasing_fields(tmp_path):
            elsewhere={"plugins"})       # plugins: tests/experiments/hu2019/test_debiasing_protocol.py
 
 
+def _hessian_fields(tmp_path):
+    base = HessianConfig(experiment="hessian", queries=30, trials=1, preset="tiny", rounds=2,
+                         models=("plrank_sampled", "plrank_constant"), lr_grid=(0.1,), sweep_samples=(10,))
+    _check(base, {"dataset": "synthetic-web30k", "queries": 32, "trials": 2, "seed": 1, "library": "xgboost",
+                  "preset": "fast", "rounds": 3, "models": ("plrank_sampled",), "hessian_policy": "clip", "samples": 20,
+                  "cutoff": 5, "lr_grid": (0.01,), "sweep_samples": (20,)}, tmp_path,
+           elsewhere={"metric", "margin", "tune", "tune_on"})
+    # metric, margin: tests/experiments/kang2024/test_hessian_report.py (they reach the report); tune, tune_on: the
+    # study's Search, experiments/tuning.py's tests
+
+
 #: each configuration class's field check (a study whose class has none fails below)
 FIELD_CHECKS = {BruchConfig: _bruch_fields, ZhengConfig: _zheng_fields, XiaConfig: _xia_fields,
-                JensenConfig: _jensen_fields, DebiasingConfig: _debiasing_fields}
+                JensenConfig: _jensen_fields, DebiasingConfig: _debiasing_fields, HessianConfig: _hessian_fields}
 
 
 @pytest.mark.slow

@@ -1,0 +1,236 @@
+"""The Hessian study's protocol (docs/protocols/kang2024.md): the typed configuration, the units
+and the unit function.
+
+A unit (trial t, part, arm): trial t's 60/20/20 query split of the pooled dataset; the arm's
+system (:mod:`ltrrepro.fit.hessian`: one loss under one Hessian treatment) trained on the
+training part with early stopping on the validation part; the validation part's NDCG@10 and the
+test part's NDCG@1/3/5/10 (gain 2^y − 1, queries without a relevant document dropped) and Kang et
+al.'s metric (mean DCG@10 / mean IDCG@10 over every test query) recorded. The arms of one loss
+train from the same seed (their stochastic objective draws the same γ or the same rankings at a
+round whose scores agree): only the Hessian differs. Parts: ``arms`` (every arm at the run's
+settings), ``lr`` (the two PL-Rank arms at each learning rate of the grid) and ``samples`` (the
+sampled-Hessian arm at each number of sampled rankings N).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments import shared_fields, tuning
+from experiments.config import RunConfig
+from experiments.errors import UsageError
+from experiments.kang2024 import notes, paper
+from experiments.options import option
+from experiments.values import parse_levels, parse_names
+from ltrrepro.fit import BACKENDS, SYSTEMS
+from ltrrepro.fit.backends import custom_objective_libraries
+from ltrrepro.fit.boosting import PRESETS, preset
+from ltrrepro.fit.hessian import HESSIAN_SYSTEMS, LOSSES
+from ltrrepro.metrics import canonical, dcg, evaluate
+from ltrrepro.objectives import PLRank
+from ltrrepro.objectives.plrank import HESSIAN_POLICIES
+from ltrrepro.runner import STREAM_MODEL, DataRef, Unit, UnitRecord, unit_seed
+from ltrrepro.splits import trial_split
+
+EXPERIMENT = "hessian"
+TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
+NDCG10 = TEST_METRICS[3]
+#: the column of Kang et al.'s metric (mean DCG@10 / mean IDCG@10 over the test queries)
+KANG = "kang_ndcg10"
+#: the metrics ``--metric`` chooses between for the table's differences and the claims
+METRICS = {"ndcg": NDCG10, "kang": KANG}
+PLRANK_ARMS = tuple(LOSSES["plrank"])                 # sampled, constant
+PARTS = ("arms", "lr", "samples")
+
+
+def _arms(text: str) -> tuple:
+    """``--models``: the study's arms (each a system of :mod:`ltrrepro.fit.hessian`)."""
+    return tuple(parse_names(text, HESSIAN_SYSTEMS, "--models", "arm"))
+
+
+def _rates(text: str) -> tuple:
+    return tuple(float(v) for v in parse_levels(text, float, "--lr-grid"))
+
+
+def _counts(text: str) -> tuple:
+    return tuple(int(v) for v in parse_levels(text, int, "--sweep-samples"))
+
+
+def kang_ndcg(scores, labels, offsets, k: int = paper.CUTOFF) -> float:
+    """Kang et al.'s NDCG@k: the mean over queries of DCG@k divided by the mean of IDCG@k (not
+    each query's own), every query counted (one without a relevant document adds 0 to both).
+
+    >>> kang_ndcg([2.0, 1.0, 1.0, 2.0], [1, 0, 1, 0], [0, 2, 4], k=2)     # DCG 1 and 1/log2(3); IDCG 1 and 1
+    0.8154648767857288
+    """
+    labels = np.asarray(labels)
+    d = dcg(scores, labels, offsets, k, norel="zero")
+    ideal = dcg(labels.astype(np.float64), labels, offsets, k, norel="zero")
+    return float(d.mean() / ideal.mean()) if ideal.mean() > 0 else float("nan")
+
+
+def takes_negative_hessians(library: str) -> bool:
+    """Whether ``library``'s adapter takes an objective whose Hessians may be negative (PL-Rank's
+    ``hessian_policy="none"``, the authors'): asked of the backend, not named here."""
+    try:
+        BACKENDS[library].adapter(PLRank(hessian_policy="none"))
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class HessianConfig(RunConfig):
+    """The study's settings. ``hessian_policy``: what the library receives of PL-Rank's sampled
+    Hessian (``abs`` by default: |h| floored; ``clip``: max(h, floor); ``none``: the estimate as
+    it is, the authors', in a library that takes negative Hessians); ``samples``: N rankings per
+    query per round; ``cutoff``: K of the objective and of Kang's metric; ``lr_grid``: the
+    learning rates of the ``lr`` part; ``sweep_samples``: the N of the ``samples`` part;
+    ``metric``: the table's differences and the claims on per-query NDCG@10 (``ndcg``) or Kang's
+    (``kang``); ``margin``: the equivalence margin of the TOST claims (NDCG)."""
+
+    dataset: str = "synthetic-yahoo"
+    library: str = shared_fields.library(custom_objective_libraries()[0])
+    preset: str = shared_fields.preset("fast")
+    rounds: int | None = shared_fields.rounds()
+    models: tuple = option(HESSIAN_SYSTEMS, flag="--models", parse=_arms,
+                           help="comma-separated arms (each loss under each Hessian treatment)")
+    hessian_policy: str = option("abs", flag="--hessian-policy", choices=HESSIAN_POLICIES,
+                                 help="what the library receives of PL-Rank's sampled Hessian: abs (|h| floored), clip "
+                                      "(max(h, floor)) or none (as estimated, the authors'; a library that takes "
+                                      "negative Hessians)")
+    samples: int = option(paper.SAMPLES, flag="--samples", bounds=(1, 100_000), help="rankings sampled per query")
+    cutoff: int = option(paper.CUTOFF, flag="--cutoff", bounds=(1, 10_000), help="K of the objective and of Kang's metric")
+    lr_grid: tuple = option((1e-4, 1e-3, 1e-2, 1e-1), flag="--lr-grid", parse=_rates,
+                            help="the learning rates of the PL-Rank figure")
+    sweep_samples: tuple = option((10, 50, 200), flag="--sweep-samples", parse=_counts, bounds=(1, 100_000),
+                                  help="the N of the samples figure")
+    metric: str = option("ndcg", flag="--metric", choices=tuple(METRICS),
+                         help="the differences and claims on per-query NDCG@10 (ndcg) or Kang et al.'s mean DCG@10 / "
+                              "mean IDCG@10 (kang)")
+    margin: float = option(0.01, flag="--margin", help="the TOST equivalence margin (NDCG)")
+    tune: int = shared_fields.tune()
+    tune_on: str = shared_fields.tune_on()
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.library not in custom_objective_libraries():
+            raise UsageError(f"--library: the arms are custom objectives; one of {', '.join(custom_objective_libraries())}")
+        if self.preset not in PRESETS:
+            raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        unknown = [m for m in self.models if m not in HESSIAN_SYSTEMS]
+        if unknown or not self.models:
+            raise UsageError(f"--models: {', '.join(unknown) or 'none'}; known: {', '.join(HESSIAN_SYSTEMS)}")
+        if self.hessian_policy not in HESSIAN_POLICIES:
+            raise UsageError(f"--hessian-policy: one of {', '.join(HESSIAN_POLICIES)}, not {self.hessian_policy!r}")
+        if self.hessian_policy == "none" and not takes_negative_hessians(self.library):
+            takers = [lib for lib in custom_objective_libraries() if takes_negative_hessians(lib)]
+            raise UsageError(f"--hessian-policy none hands the library negative Hessians, which {BACKENDS[self.library].label} "
+                             f"cannot take: use --hessian-policy abs or clip, or --library {' or '.join(takers) or '?'}")
+        if self.samples < 1 or self.cutoff < 1 or min(self.sweep_samples, default=1) < 1:
+            raise UsageError("--samples, --cutoff and --sweep-samples: whole numbers >= 1")
+        if not all(0 < v <= 1 for v in self.lr_grid):
+            raise UsageError(f"--lr-grid: learning rates in (0, 1], got {self.lr_grid}")
+        if self.metric not in METRICS:
+            raise UsageError(f"--metric: one of {', '.join(METRICS)}, not {self.metric!r}")
+        if not self.margin > 0:
+            raise UsageError(f"--margin must be > 0, got {self.margin}")
+        tuning.check(self)
+
+    def check_device(self) -> None:
+        if why := BACKENDS[self.library].missing():
+            raise UsageError(f"--library: {why}")
+
+    @property
+    def boosting(self):
+        return preset(self.preset, rounds=self.rounds)
+
+    @property
+    def column(self) -> str:
+        """The frame column of ``metric``."""
+        return METRICS[self.metric]
+
+    def objective_kwargs(self, model: str, samples: int | None = None) -> tuple:
+        """The PL-Rank arms' objective keywords under this run (N, K, the Hessian policy); () for the others."""
+        if model not in PLRANK_ARMS:
+            return ()
+        return (("n_samples", int(samples or self.samples)), ("cutoff", self.cutoff),
+                ("hessian_policy", self.hessian_policy))
+
+    def system(self, model: str):
+        """The registered system an arm trains (every arm is one: :mod:`ltrrepro.fit.hessian`)."""
+        return SYSTEMS[model]
+
+    def as_paper(self) -> list[str]:
+        return notes.as_paper(self)
+
+    def choices(self) -> list[str]:
+        return notes.choices(self)
+
+    def deviations(self) -> list[str]:
+        return notes.deviations(self, super().deviations())
+
+
+def build_units(cfg: HessianConfig) -> list[Unit]:
+    """Every arm on each trial; the PL-Rank arms along the learning-rate grid; the sampled arm along N."""
+    out = []
+    for t in range(cfg.trials):
+        out += [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("part", "arms"),), seed=cfg.seed) for m in cfg.models]
+        out += [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("part", "lr"), ("lr", lr)), seed=cfg.seed)
+                for lr in cfg.lr_grid for m in PLRANK_ARMS if m in cfg.models]
+        out += [Unit(EXPERIMENT, cfg.unit_dataset, t, PLRANK_ARMS[0], (("part", "samples"), ("samples", n)),
+                     seed=cfg.seed) for n in cfg.sweep_samples if n != cfg.samples and PLRANK_ARMS[0] in cfg.models]
+    return out
+
+
+def loss_seed(unit: Unit) -> np.random.SeedSequence:
+    """The model seed of a unit: shared by the arms of its loss (its system's ``family``) at its setting."""
+    return unit_seed(unit.seed, unit.trial, STREAM_MODEL, unit.setting_text, "loss=" + SYSTEMS[unit.model].family)
+
+
+def tuning_parts(unit, ctx):
+    """A search's (training, validation) parts: the trial's split, never its test part."""
+    ds = DataRef(**ctx["data"]).open()
+    split = trial_split(ds.n_queries, unit.seed, unit.trial)
+    return ds.subset(split.train), ds.subset(split.valid)
+
+
+def unit_fn(unit, ctx):
+    cfg = ctx["cfg"]
+    ds = DataRef(**ctx["data"]).open()
+    split = trial_split(ds.n_queries, unit.seed, unit.trial)
+    system = cfg.system(unit.model)
+    s = unit.settings
+    boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.boosting)     # --tune: its search's values
+    if "lr" in s:                                                     # the grid's rate over the tuned one
+        boosting = boosting.replace(learning_rate=float(s["lr"]))
+    if kw := cfg.objective_kwargs(unit.model, s.get("samples")):
+        over = {**over, "objective_kwargs": kw}
+    trainer = system.trainer(boosting, library=cfg.library, seed=loss_seed(unit), threads=ctx["threads"], **over)
+    trainer.add_train(ds.subset(split.train))
+    valid = ds.subset(split.valid)
+    trainer.add_valid(valid)
+    fitted = trainer.fit()
+    vres = evaluate(fitted.scores(valid.X), valid.y, valid.offsets, (NDCG10,))[NDCG10]
+    del valid
+    test = ds.subset(split.test)
+    scores = fitted.scores(test.X)
+    res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
+    kang = kang_ndcg(scores, test.y, test.offsets, cfg.cutoff)
+    record = UnitRecord.of(system, {m: r.mean for m, r in res.items()}, scores=scores,
+                           log=f"ndcg@10={res[NDCG10].mean:.4f} kang={kang:.4f} trees={fitted.best_iteration}",
+                           library=cfg.library, fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+                           timings={"train_s": fitted.train_s},
+                           fields={KANG: kang, "valid_ndcg10": float(vres.mean), "hessian": system.options.hessian,
+                                   "round_s": fitted.train_s / max(1, fitted.n_rounds),
+                                   "learning_rate": boosting.learning_rate,
+                                   "n_dropped": max(r.n_dropped for r in res.values()), **tuned})
+    arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
+    arrays["test:qid"] = test.query_ids
+    return record, arrays
+
+
+def train_size(unit, ctx) -> float:
+    """What a unit's cost scales with: its N of sampled rankings for PL-Rank, else 1."""
+    return float(unit.settings.get("samples", ctx["cfg"].samples)) if unit.model in PLRANK_ARMS else 1.0

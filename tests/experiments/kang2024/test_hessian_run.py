@@ -1,0 +1,62 @@
+"""The Hessian study end to end, small: the default command's shape on 60 synthetic queries, a
+sequential run (``--trials auto``), and the report rebuilt from the stored run to the same tables."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import experiments
+from experiments.hessian import main
+from ltrrepro.fit.hessian import HESSIAN_SYSTEMS
+
+ROOT = Path(__file__).resolve().parents[3]
+SMALL = {"trials": 2, "queries": 60, "preset": "tiny", "lr_grid": (1e-4, 1e-1), "sweep_samples": (10, 200)}
+
+
+@pytest.mark.slow
+def test_the_default_command_small_runs_and_its_report_rebuilds(tmp_path):
+    out = tmp_path / "hessian"
+    res = experiments.run("hessian", out=out, **SMALL)
+    assert res.exit_code == 0
+    main_table = res.tables["hessian"]
+    assert len(main_table) == len(HESSIAN_SYSTEMS) and main_table.trials.eq(2).all()
+    assert len(res.tables["learning_rate"]) == 4 and res.tables["samples"].N.tolist() == [10, 200]
+    assert {Path(f).stem for f in res.figures} == {"learning_rate", "samples"}
+    texts = [c["claim"] for c in res.claims]
+    assert any(t.startswith("PL-Rank with the sampled Hessian beats") for t in texts)
+    assert any(t.startswith("The Neumann series of order 2") for t in texts)
+    assert sum("beats Hessian 1" in t for t in texts) == 4
+    before = {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")}
+    done = subprocess.run([sys.executable, "-m", "experiments.report", str(out)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")} == before
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["experiment"] == "hessian"
+
+
+@pytest.mark.slow
+def test_trials_auto_runs_in_looks(tmp_path):
+    out = tmp_path / "auto"
+    code = main(["--trials", "auto", "--max-trials", "4", "--looks", "2", "--queries", "40", "--preset", "tiny",
+                 "--models", "plrank_sampled,plrank_constant,xendcg_o2,xendcg_exact,lambdamart_library",
+                 "--lr-grid", "0.1", "--sweep-samples", "200", "--out", str(out), "--quiet"])
+    assert code == 0
+    claims = json.loads((out / "claims.json").read_text())["claims"]
+    assert claims and (out / "tables" / "hessian.csv").exists()
+
+
+@pytest.mark.slow
+def test_tune_searches_every_arm_with_its_own_learning_rate_range(tmp_path):
+    out = tmp_path / "tuned"
+    res = experiments.run("hessian", out=out, trials=2, queries=40, preset="tiny", tune=2,
+                          models=("plrank_sampled", "plrank_constant"), lr_grid=(0.1,), sweep_samples=(200,))
+    assert res.exit_code == 0
+    spaces = json.loads((out / "manifest.json").read_text())["tuning"]
+    lows = {k.split("@")[0]: v["space"]["learning_rate"] for k, v in spaces.items()}
+    assert lows == {"plrank_sampled": "log-uniform [0.001, 0.3]", "plrank_constant": "log-uniform [1e-05, 1]"}
+    assert len(res.tables["tuning"]) == 2 and any("tuned with the same budget of 2" in c for c in res.choices)
