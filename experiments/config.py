@@ -149,7 +149,7 @@ class RunConfig:
         return f"runs/{self.experiment}-{self.unit_dataset}"
 
     def deviations(self) -> list[str]:
-        """What differs from the paper's protocol, computed from the fields."""
+        """What differs from the paper's protocol, from the fields (all of a run's: :meth:`protocol_notes`)."""
         out = []
         if self.synthetic:
             out.append(f"synthetic data ({self.dataset}, {self.queries} queries), not the real dataset")

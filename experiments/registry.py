@@ -130,14 +130,17 @@ class Experiment:
             from experiments.tuning import tuned_units
             from experiments.tuning_report import with_tuning
 
-            if getattr(self.units, "__wrapped__", None) is None:     # once (a replaced record keeps them)
-                fixed, search = self.units, self.tuning
+            if getattr(self.units, "search", None) is not self.tuning:      # once per search (a replaced record)
+                wrapped = getattr(self.units, "search", None) is not None
+                fixed = self.units.__wrapped__ if wrapped else self.units
+                build = self.build.__wrapped__ if wrapped else self.build
+                search = self.tuning
 
                 def units(cfg):
                     return tuned_units(fixed(cfg), cfg, search)
-                units.__wrapped__ = fixed
+                units.__wrapped__, units.search = fixed, search
                 object.__setattr__(self, "units", units)
-                object.__setattr__(self, "build", with_tuning(self.build, search))
+                object.__setattr__(self, "build", with_tuning(build, search))
         derived = self.from_args is None or getattr(self.from_args, "__func__", None) is Experiment.config_of
         object.__setattr__(self, "derived", derived)
         if derived:

@@ -60,7 +60,7 @@ def settled_claim(c, d: dict, looks: int, alpha: float):
             f"{_fmt(d['p_stagewise'], '.4g')}, 95% CI {_fmt(ci[0]) if ci else '–'}..{_fmt(ci[1]) if ci else '–'}, "
             f"median-unbiased {_fmt(d['estimate'])}")
     changes = {"detail": c.detail + text, "extra": {**c.extra, "sequential": d}, **sequential_power(c, d)}
-    if not c.standard:                   # a verdict a text or an equivalence test settled stands
+    if not (c.standard or c.settled_by is not None):     # an equivalence verdict, or one without a test, stands
         return c.replace(**changes)
     # a bound crossed is the rejection at the level in effect; else the design's power at the effect decides
     return c.at(d["stop"] in (sq.EFFICACY, sq.CONTRADICTED), d["power"], **changes)

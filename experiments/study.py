@@ -25,6 +25,7 @@ from experiments.results import StudyResult, load
 from ltrrepro import migrations
 from ltrrepro.datasets import load_dataset
 from ltrrepro.fileio import atomic_write_text
+from ltrrepro.page import PAGE, write_page
 from ltrrepro.runner import UnitContext, materialize, run_units
 from ltrrepro.store import ResultStore, StoreError
 
@@ -161,6 +162,12 @@ def _result(out, code: int) -> StudyResult:
         return StudyResult(out=Path(out), exit_code=code)
 
 
+def _given(stages) -> dict:
+    """What the run's finished stages record in its manifest (``tuning``: each search's values),
+    on every path that closes it."""
+    return {k: v for stage in stages for k, v in stage.summary.items()}
+
+
 def _finish_quietly(store: ResultStore, status: str, extra: dict) -> None:
     """Close the manifest on a failing path; when that write fails too (the disk that made the
     run fail is still full), the first error is the one reported, and the manifest stays
@@ -255,15 +262,18 @@ def run_and_report(experiment: str, execution: Execution, store: ResultStore, un
             if getattr(execution, "save_runs", False) and counts["n_done"] + counts["n_skipped"] > 0:
                 save_runs(store, quiet=execution.quiet)      # OUT/trec: the units' test rankings
         except KeyboardInterrupt:
-            _finish_quietly(store, "interrupted", {"wall_s": time.perf_counter() - t0})
+            _finish_quietly(store, "interrupted", {"wall_s": time.perf_counter() - t0, **_given(stages)})
             raise
         except BaseException as err:
-            _finish_quietly(store, "error", {"wall_s": time.perf_counter() - t0, "error": f"{type(err).__name__}: {err}"})
+            _finish_quietly(store, "error", {"wall_s": time.perf_counter() - t0, "error": f"{type(err).__name__}: {err}",
+                                             **_given(stages)})
             raise
         wall = time.perf_counter() - t0
-        done = {k: v for stage in stages for k, v in stage.summary.items()}      # what each stage gave
+        done = _given(stages)
         store.finish("failed" if failed else "ok",
                      extra={"wall_s": wall, "n_units": len(units), **counts, "failed": failed, **design.record(), **done})
+        if info is not None and (store.root / PAGE).exists():   # the page again, with the closed manifest's facts
+            write_page(info, store.root)
     if design.stop or not execution.quiet:
         print(f"{experiment}: {design.stop + '; ' if design.stop else ''}{counts['n_done']} unit(s) run, "
               f"{counts['n_skipped']} resumed, {len(failed)} failed; {wall:.1f} s; results in {store.root}",

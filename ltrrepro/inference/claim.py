@@ -218,7 +218,8 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
             for k, x in more.items() if k in known}
     return Claim(text=text, value=value, p=p, trials=trials, detail=ev.detail, verdict=v, extra=extra,
                  family=ex.family, sign=sign, standard=not missing and ex.verdict_text is None and ex.margin is None,
-                 power_at=power_at if not missing else None, sized=ex.sized, **more, **pw)
+                 power_at=power_at if not missing else None, sized=ex.sized,
+                 settled_by=ex.verdict_text if not missing and ex.margin is None else None, **more, **pw)
 
 
 def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inference: Inference,
@@ -453,6 +454,7 @@ class Claim:
     standard: bool = field(default=True, repr=False)   # the verdict is :func:`verdict`'s (not written)
     power_at: object = field(default=None, repr=False, compare=False)   # level -> power fields (not written)
     sized: object = field(default=None, repr=False, compare=False)      # a significant result's verdict by size
+    settled_by: str | None = field(default=None, repr=False, compare=False)   # its verdict text (not written)
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -461,7 +463,7 @@ class Claim:
     #: the standard fields, in the order ``claims.json`` writes them (after ``claim`` and ``extra``)
     _ORDER = ("value", "p", "trials", "paper_effect", "effect", "sd", "power", "trials_80", "detail", "verdict")
     #: fields the verdict rule keeps for :func:`correct`, not written
-    _HIDDEN = ("sign", "standard", "power_at", "sized")
+    _HIDDEN = ("sign", "standard", "power_at", "sized", "settled_by")
 
     def monitor(self) -> dict:
         """What a sequential monitor of this claim needs: ``mean``, ``sd``, ``n`` of the per-trial
@@ -488,11 +490,15 @@ class Claim:
         power at the level the correction applied) or a sequential monitor (a bound crossed,
         the design's power) — with ``changes`` (its p, level, detail) and, where the standard
         rule gave its verdict, the verdict by that one rule (:func:`rule`) on ``sig`` and
-        ``power_at_level``; a verdict a text or an equivalence test settled is kept. No step sets a
-        verdict of its own."""
-        if self.standard:
+        ``power_at_level``; a claim whose verdict a text settles (``verdict_text``) takes that text
+        where the rule's verdict is not inconclusive, as :func:`judge` does; an equivalence
+        verdict, or one without a test, is kept. No step sets a verdict of its own."""
+        if self.standard or self.settled_by is not None:
             v = rule(self.value, self.sign, bool(sig), power_at_level)
-            changes["verdict"] = self.sized(self.value) if self.sized is not None and v == "supported" else v
+            if self.standard:
+                changes["verdict"] = self.sized(self.value) if self.sized is not None and v == "supported" else v
+            else:
+                changes["verdict"] = v if v.startswith("inconclusive") else self.settled_by
         return self.replace(**changes)
 
     def to_dict(self) -> dict:
