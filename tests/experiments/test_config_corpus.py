@@ -146,10 +146,22 @@ def test_the_corpus_covers_every_study_and_the_docs():
     assert len(RECORDED) > 250
 
 
+def _outside_plugin(argv) -> bool:
+    """A command line naming a plug-in module that is not the repository's (the docs' example
+    ``mylosses``): whether it imports depends on what other tests of the worker put on the path."""
+    return any(re.search(r"(?<![\w.])(?!tests\.)[A-Za-z_][\w.]*:[A-Za-z_]\w*\(", a) for a in argv)
+
+
+def test_an_outside_plugin_is_told_apart():
+    assert _outside_plugin(["--models", "lambdamart,mylosses:SoftmaxXE(temperature=0.5)"])
+    assert not _outside_plugin(["--models", "xendcg,tests.plugins.plugin_losses:Squared(scale=0.5)"])
+    assert not _outside_plugin(["--models", "lambdamart,xendcg"])
+
+
 @pytest.mark.parametrize("study", sorted({r["study"] for r in RECORDED}))
 def test_every_command_line_gives_the_recorded_configuration(study):
     wrong = []
-    for rec in (r for r in RECORDED if r["study"] == study):
+    for rec in (r for r in RECORDED if r["study"] == study and not _outside_plugin(r["argv"])):
         now = _record(study, rec["argv"])
         if "error" in rec:
             if "error" not in now:
