@@ -55,12 +55,15 @@ class RankingOptions:
     ``builtin``: ((library, objective name), ...), the libraries' own objective, or
     ``objective``: a factory of an ltrrepro objective called with ``objective_kwargs``
     (((name, value), ...)); exactly one of the two. ``device``: ``cpu`` or ``cuda``, where the
-    library grows the trees (custom gradients stay on the CPU, see :mod:`ltrrepro.device`)."""
+    library grows the trees (custom gradients stay on the CPU, see :mod:`ltrrepro.device`).
+    ``library_params``: ((library, ((name, value), ...)), ...), the library's own parameters
+    (a tree shape, say: :meth:`~ltrrepro.fit.backends.Backend.tree_shape`)."""
 
     builtin: tuple = ()
     objective: Callable | None = None
     objective_kwargs: tuple = ()
     device: str = "cpu"
+    library_params: tuple = ()
 
     def __post_init__(self):
         if bool(self.builtin) == (self.objective is not None):
@@ -135,8 +138,9 @@ class RankingTrainer(Trainer):
             self.adapter = self.backend.adapter(self.make_objective())
             self.objective_seed = seed.spawn(1)[0]
         self.lib_seed = int_seed(seed)
+        extra = dict(dict(self.options.library_params).get(library, ()))
         self.params = self.backend.params(self.builtin or self.adapter, self.boosting, threads=self.threads,
-                                          seed=self.lib_seed, device=self.options.device, own_metric=True)
+                                          seed=self.lib_seed, device=self.options.device, own_metric=True, **extra)
         self.sizes: dict = {}
 
     def make_objective(self):
@@ -209,7 +213,6 @@ class ClickOptions(RankingOptions):
     ``library_params``: ((library, ((name, value), ...)), ...), a built-in's own parameters."""
 
     position: str = ""
-    library_params: tuple = ()
 
     def __post_init__(self):
         super().__post_init__()
