@@ -113,6 +113,10 @@ class TricksConfig(RunConfig):
                     out.append(s)
         return tuple(out)
 
+    def system(self, model: str):
+        """The registered system of ``model`` (the tuning stage's search trains it)."""
+        return SYSTEMS[model]
+
     def available(self, system: str) -> bool:
         return BACKENDS[self.library_of(system)].missing() is None
 

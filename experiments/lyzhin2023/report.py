@@ -89,7 +89,8 @@ def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, infe
     cis = {an.label(METRICS[m]): (f"{an.label(METRICS[m])}_lo", f"{an.label(METRICS[m])}_hi") for m in cfg.targets}
     tables = [Table("main", main, caption="Each family's variant trained for each target metric (test, @10)",
                     notes=True, legend="Mean test value over trials, 95% CI; the system column names the variant "
-                                       "(† the family has no variant for the metric: its one system stands in).",
+                                       "(† the family has no variant for this metric: its one system — trained for "
+                                       "NDCG or for no metric in particular — stands in).",
                     ci_cols=cis)]
     if len(df):
         tables += [Table("systems", systems_table(df, cfg), caption="Every system as declared on the four metrics",
