@@ -3,7 +3,7 @@ each library by the metric they are trained for, the ablation settings and the u
 
 A unit: trial ``t``'s 60/20/20 query split of the pooled dataset (the validation part drawn with
 the run's seed: Istella has none of its own); one system of :data:`ltrrepro.fit.SYSTEMS` trained
-with early stopping on validation NDCG@5 (the harness's model selection); the test part evaluated
+with early stopping on the validation value of the metric it is trained for (:func:`select_metric`); the test part evaluated
 with NDCG@10, MRR@10, MAP@10 and ERR@10 and the training part with NDCG@10 (the train–test gap).
 A unit's setting is its ablation: ``none`` the system as declared, ``noise-No`` (say) one of YetiRank's
 smoothing knobs changed (:data:`ABLATIONS`), ``trees-leafwise`` its trees grown leaf-wise.
@@ -59,6 +59,16 @@ DEFAULT_ABLATIONS = ("noise-No", "neighbors-3", "trees-leafwise")
 AS_DECLARED = "none"
 #: ``--grow-policy``: CatBoost's word -> the tree shape
 GROW = {v: k for k, v in SHAPES.items()}
+
+
+#: the metric each system is trained for (None: no metric in particular), and selected on
+TARGET_OF = {s: (None if m == "*" else m) for by in FAMILIES.values() for m, s in by.items()}
+
+
+def select_metric(system: str) -> str:
+    """The validation metric ``system`` is early-stopped on: the metric its variant is trained for,
+    NDCG@10 for a system trained for none in particular (the paper's first metric)."""
+    return METRICS[TARGET_OF.get(system) or "ndcg"]
 
 
 def system_for(family: str, metric: str) -> str | None:
@@ -140,7 +150,8 @@ class TricksConfig(RunConfig):
         except ValueError:
             extra = b.tree_shape("leafwise")
         loss = dict(SYSTEMS[system].options.builtin)[lib]
-        return {"builtin": ((lib, b.smoothing(loss, knobs)),), "library_params": ((lib, tuple(extra.items())),)}
+        return {"builtin": ((lib, b.smoothing(loss, knobs)),), "library_params": ((lib, tuple(extra.items())),),
+                "select": select_metric(system)}
 
     def as_paper(self) -> list[str]:
         return notes.as_paper(self)

@@ -21,10 +21,10 @@ from ltrrepro.runner import Unit
 
 EXPERIMENT = "tricks"
 
-#: ``--tune``: one search per system on trial 0's training and validation parts (NDCG@5, the harness's
-#: selection), the tables and claims reported at the fixed settings and tuned
+#: ``--tune``: one search per system on trial 0's training and validation parts (the validation value of
+#: the metric it is trained for), the tables and claims reported at the fixed settings and tuned
 SEARCH = Search(parts=tuning_parts, base=lambda cfg, model: cfg.boosting,
-                options=lambda cfg, model: cfg.options(model), metric="ndcg@5", keep_fixed=True,
+                options=lambda cfg, model: cfg.options(model), metric="its own metric", keep_fixed=True,
                 words=dataclasses.replace(notes.TUNING, name_of=model_name), twin=tuned_claims)
 
 DOC = """Which tricks matter for GBDT ranking (Lyzhin, Ustimenko, Gulin, Prokhorenkova, ICML 2023), across
@@ -35,7 +35,7 @@ LightGBM, XGBoost and CatBoost (docs/protocols/lyzhin2023.md).
                                  [--ablations noise-No,neighbors-3,trees-leafwise] [--grow-policy Lossguide]
 
 Per trial: a 60/20/20 query split (the validation part drawn with the run's seed: Istella has none
-of its own); every system trained with early stopping on validation NDCG@5 and tested on NDCG@10,
+of its own); every system early-stopped on the validation value of its own metric and tested on NDCG@10,
 MRR@10, MAP@10 (grades >= 1 relevant) and ERR@10. Families (--families): lgb_lambdarank,
 lgb_rank_xendcg, xgb_rank_ndcg, xgb_rank_pairwise, xgb_rank_map, yetirank, yetirank_pairwise,
 yetiloss (YetiRank:mode=...), lambdamart and stochasticrank (CatBoost's, metric=...), queryrmse,

@@ -57,13 +57,16 @@ class RankingOptions:
     (((name, value), ...)); exactly one of the two. ``device``: ``cpu`` or ``cuda``, where the
     library grows the trees (custom gradients stay on the CPU, see :mod:`ltrrepro.device`).
     ``library_params``: ((library, ((name, value), ...)), ...), the library's own parameters
-    (a tree shape, say: :meth:`~ltrrepro.fit.backends.Backend.tree_shape`)."""
+    (a tree shape, say: :meth:`~ltrrepro.fit.backends.Backend.tree_shape`). ``select``: the
+    validation metric of early stopping (default :data:`SELECT_METRIC`, Bruch §5.2; a system
+    trained for another metric may be selected on it)."""
 
     builtin: tuple = ()
     objective: Callable | None = None
     objective_kwargs: tuple = ()
     device: str = "cpu"
     library_params: tuple = ()
+    select: str = SELECT_METRIC
 
     def __post_init__(self):
         if bool(self.builtin) == (self.objective is not None):
@@ -93,8 +96,8 @@ def _builtin_in(system: System, options, library: str) -> str | None:
     return builtin.get(library)
 
 
-def _valid_metric(pred, labels: Labels) -> float:
-    return next(iter(evaluate(pred, labels.y, labels.offsets, [SELECT_METRIC]).values())).mean
+def _valid_metric(pred, labels: Labels, metric: str = SELECT_METRIC) -> float:
+    return next(iter(evaluate(pred, labels.y, labels.offsets, [metric]).values())).mean
 
 
 def _observed(fn, on_valid):
@@ -166,7 +169,9 @@ class RankingTrainer(Trainer):
         b, va = self.boosting, self.valid_labels
         patience = b.early_stopping if b.early_stopping is not None else b.rounds
         run = self.backend.train(self.params, self.dtrain, b.rounds, obj=self.adapter, valid=self.dvalid,
-                                 metric=("ndcg@5", _observed(lambda preds: _valid_metric(preds, va), self.on_valid)),
+                                 metric=(self.options.select.split("[")[0],
+                                         _observed(lambda preds: _valid_metric(preds, va, self.options.select),
+                                                   self.on_valid)),
                                  patience=patience, seed=self.objective_seed if self.objective_seed is not None else 0)
         return Fitted(self.backend.predictor(run.booster, self.threads), run.best_iteration, run.n_rounds,
                       valid_curve=run.curve, params=self.backend.record_params(self.params, self.adapter),

@@ -8,6 +8,7 @@ from experiments.lyzhin2023.protocol import ABLATION_BASE, FAMILIES, METRICS, Tr
 from ltrrepro.data import RankingDataset
 from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.boosting import preset
+from ltrrepro.metrics import evaluate
 
 CONFIG = TricksConfig(experiment="", queries=40, trials=2, families=tuple(FAMILIES), targets=tuple(METRICS))
 VARIANTS = sorted({(f, m, s) for f, by in FAMILIES.items() for m, s in by.items()})
@@ -62,3 +63,24 @@ def test_the_ablation_knobs_and_tree_shape_reach_catboost():
     assert "num_neighbors=3" in dump["loss_function"]
     _, dump = _dump(ABLATION_BASE, "trees-leafwise")
     assert dump["grow_policy"] == "Lossguide" and dump["max_leaves"] > 0
+
+
+def test_each_variant_is_selected_on_its_own_metric():
+    from experiments.lyzhin2023.protocol import TARGET_OF
+
+    for system, target in TARGET_OF.items():
+        assert CONFIG.options(system)["select"] == METRICS[target or "ndcg"], system
+    lib = CONFIG.library_of("catboost_yetiloss_mrr")
+    if BACKENDS[lib].missing():
+        pytest.skip(BACKENDS[lib].missing())
+    trainer = SYSTEMS["catboost_yetiloss_mrr"].trainer(preset("tiny", rounds=3), library=None,
+                                                      seed=np.random.SeedSequence(0), threads=1,
+                                                      **CONFIG.options("catboost_yetiloss_mrr"))
+    seen = []
+    trainer.on_valid = lambda step, value: seen.append(value)
+    trainer.add_train(_data(0))
+    valid = _data(1)
+    trainer.add_valid(valid)
+    fitted = trainer.fit()
+    last = evaluate(fitted.scores(valid.X, fitted.n_rounds), valid.y, valid.offsets, [METRICS["mrr"]])
+    assert len(seen) == fitted.n_rounds and seen[-1] == pytest.approx(last[METRICS["mrr"]].mean)   # MRR, not NDCG
