@@ -58,6 +58,9 @@ def choices(cfg) -> list[str]:
         out.append("Istella has no validation part of its own (the paper draws one from its training part): here, as "
                    f"for every dataset, the trial's split of the pooled queries draws it with the run's seed {cfg.seed} "
                    "(recorded in the manifest)")
+    if cfg.grow_policy != "SymmetricTree" and "yetirank_pairwise" in cfg.families:
+        out.append("YetiRankPairwise keeps symmetric trees under --grow-policy Lossguide (CatBoost trains its pairwise "
+                   "mode with no other on the CPU)")
     skipped = cfg.skipped()
     if skipped:
         out.append("skipped (library not installed): " + "; ".join(skipped))

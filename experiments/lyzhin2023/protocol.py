@@ -19,7 +19,7 @@ from experiments.config import RunConfig
 from experiments.errors import UsageError
 from experiments.lyzhin2023 import notes
 from ltrrepro.fit import BACKENDS, SYSTEMS
-from ltrrepro.fit.backends.catboost import SHAPES
+from ltrrepro.fit.backends.catboost import PAIRWISE_MODES, SHAPES
 from ltrrepro.fit.boosting import PRESETS, preset
 from ltrrepro.metrics import canonical, evaluate
 from ltrrepro.runner import DataRef, UnitRecord
@@ -150,6 +150,8 @@ class TricksConfig(RunConfig):
         except ValueError:
             extra = b.tree_shape("leafwise")
         loss = dict(SYSTEMS[system].options.builtin)[lib]
+        if loss.split(":")[0] in PAIRWISE_MODES:       # CatBoost's pairwise mode: symmetric trees only
+            extra = b.tree_shape("oblivious")
         return {"builtin": ((lib, b.smoothing(loss, knobs)),), "library_params": ((lib, tuple(extra.items())),),
                 "select": select_metric(system)}
 

@@ -86,6 +86,9 @@ def _targeted() -> dict:
 #: only), num_neighbors 1, dcg_type Base, dcg_denominator Position for the loss (LogPosition for the metric)
 KNOBS = {"noise": ("Gumbel", "Gauss", "No"), "noise_power": None, "num_neighbors": None, "dcg_type": ("Base", "Exp"),
          "dcg_denominator": ("Position", "LogPosition")}
+#: CatBoost's pairwise modes, which it grows with symmetric trees only on the CPU ("Pairwise mode is not
+#: supported for nonsymmetric trees on CPU"): their systems take CatBoost's default trees whatever the shape
+PAIRWISE_MODES = ("YetiRankPairwise",)
 #: tree shapes: the harness's word -> CatBoost's grow policy
 SHAPES = {"oblivious": "SymmetricTree", "leafwise": "Lossguide"}
 
@@ -257,6 +260,10 @@ class CatBoostBackend(Backend):
         if objective.split(":")[0] == "LambdaMart" and "sigma=" not in objective:
             loss = (objective + (";" if ":" in objective else ":") +
                     f"sigma={b.sigmoid:g};norm={'true' if b.lambdarank_norm else 'false'}")
+        if loss.split(":")[0] in PAIRWISE_MODES and extra.get("grow_policy", "SymmetricTree") != "SymmetricTree":
+            raise ValueError(f"CatBoost trains {loss.split(':')[0]} with symmetric trees only (on the CPU)")
+        if loss.split(":")[0] in PAIRWISE_MODES:        # its pairwise mode: symmetric trees only on the CPU
+            extra = {"grow_policy": "SymmetricTree", **extra}
         extra = {**_catboost_sampling(b), **extra}
         p = catboost_params(loss, max_leaves=b.num_leaves, learning_rate=b.learning_rate,
                             min_data_in_leaf=b.min_data_in_leaf, max_bin=b.max_bin, thread_count=threads, seed=seed,

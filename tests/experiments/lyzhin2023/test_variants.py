@@ -84,3 +84,12 @@ def test_each_variant_is_selected_on_its_own_metric():
     fitted = trainer.fit()
     last = evaluate(fitted.scores(valid.X, fitted.n_rounds), valid.y, valid.offsets, [METRICS["mrr"]])
     assert len(seen) == fitted.n_rounds and seen[-1] == pytest.approx(last[METRICS["mrr"]].mean)   # MRR, not NDCG
+
+
+def test_yetirank_pairwise_keeps_symmetric_trees_under_lossguide():
+    import dataclasses
+
+    leafwise = dataclasses.replace(CONFIG, grow_policy="Lossguide")
+    assert dict(dict(leafwise.options("catboost_yetirank_pairwise")["library_params"])["catboost"]) == \
+        {"grow_policy": "SymmetricTree"}
+    assert dict(dict(leafwise.options("catboost_yetirank")["library_params"])["catboost"]) == {"grow_policy": "Lossguide"}
