@@ -150,7 +150,7 @@ class TricksConfig(RunConfig):
         except ValueError:
             extra = b.tree_shape("leafwise")
         loss = dict(SYSTEMS[system].options.builtin)[lib]
-        if loss.split(":")[0] in PAIRWISE_MODES:       # CatBoost's pairwise mode: symmetric trees only
+        if loss.startswith(PAIRWISE_MODES):            # CatBoost's pairwise mode: symmetric trees only
             extra = b.tree_shape("oblivious")
         return {"builtin": ((lib, b.smoothing(loss, knobs)),), "library_params": ((lib, tuple(extra.items())),),
                 "select": select_metric(system)}
