@@ -69,3 +69,16 @@ def test_catboost_missing_skips_its_systems_with_one_line(monkeypatch):
 def test_unknown_names_are_refused(field, value):
     with pytest.raises(UsageError):
         TricksConfig(experiment="tricks", queries=40, trials=2, **{field: value})
+
+
+@pytest.mark.slow
+def test_tune_small_reports_both_and_the_tuning_table(tmp_path):
+    out = tmp_path / "tuned"
+    assert tricks.main([*SMALL, "--families", "lgb_lambdarank,yetiloss", "--targets", "ndcg", "--ablations",
+                        "noise-No", "--trials", "2", "--tune", "2", "--out", str(out)]) == 0
+    for t in ("main", "main_tuned", "ablations_tuned", "tuning"):
+        assert (out / "tables" / f"{t}.md").exists(), t
+    claims = json.loads((out / "claims.json").read_text())["claims"]
+    assert any(c["claim"].endswith("— tuned") for c in claims) and any("— tuned" not in c["claim"] for c in claims)
+    tuning = (out / "tables" / "tuning.md").read_text()
+    assert "LightGBM lambdarank" in tuning and "YetiLoss" in tuning
