@@ -36,7 +36,7 @@ from experiments.errors import UsageError
 __all__ = ["Experiment", "Across", "register", "get", "experiments", "broken", "PAPERS", "TEMPLATE", "ENTRY_POINTS"]
 
 #: the paper packages, each declaring its studies in ``experiments/<paper>/studies.py``
-PAPERS = ("bruch2021", "zheng2007", "xia", "hu2019", "kang2024")
+PAPERS = ("bruch2021", "zheng2007", "xia", "hu2019", "kang2024", "lyzhin2023")
 #: the modules of a paper package (a module over ~300 lines splits into helpers named
 #: ``<module>_<part>.py``, e.g. ``report_table1.py``)
 TEMPLATE = ("paper", "protocol", "notes", "claims", "report", "studies")

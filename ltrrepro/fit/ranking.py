@@ -55,12 +55,18 @@ class RankingOptions:
     ``builtin``: ((library, objective name), ...), the libraries' own objective, or
     ``objective``: a factory of an ltrrepro objective called with ``objective_kwargs``
     (((name, value), ...)); exactly one of the two. ``device``: ``cpu`` or ``cuda``, where the
-    library grows the trees (custom gradients stay on the CPU, see :mod:`ltrrepro.device`)."""
+    library grows the trees (custom gradients stay on the CPU, see :mod:`ltrrepro.device`).
+    ``library_params``: ((library, ((name, value), ...)), ...), the library's own parameters
+    (a tree shape, say: :meth:`~ltrrepro.fit.backends.Backend.tree_shape`). ``select``: the
+    validation metric of early stopping (default :data:`SELECT_METRIC`, Bruch §5.2; a system
+    trained for another metric may be selected on it)."""
 
     builtin: tuple = ()
     objective: Callable | None = None
     objective_kwargs: tuple = ()
     device: str = "cpu"
+    library_params: tuple = ()
+    select: str = SELECT_METRIC
 
     def __post_init__(self):
         if bool(self.builtin) == (self.objective is not None):
@@ -90,8 +96,8 @@ def _builtin_in(system: System, options, library: str) -> str | None:
     return builtin.get(library)
 
 
-def _valid_metric(pred, labels: Labels) -> float:
-    return next(iter(evaluate(pred, labels.y, labels.offsets, [SELECT_METRIC]).values())).mean
+def _valid_metric(pred, labels: Labels, metric: str = SELECT_METRIC) -> float:
+    return next(iter(evaluate(pred, labels.y, labels.offsets, [metric]).values())).mean
 
 
 def _observed(fn, on_valid):
@@ -135,8 +141,9 @@ class RankingTrainer(Trainer):
             self.adapter = self.backend.adapter(self.make_objective())
             self.objective_seed = seed.spawn(1)[0]
         self.lib_seed = int_seed(seed)
+        extra = dict(dict(self.options.library_params).get(library, ()))
         self.params = self.backend.params(self.builtin or self.adapter, self.boosting, threads=self.threads,
-                                          seed=self.lib_seed, device=self.options.device, own_metric=True)
+                                          seed=self.lib_seed, device=self.options.device, own_metric=True, **extra)
         self.sizes: dict = {}
 
     def make_objective(self):
@@ -162,7 +169,9 @@ class RankingTrainer(Trainer):
         b, va = self.boosting, self.valid_labels
         patience = b.early_stopping if b.early_stopping is not None else b.rounds
         run = self.backend.train(self.params, self.dtrain, b.rounds, obj=self.adapter, valid=self.dvalid,
-                                 metric=("ndcg@5", _observed(lambda preds: _valid_metric(preds, va), self.on_valid)),
+                                 metric=(self.options.select.split("[")[0],
+                                         _observed(lambda preds: _valid_metric(preds, va, self.options.select),
+                                                   self.on_valid)),
                                  patience=patience, seed=self.objective_seed if self.objective_seed is not None else 0)
         return Fitted(self.backend.predictor(run.booster, self.threads), run.best_iteration, run.n_rounds,
                       valid_curve=run.curve, params=self.backend.record_params(self.params, self.adapter),
@@ -209,7 +218,6 @@ class ClickOptions(RankingOptions):
     ``library_params``: ((library, ((name, value), ...)), ...), a built-in's own parameters."""
 
     position: str = ""
-    library_params: tuple = ()
 
     def __post_init__(self):
         super().__post_init__()

@@ -179,6 +179,25 @@ class Backend:
         """``params`` as a unit's record keeps them (a custom objective by its ``repr``)."""
         raise NotImplementedError
 
+    def smoothing(self, objective: str, knobs: dict) -> str:
+        """The library's own ``objective`` with smoothing ``knobs`` (YetiRank's noise and neighbours,
+        Lyzhin et al. 2023 §4.3); a library without such knobs takes none."""
+        if knobs:
+            raise ValueError(f"{self.label} has no smoothing knobs ({', '.join(sorted(knobs))}) for {objective!r}")
+        return objective
+
+    def tree_shape(self, shape: str) -> dict:
+        """The parameters that grow ``shape`` trees: ``leafwise`` (this harness's default in every
+        library, none needed) or ``oblivious`` (symmetric trees, where the library grows them)."""
+        if shape != "leafwise":
+            raise ValueError(f"{self.label} grows leaf-wise trees here, not {shape!r} ones")
+        return {}
+
+    def library_dump(self, booster) -> dict:
+        """The trained model's own record of what it trained with (objective, metric), read from
+        the library, not from the harness's configuration."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ data, training, prediction
     def dataset(self, ds: RankingDataset, params: dict, *, threads: int, reference=None, grouped: bool = True,
                 position=None):

@@ -51,10 +51,67 @@ import numpy as np
 
 from .base import Backend, Trained
 
-__all__ = ["CatBoostBackend", "catboost_params", "require_catboost", "LOSSES"]
+__all__ = ["CatBoostBackend", "catboost_params", "require_catboost", "LOSSES", "TARGETS"]
 
 #: CatBoost's ranking losses this harness trains (system names are ``catboost_<key>``)
-LOSSES = {"yetirank": "YetiRank", "lambdamart": "LambdaMart", "querysoftmax": "QuerySoftMax", "pairlogit": "PairLogit"}
+LOSSES = {"yetirank": "YetiRank", "lambdamart": "LambdaMart", "querysoftmax": "QuerySoftMax", "pairlogit": "PairLogit",
+          "yetirank_pairwise": "YetiRankPairwise", "stochasticrank": "StochasticRank", "queryrmse": "QueryRMSE"}
+
+#: the ranking quality functions CatBoost's metric-targeted losses take (Lyzhin et al. 2023 §4.1), the
+#: harness's metric name -> CatBoost's: YetiLoss (``YetiRank:mode=``) and ``LambdaMart:metric=`` take all
+#: four, ``StochasticRank:metric=`` all but MAP (CatBoost 1.2.1's release notes: ERR and MRR added)
+TARGETS = {"ndcg": "NDCG", "mrr": "MRR", "err": "ERR", "map": "MAP"}
+#: truncation of a metric-targeted loss: the paper's metrics are at 10
+TOP = 10
+
+
+def _targeted() -> dict:
+    """The metric-targeted systems: ``catboost_yetiloss_<m>``, ``catboost_lambdamart_<m>`` (NDCG is
+    ``catboost_lambdamart``'s default, its ``_ndcg`` twin truncated at 10), ``catboost_stochasticrank_<m>``."""
+    out = {}
+    for m, name in TARGETS.items():
+        out[f"catboost_yetiloss_{m}"] = (f"CatBoost YetiLoss ({name}@{TOP})", "Lyzhin et al. 2023; CatBoost >= 1.2.1",
+                                         "yetiloss", f"YetiRank:mode={name};top={TOP}")
+        out[f"catboost_lambdamart_{m}"] = (f"CatBoost LambdaMart ({name}@{TOP})", "Burges 2010; CatBoost",
+                                           "lambdamart", f"LambdaMart:metric={name};top={TOP}")
+        if m != "map":
+            out[f"catboost_stochasticrank_{m}"] = (f"CatBoost StochasticRank ({name}@{TOP})",
+                                                   "Ustimenko & Prokhorenkova 2020; CatBoost", "stochasticrank",
+                                                   f"StochasticRank:metric={name};top={TOP}")
+    return out
+
+
+#: YetiRank's (and YetiLoss's) smoothing knobs (the ablations of Lyzhin et al. 2023 §4.3), CatBoost's
+#: names -> the values it takes (None: a number); CatBoost's defaults: noise Gumbel, noise_power 1 (Gauss
+#: only), num_neighbors 1, dcg_type Base, dcg_denominator Position for the loss (LogPosition for the metric)
+KNOBS = {"noise": ("Gumbel", "Gauss", "No"), "noise_power": None, "num_neighbors": None, "dcg_type": ("Base", "Exp"),
+         "dcg_denominator": ("Position", "LogPosition")}
+#: CatBoost's pairwise modes, which it grows with symmetric trees only on the CPU ("Pairwise mode is not
+#: supported for nonsymmetric trees on CPU"): their systems take CatBoost's default trees whatever the shape
+PAIRWISE_MODES = ("YetiRankPairwise",)
+#: tree shapes: the harness's word -> CatBoost's grow policy
+SHAPES = {"oblivious": "SymmetricTree", "leafwise": "Lossguide"}
+
+
+def with_knobs(loss: str, knobs: dict) -> str:
+    """``loss`` (``Name`` or ``Name:a=b;...``) with the smoothing ``knobs`` appended (each checked
+    against :data:`KNOBS`; only YetiRank's family takes them).
+
+    >>> with_knobs("YetiRank:mode=NDCG;top=10", {"noise": "Gauss", "num_neighbors": 3})
+    'YetiRank:mode=NDCG;top=10;noise=Gauss;num_neighbors=3'
+    """
+    if not knobs:
+        return loss
+    if not loss.startswith("YetiRank"):
+        raise ValueError(f"smoothing knobs {sorted(knobs)} are YetiRank's (and YetiLoss's), not {loss!r}'s")
+    parts = []
+    for k, v in knobs.items():
+        allowed = KNOBS.get(k, ())
+        if k not in KNOBS or (allowed is not None and v not in allowed) or (allowed is None and not float(v) >= 0):
+            raise ValueError(f"YetiRank knob {k}={v!r}: known are " + ", ".join(
+                f"{n} in {a}" if a else f"{n} >= 0" for n, a in KNOBS.items()))
+        parts.append(f"{k}={int(v) if k == 'num_neighbors' else v:g}" if allowed is None else f"{k}={v}")
+    return loss + (";" if ":" in loss else ":") + ";".join(parts)
 
 #: how a run's protocol notes describe CatBoost's models (a choice: the paper used no CatBoost)
 CHOICE = ("CatBoost's losses with the preset mapped to its vocabulary: leaf-wise trees to the preset's leaves "
@@ -76,9 +133,18 @@ def require_catboost():
 
 def catboost_params(loss: str, *, max_leaves=31, learning_rate=0.1, min_data_in_leaf=20, max_bin=255,
                     thread_count=1, seed=0, **extra) -> dict:
-    """CatBoost parameters for the ranking ``loss`` (see the module docstring for the mapping)."""
-    p = {"loss_function": loss, "grow_policy": "Lossguide", "max_leaves": int(max_leaves),
-         "learning_rate": float(learning_rate), "min_data_in_leaf": int(min_data_in_leaf),
+    """CatBoost parameters for the ranking ``loss`` (see the module docstring for the mapping).
+
+    ``grow_policy="SymmetricTree"`` (CatBoost's default oblivious trees, as Lyzhin et al. 2023 used
+    them) in ``extra`` grows trees of ``depth`` (given, or ``round(log2(max_leaves))``: 31 leaves ->
+    depth 5) with no leaf-size floor (CatBoost honours ``max_leaves``/``min_data_in_leaf`` with
+    Lossguide only)."""
+    shape = extra.get("grow_policy", "Lossguide")
+    size = ({"max_leaves": int(max_leaves), "min_data_in_leaf": int(min_data_in_leaf)} if shape == "Lossguide" else
+            {"depth": int(extra.pop("depth", max(1, round(np.log2(max(2, int(max_leaves))))))),
+             **({"min_data_in_leaf": int(min_data_in_leaf)} if shape == "Depthwise" else {})})
+    p = {"loss_function": loss, "grow_policy": "Lossguide", **size,
+         "learning_rate": float(learning_rate),
          "border_count": int(max_bin) - 1, "l2_leaf_reg": 0.0, "bootstrap_type": "No", "random_strength": 0.0,
          "random_seed": int(seed), "thread_count": int(thread_count), "allow_writing_files": False,
          "verbose": False, "use_best_model": False}
@@ -158,7 +224,12 @@ class CatBoostBackend(Backend):
                  "catboost_querysoftmax": ("CatBoost QuerySoftMax", "CatBoost (ListNet-like softmax)", "querysoftmax",
                                            "QuerySoftMax"),
                  "catboost_pairlogit": ("CatBoost PairLogit", "Burges et al. 2005; CatBoost", "pairlogit",
-                                        "PairLogit")}
+                                        "PairLogit"),
+                 "catboost_yetirank_pairwise": ("CatBoost YetiRankPairwise", "Gulin et al. 2011; CatBoost", "yetirank",
+                                                "YetiRankPairwise"),
+                 "catboost_queryrmse": ("CatBoost QueryRMSE", "CatBoost (per-query centred squared error)",
+                                        "queryrmse", "QueryRMSE"),
+                 **_targeted()}
     choice = CHOICE
     module = "catboost"
 
@@ -186,8 +257,13 @@ class CatBoostBackend(Backend):
         loss = objective
         if objective == "RMSE":
             extra = {"boost_from_average": False, **extra}
-        if objective == "LambdaMart":
-            loss = f"LambdaMart:sigma={b.sigmoid:g};norm={'true' if b.lambdarank_norm else 'false'}"
+        if objective.split(":")[0] == "LambdaMart" and "sigma=" not in objective:
+            loss = (objective + (";" if ":" in objective else ":") +
+                    f"sigma={b.sigmoid:g};norm={'true' if b.lambdarank_norm else 'false'}")
+        if loss.split(":")[0] in PAIRWISE_MODES and extra.get("grow_policy", "SymmetricTree") != "SymmetricTree":
+            raise ValueError(f"CatBoost trains {loss.split(':')[0]} with symmetric trees only (on the CPU)")
+        if loss.split(":")[0] in PAIRWISE_MODES:        # its pairwise mode: symmetric trees only on the CPU
+            extra = {"grow_policy": "SymmetricTree", **extra}
         extra = {**_catboost_sampling(b), **extra}
         p = catboost_params(loss, max_leaves=b.num_leaves, learning_rate=b.learning_rate,
                             min_data_in_leaf=b.min_data_in_leaf, max_bin=b.max_bin, thread_count=threads, seed=seed,
@@ -197,6 +273,20 @@ class CatBoostBackend(Backend):
 
     def record_params(self, params, adapter=None) -> dict:
         return dict(params)
+
+    def smoothing(self, objective: str, knobs: dict) -> str:
+        """YetiRank's (and YetiLoss's) ``objective`` with the smoothing ``knobs`` (:func:`with_knobs`)."""
+        return with_knobs(objective, knobs)
+
+    def tree_shape(self, shape: str) -> dict:
+        """The parameters that grow ``shape`` trees (``oblivious``: CatBoost's default symmetric ones)."""
+        if shape not in SHAPES:
+            raise ValueError(f"tree shape {shape!r}: one of {', '.join(SHAPES)}")
+        return {"grow_policy": SHAPES[shape]}
+
+    def library_dump(self, booster) -> dict:
+        """The model's own parameter dump (``get_all_params``): what CatBoost trained with."""
+        return dict(booster.get_all_params())
 
     def dataset(self, ds, params, *, threads, reference=None, grouped=True):
         """A ``Pool`` with one group id per query (the query's number in ``ds``; none when not

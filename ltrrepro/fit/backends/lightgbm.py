@@ -65,7 +65,8 @@ class LightGBMBackend(Backend):
         if tuple(int(x) for x in lightgbm.__version__.split(".")[:2]) < (4, 1):
             return f"LightGBM {lightgbm.__version__} has no Dataset position (4.1 added it): upgrade LightGBM"
         return None
-    baselines = {"lgb_rank_xendcg": ("LightGBM rank_xendcg", "LightGBM", "xendcg", "rank_xendcg")}
+    baselines = {"lgb_rank_xendcg": ("LightGBM rank_xendcg", "LightGBM", "xendcg", "rank_xendcg"),
+                 "lgb_lambdarank": ("LightGBM lambdarank", "Burges 2010; LightGBM", "lambdamart", "lambdarank")}
     module = "lightgbm"
     gpu_probe = ("import numpy as np, lightgbm as lgb\n"
                  "X = np.random.default_rng(0).random((64, 3)); y = X[:, 0]\n"
@@ -120,6 +121,17 @@ class LightGBMBackend(Backend):
                 raise ValueError(f"{ds.name}: labels reach {top}; LightGBM lambdarank's gain 2^y − 1 overflows "
                                  f"float64 beyond label 1023: relabel the grades (0, 1, 2, ...)")
             params["label_gain"] = [2.0 ** i - 1 for i in range(top + 1)]
+
+    def library_dump(self, booster) -> dict:
+        """The ``parameters:`` block of the model file LightGBM writes (``[objective: lambdarank]``, ...)."""
+        text = booster.model_to_string()
+        block = text[text.find("parameters:"):text.find("end of parameters")]
+        out = {}
+        for line in block.splitlines():
+            if line.startswith("[") and ": " in line:
+                key, _, value = line[1:].rstrip("]").partition(": ")
+                out[key] = value
+        return out
 
     def record_params(self, params, adapter=None) -> dict:
         return {k: (v if not callable(v) else repr(getattr(v, "objective", v))) for k, v in params.items()}

@@ -26,7 +26,11 @@ from __future__ import annotations
 from ...objectives.adapters import XGBoostObjective
 from .base import Backend, Trained, round_state
 
-__all__ = ["XGBoostBackend", "xgboost_params"]
+__all__ = ["XGBoostBackend", "xgboost_params", "MAP_RELEVANT"]
+
+#: ``rank:map`` takes binary labels only (XGBoost refuses graded ones): a training document is
+#: relevant when its grade is at least this (the binarisation of the MAP and MRR metrics here)
+MAP_RELEVANT = 1
 
 
 def xgboost_params(*, max_leaves=31, eta=0.1, min_data_in_leaf=None, max_bin=255, nthread=1, seed=0,
@@ -53,7 +57,11 @@ class XGBoostBackend(Backend):
     ranges_add = False
     rewrites_leaves = False
     objectives = {"squared_error": "reg:squarederror", "lambdarank": "rank:ndcg"}
-    baselines = {"xgb_rank_ndcg": ("XGBoost rank:ndcg", "XGBoost", "lambdamart", "rank:ndcg")}
+    baselines = {"xgb_rank_ndcg": ("XGBoost rank:ndcg", "XGBoost", "lambdamart", "rank:ndcg"),
+                 "xgb_rank_pairwise": ("XGBoost rank:pairwise", "Burges et al. 2005; XGBoost", "ranknet",
+                                       "rank:pairwise"),
+                 "xgb_rank_map": ("XGBoost rank:map", "XGBoost (LambdaMART weighted by ΔMAP)", "lambdamart",
+                                  "rank:map")}
     module = "xgboost"
     gpu_probe = ("import json, numpy as np, xgboost as xgb\n"
                  "X = np.random.default_rng(0).random((64, 3)); y = X[:, 0]\n"
@@ -124,6 +132,11 @@ class XGBoostBackend(Backend):
     def leaf_floor(self, params, hessian_floor) -> None:
         params["min_child_weight"] = hessian_floor()
 
+    def library_dump(self, booster) -> dict:
+        """The learner's configuration as XGBoost saves it (``save_config``): its objective and parameters."""
+        import json
+        return json.loads(booster.save_config())["learner"]
+
     def record_params(self, params, adapter=None) -> dict:
         return {**params, "objective": params.get("objective") or repr(adapter.objective)}
 
@@ -133,7 +146,10 @@ class XGBoostBackend(Backend):
         import xgboost as xgb
         if position is not None:
             raise ValueError("XGBoost takes no position field: order each group's rows by displayed position")
-        d = xgb.DMatrix(ds.X, ds.y, nthread=int(threads))
+        y = ds.y
+        if params.get("objective") == "rank:map":      # binary labels only: grade >= MAP_RELEVANT is relevant
+            y = (ds.y >= MAP_RELEVANT).astype(ds.y.dtype)
+        d = xgb.DMatrix(ds.X, y, nthread=int(threads))
         if grouped:
             d.set_group(ds.query_sizes)
         return d
