@@ -65,7 +65,8 @@ class Search:
     validation value's name in the progress line; ``words``: the notes' and tuning table's
     words (:class:`~experiments.tuning_report.Words`); ``twin(fixed, tuned, cfg, inference)``: with
     ``keep_fixed``, the tuned frame's claims (each named tuned, in its family's tuned twin,
-    corrected within it)."""
+    corrected within it); ``prune``: the median pruner on (a study that relies on its tuning may
+    search every configuration to its end: the pruner can stop the one that would have been best)."""
 
     parts: Callable
     base: Callable
@@ -79,6 +80,7 @@ class Search:
     metric: str = "ndcg@5"
     words: object = None
     twin: Callable | None = None
+    prune: bool = True
 
 
 def _search(cfg) -> Search | None:
@@ -140,7 +142,8 @@ def search_fn(unit: Unit, ctx: UnitContext):
     system = cfg.system(unit.model)
     res = tune(system, _library(search, cfg, system), search.base(cfg, unit.model), train, valid, budget=cfg.tune,
                seed=seeded.model_seed(), storage=storage_file(ctx.tuning_dir, unit.key), name=ctx.tuning_study,
-               threads=ctx.threads, options=search.options(cfg, unit.model) if search.options else {})
+               threads=ctx.threads, options=search.options(cfg, unit.model) if search.options else {},
+               prune=search.prune)
     tuned = {**res.to_dict(), "trial": unit.trial, "tune_on": cfg.tune_on}
     pruned = f", {res.n_pruned} pruned" if res.n_pruned else ""
     return {"kind": "tuning", "tuned": tuned,

@@ -22,7 +22,8 @@ EXPERIMENT = "tricks"
 #: the metric it is trained for), the tables and claims reported at the fixed settings and tuned
 SEARCH = Search(parts=tuning_parts, base=lambda cfg, model: cfg.boosting,
                 options=lambda cfg, model: cfg.options(model), metric="its own metric", keep_fixed=True,
-                words=dataclasses.replace(notes.TUNING, name_of=model_name), twin=tuned_claims)
+                words=dataclasses.replace(notes.TUNING, name_of=model_name), twin=tuned_claims,
+                prune=False)        # the study relies on its tuning: no configuration stopped early (notes)
 
 DOC = """Which tricks matter for GBDT ranking (Lyzhin, Ustimenko, Gulin, Prokhorenkova, ICML 2023), across
 LightGBM, XGBoost and CatBoost (docs/protocols/lyzhin2023.md).
