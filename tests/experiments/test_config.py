@@ -20,6 +20,7 @@ from experiments.bruch2021.protocol import BruchConfig
 from experiments.errors import UsageError
 from experiments.hu2019.protocol import DebiasingConfig
 from experiments.kang2024.protocol import HessianConfig
+from experiments.lyzhin2023.protocol import TricksConfig
 from experiments.study import prepare_data
 from experiments.xia.protocol import XiaConfig
 from experiments.zheng2007.protocol import ZhengConfig
@@ -183,9 +184,20 @@ def _hessian_fields(tmp_path):
     # study's Search, experiments/tuning.py's tests
 
 
+def _tricks_fields(tmp_path):
+    base = TricksConfig(experiment="tricks", queries=30, trials=1, preset="tiny", rounds=2,
+                        families=("xgb_rank_ndcg",), targets=("ndcg",), ablations=())
+    _check(base, {"dataset": "synthetic-yahoo", "queries": 32, "trials": 2, "seed": 1, "library": "xgboost",
+                  "preset": "fast", "rounds": 3, "families": ("lgb_lambdarank",), "targets": ("mrr",),
+                  "ablations": ("noise-No",), "grow_policy": "Lossguide"}, tmp_path,
+           elsewhere={"tune", "tune_on"})
+    # tune, tune_on: the study's Search (tests/experiments/lyzhin2023: its tuned run, its unpruned searches)
+
+
 #: each configuration class's field check (a study whose class has none fails below)
 FIELD_CHECKS = {BruchConfig: _bruch_fields, ZhengConfig: _zheng_fields, XiaConfig: _xia_fields,
-                JensenConfig: _jensen_fields, DebiasingConfig: _debiasing_fields, HessianConfig: _hessian_fields}
+                JensenConfig: _jensen_fields, DebiasingConfig: _debiasing_fields, HessianConfig: _hessian_fields,
+                TricksConfig: _tricks_fields}
 
 
 @pytest.mark.slow
