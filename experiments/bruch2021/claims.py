@@ -25,9 +25,7 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.bruch2021.paper import PAPER_TABLE1
 from experiments.bruch2021.protocol import NDCG5, NDCG10, model_label, paper_reference
-from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, smallest_effect
-from ltrrepro.inference.power import tost_power, trials_for_tost_power
-from ltrrepro.inference.tests import tost
+from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, judge_equivalence, smallest_effect
 
 __all__ = ["table1_claims", "cross_claims", "figure1_claims", "figure2_claims", "remark_claims", "spread_ratio", "early_trees",
            "TABLE1_FAMILY", "PLUGIN_FAMILY", "OTHERS_FAMILY", "XE_OTHERS_FAMILY", "TUNED_FAMILY", "CROSS"]
@@ -181,20 +179,11 @@ def remark_claims(df: pd.DataFrame, cfg, model: str = "xendcg", *, inference: In
         return [judge(text, Evidence.none(why), Expectation(), inference, noise="documents")]
     d = (wide[LEVELS[1]] - wide[LEVELS[0]]).dropna().to_numpy()
     margin, source = smallest_effect(NDCG5, inference)
-    n = d.size
-    mean = float(d.mean()) if n else float("nan")
-    sd = float(d.std(ddof=1)) if n > 1 else float("nan")
-    detail = (f"mean over trials of XE_NDCG's NDCG@5 at 60% − at 40% more documents: {mean:+.4f} (SD {sd:.4f}); "
-              f"p: TOST with margin ±{margin:g} (two one-sided t-tests; the paper found the change not significant "
-              f"over 100 trials)")
-    if n < 2 or not sd > 0:
-        why = "fewer than two trials with both marks" if n < 2 else "zero variance of the differences"
-        return [judge(text, Evidence(mean, float("nan"), n, detail, missing=why), Expectation(), inference,
-                      noise="documents")]
-    p_eq, p_beyond = tost(d, margin)
-    alpha = inference.alpha
-    power = {"power": tost_power(margin, sd, n, alpha), "trials_80": trials_for_tost_power(margin, sd, alpha),
-             "trials_80_range": None}
-    return [judge(text, Evidence(mean, p_eq, n, detail, sd=sd, p_beyond=p_beyond, power=power),
-                  Expectation(effect=margin, effect_source=f"the equivalence margin: {source}", margin=margin),
-                  inference, noise="documents")]
+    return [judge_equivalence(
+        text, d, margin,
+        lambda mean, sd: (f"mean over trials of XE_NDCG's NDCG@5 at 60% − at 40% more documents: {mean:+.4f} (SD "
+                          f"{sd:.4f}); p: TOST with margin ±{margin:g} (two one-sided t-tests; the paper found the change "
+                          f"not significant over 100 trials)"),
+        f"the equivalence margin: {source}", inference,
+        missing=lambda n, sd: "fewer than two trials with both marks" if n < 2 else "zero variance of the differences",
+        noise="documents")]

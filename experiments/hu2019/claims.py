@@ -26,12 +26,10 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.hu2019 import paper
 from experiments.hu2019.protocol import NDCG10, SETTING, ulm_arm
-from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, judge_comparison, \
+from ltrrepro.inference import Claim, Expectation, Inference, correct, judge_comparison, judge_equivalence, \
     smallest_effect
 from ltrrepro.inference.claim import no_test_reason
-from ltrrepro.inference.power import tost_power, trials_for_tost_power
 from ltrrepro.inference.reproduction import reproduction
-from ltrrepro.inference.tests import tost
 
 
 def _at(df, setting: dict):
@@ -71,22 +69,16 @@ def _close(cfg, df, a, b, text, inference, table=None) -> Claim | None:
     pr = an.paired(df, NDCG10, a, b)
     d = (pr.a - pr.b).to_numpy(float)
     margin, source = smallest_effect(NDCG10, inference)
-    n = d.size
-    mean, sd = (float(d.mean()) if n else np.nan), (float(d.std(ddof=1)) if n > 1 else np.nan)
-    detail = f"{cfg.arm(a).label} − {cfg.arm(b).label} on NDCG@10: {mean:+.4f} (SD {sd:.4f}); p: TOST, margin ±{margin:g}"
-    if n < 2 or not sd > 0:
-        return judge(text, Evidence(mean, np.nan, n, detail, missing=no_test_reason(n, sd, NDCG10)), Expectation(),
-                     inference)
-    p_eq, p_beyond = tost(d, margin)
-    alpha = inference.alpha
-    power = {"power": tost_power(margin, sd, n, alpha), "trials_80": trials_for_tost_power(margin, sd, alpha),
-             "trials_80_range": None}
     means = paper.paper_means(a, b, table=table) if table is not None else None
-    sizes = {} if means is None else reproduction(d, pr.b.to_numpy(float), *means)
-    if means is not None:
-        detail += _paper_note(means)
-    return judge(text, Evidence(mean, p_eq, n, detail, sd=sd, p_beyond=p_beyond, power=power, effect_sizes=sizes),
-                 Expectation(effect=margin, effect_source=f"the equivalence margin: {source}", margin=margin), inference)
+    tested = d.size > 1 and d.std(ddof=1) > 0           # else no test: neither sizes nor the paper's note
+    sizes = reproduction(d, pr.b.to_numpy(float), *means) if means is not None and tested else {}
+    note = _paper_note(means) if means is not None and tested else ""
+    return judge_equivalence(
+        text, d, margin,
+        lambda mean, sd: (f"{cfg.arm(a).label} − {cfg.arm(b).label} on NDCG@10: {mean:+.4f} (SD {sd:.4f}); p: TOST, "
+                          f"margin ±{margin:g}{note}"),
+        f"the equivalence margin: {source}", inference, missing=lambda n, sd: no_test_reason(n, sd, NDCG10),
+        effect_sizes=sizes)
 
 
 def build_claims(df: pd.DataFrame, cfg, *, inference: Inference, table: dict | None = None) -> list[Claim]:

@@ -14,7 +14,6 @@ al.'s mean DCG@10 / mean IDCG@10) of the ``arms`` part, each a :class:`ltrrepro.
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from experiments import analysis as an
@@ -22,10 +21,8 @@ from experiments.kang2024 import paper
 from experiments.kang2024.protocol import KANG, NDCG10
 from ltrrepro.fit import SYSTEMS
 from ltrrepro.fit.hessian import LOSSES
-from ltrrepro.inference import Claim, Evidence, Expectation, Inference, correct, judge, judge_comparison
+from ltrrepro.inference import Claim, Expectation, Inference, correct, judge_comparison, judge_equivalence
 from ltrrepro.inference.claim import no_test_reason
-from ltrrepro.inference.power import tost_power, trials_for_tost_power
-from ltrrepro.inference.tests import tost
 
 KANG_FAMILY = "Kang et al. 2024: the sampled Hessian"
 OWN_FAMILY = "the study's: some Hessian treatment beats Hessian 1"
@@ -50,21 +47,13 @@ def _close(cfg, df, a, b, text, inference) -> Claim | None:
     if not {a, b} <= set(df.model):
         return None
     pr = an.paired(df, cfg.column, a, b)
-    d = (pr.a - pr.b).to_numpy(float)
-    margin, n = float(cfg.margin), d.size
-    mean, sd = (float(d.mean()) if n else np.nan), (float(d.std(ddof=1)) if n > 1 else np.nan)
-    detail = (f"{SYSTEMS[a].label} − {SYSTEMS[b].label}: {mean:+.4f} (SD {sd:.4f}){_words(cfg)}; p: TOST, margin "
-              f"±{margin:g}")
-    if n < 2 or not sd > 0:
-        return judge(text, Evidence(mean, np.nan, n, detail, missing=no_test_reason(n, sd, NDCG10)), Expectation(),
-                     inference)
-    p_eq, p_beyond = tost(d, margin)
-    alpha = inference.alpha
-    power = {"power": tost_power(margin, sd, n, alpha), "trials_80": trials_for_tost_power(margin, sd, alpha),
-             "trials_80_range": None}
-    return judge(text, Evidence(mean, p_eq, n, detail, sd=sd, p_beyond=p_beyond, power=power),
-                 Expectation(effect=margin, effect_source=f"the equivalence margin ±{margin:g} (--margin)", margin=margin),
-                 inference)
+    margin = float(cfg.margin)
+    return judge_equivalence(
+        text, (pr.a - pr.b).to_numpy(float), margin,
+        lambda mean, sd: (f"{SYSTEMS[a].label} − {SYSTEMS[b].label}: {mean:+.4f} (SD {sd:.4f}){_words(cfg)}; p: TOST, "
+                          f"margin ±{margin:g}"),
+        f"the equivalence margin ±{margin:g} (--margin)", inference,
+        missing=lambda n, sd: no_test_reason(n, sd, NDCG10))
 
 
 def best_treatment(df: pd.DataFrame, loss: str) -> str | None:

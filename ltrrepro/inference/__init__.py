@@ -18,12 +18,13 @@ Layering inside: ``choices`` ← ``tests`` ← ``power`` ← ``reproduction``, `
 """
 from .choices import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS, Inference
 from .claim import UNDERPOWERED, Claim, Evidence, Expectation, conjunction, correct, equivalence_verdict, judge, judge_comparison, \
+    judge_equivalence, \
     no_test_reason, undefined_reason, verdict
 from .effects import EFFECT_FAMILIES, parse_effects, smallest_effect
 from .power import POWER_TARGET, power_block
 from .reproduction import reproduction, reproduction_summary, size_verdict
 
 __all__ = ["Inference", "TESTS", "CORRECTIONS", "TEST_NAMES", "CORRECTION_NAMES", "Claim", "Evidence", "Expectation",
-           "judge", "judge_comparison", "correct", "conjunction", "verdict", "equivalence_verdict", "no_test_reason", "undefined_reason", "UNDERPOWERED",
+           "judge", "judge_comparison", "judge_equivalence", "correct", "conjunction", "verdict", "equivalence_verdict", "no_test_reason", "undefined_reason", "UNDERPOWERED",
            "smallest_effect", "parse_effects", "EFFECT_FAMILIES", "POWER_TARGET", "power_block", "reproduction",
            "reproduction_summary", "size_verdict"]

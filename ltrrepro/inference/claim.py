@@ -31,11 +31,11 @@ import numpy as np
 from ..metrics import label, metric_family
 from .choices import Inference
 from .effects import smallest_effect
-from .power import POWER_TARGET, power_block
+from .power import POWER_TARGET, power_block, tost_power, trials_for_tost_power
 from .reproduction import reproduction, reproduction_summary
-from .tests import adjust, applied_levels, dz_interval
+from .tests import adjust, applied_levels, dz_interval, tost
 
-__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "correct", "conjunction", "conjunction_family", "sequential_power", "verdict", "rule",
+__all__ = ["Claim", "Evidence", "Expectation", "judge", "judge_comparison", "judge_equivalence", "correct", "conjunction", "conjunction_family", "sequential_power", "verdict", "rule",
            "equivalence_verdict",
            "no_test_reason",
            "undefined_reason", "UNDERPOWERED"]
@@ -220,6 +220,35 @@ def judge(text: str, evidence: Evidence, expectation: Expectation, inference: In
                  family=ex.family, sign=sign, standard=not missing and ex.verdict_text is None and ex.margin is None,
                  power_at=power_at if not missing else None, sized=ex.sized,
                  settled_by=ex.verdict_text if not missing and ex.margin is None else None, **more, **pw)
+
+
+def judge_equivalence(text: str, diffs, margin: float, detail: Callable, effect_source: str, inference: Inference,
+                      *, missing: Callable | None = None, effect_sizes: Mapping | None = None, **extra) -> Claim:
+    """The claim that a paired difference lies within ±``margin`` (a claim of no change), from the
+    per-trial differences ``diffs``: TOST (:func:`~ltrrepro.inference.tests.tost`) judged by
+    :func:`equivalence_verdict`, its power that of TOST at no change
+    (:func:`~ltrrepro.inference.power.tost_power`) and the trials for 80%. ``detail(mean, sd)``:
+    the claim's detail; ``missing(n, sd)``: why fewer than two trials or no spread give no test
+    (default :func:`no_test_reason`); ``effect_sizes``: ER, ΔRI where the caller computed them.
+
+    >>> c = judge_equivalence("same", [0.001, -0.002, 0.0005, 0.001], 0.01, lambda m, s: "d", "margin", Inference())
+    >>> c.verdict.startswith("supported (equivalent")
+    True
+    """
+    d = np.asarray(diffs, dtype=float)
+    n = d.size
+    mean, sd = (float(d.mean()) if n else NAN), (float(d.std(ddof=1)) if n > 1 else NAN)
+    words = detail(mean, sd)
+    if n < 2 or not sd > 0:
+        why = (missing or no_test_reason)(n, sd)
+        return judge(text, Evidence(mean, NAN, n, words, missing=why), Expectation(), inference, **extra)
+    p_eq, p_beyond = tost(d, margin)
+    alpha = inference.alpha
+    power = {"power": tost_power(margin, sd, n, alpha), "trials_80": trials_for_tost_power(margin, sd, alpha),
+             "trials_80_range": None}
+    return judge(text, Evidence(mean, p_eq, n, words, sd=sd, p_beyond=p_beyond, power=power,
+                                effect_sizes=dict(effect_sizes or {})),
+                 Expectation(effect=margin, effect_source=effect_source, margin=margin), inference, **extra)
 
 
 def judge_comparison(text: str, c, names: tuple[str, str], metric: str, inference: Inference,
