@@ -20,7 +20,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-__all__ = ["Boosting", "PRESETS", "preset"]
+__all__ = ["Boosting", "PRESETS", "OFF", "preset"]
+
+
+#: the fields a preset leaves off, at their off values (:meth:`Boosting.regularization`)
+OFF = {"feature_fraction": 1.0, "bagging_fraction": 1.0, "lambda_l2": 0.0, "max_depth": 0, "min_sum_hessian": 0.0,
+       "min_split_gain": 0.0, "lambda_l1": 0.0}
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,15 @@ class Boosting:
     feature_fraction: float = 1.0
     bagging_fraction: float = 1.0
     lambda_l2: float = 0.0
+    #: the tree's depth limit (0: none, the leaves bound it), the least Σ Hessian of a leaf, the
+    #: least gain of a split and L1 on leaf values: off (0, 0, 0, 0) in every preset; XGBoost's
+    #: ``max_depth``, ``min_child_weight``, ``gamma`` and ``alpha`` (Kang et al. 2024's search
+    #: space, :mod:`ltrrepro.fit.hessian`), LightGBM's ``max_depth``, ``min_sum_hessian_in_leaf``,
+    #: ``min_gain_to_split`` and ``lambda_l1``
+    max_depth: int = 0
+    min_sum_hessian: float = 0.0
+    min_split_gain: float = 0.0
+    lambda_l1: float = 0.0
 
     def __post_init__(self):
         if not 0 < self.learning_rate <= 1:
@@ -51,17 +65,23 @@ class Boosting:
             raise ValueError(f"num_leaves >= 2, min_data_in_leaf >= 1, max_bin >= 2, rounds >= 1: {self}")
         if not (0 < self.feature_fraction <= 1 and 0 < self.bagging_fraction <= 1 and self.lambda_l2 >= 0):
             raise ValueError(f"feature_fraction and bagging_fraction in (0, 1], lambda_l2 >= 0: {self}")
+        if not (self.max_depth >= 0 and self.min_sum_hessian >= 0 and self.min_split_gain >= 0 and self.lambda_l1 >= 0):
+            raise ValueError(f"max_depth (0: no limit), min_sum_hessian, min_split_gain and lambda_l1 >= 0: {self}")
         if self.early_stopping is not None and self.early_stopping < 1:
             raise ValueError("early_stopping is a number of rounds >= 1, or None (no early stopping)")
 
     def replace(self, **changes) -> "Boosting":
         return replace(self, **changes)
 
-    def sampling(self) -> dict:
-        """The subsampling and L2 fields that differ from off (1, 1, 0): what a backend adds to
-        the preset's parameters (none for every preset, so their parameters are unchanged)."""
-        off = {"feature_fraction": 1.0, "bagging_fraction": 1.0, "lambda_l2": 0.0}
-        return {k: getattr(self, k) for k, v in off.items() if getattr(self, k) != v}
+    def regularization(self) -> dict:
+        """The subsampling, regularization and depth fields that differ from off
+        (:data:`OFF`): what a backend adds to the preset's parameters, in its own names (none
+        for every preset, so their parameters are unchanged).
+
+        >>> Boosting().regularization(), Boosting(max_depth=8, lambda_l1=0.5).regularization()
+        ({}, {'max_depth': 8, 'lambda_l1': 0.5})
+        """
+        return {k: getattr(self, k) for k, v in OFF.items() if getattr(self, k) != v}
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -65,7 +65,7 @@ def test_backends_map_the_tuned_fields_and_leave_the_presets_unchanged(library, 
                       threads=1, seed=0)
     assert {k: tuned[k] for k in names} == names
     assert not set(names) - {"lambda_l2", "lambda", "l2_leaf_reg", "bootstrap_type"} & set(plain)
-    assert BOOST.sampling() == {}
+    assert BOOST.regularization() == {}
     with pytest.raises(ValueError):
         BOOST.replace(bagging_fraction=0.0)
 

@@ -195,11 +195,21 @@ class _Selection:
         return len(self.curve) - 1 - self.best < self.patience
 
 
+#: :meth:`~ltrrepro.fit.boosting.Boosting.regularization`'s fields CatBoost has no parameter for
+_NO_CATBOOST = {"min_sum_hessian": "a least Σ Hessian of a leaf", "min_split_gain": "a least split gain",
+                "lambda_l1": "an L1 penalty on leaf values"}
+
+
 def _catboost_sampling(b) -> dict:
-    """CatBoost's names for :meth:`~ltrrepro.fit.boosting.Boosting.sampling` (tuned runs; none
-    when off): ``rsm`` (features per split), Bernoulli bagging with ``subsample``, ``l2_leaf_reg``."""
-    s = b.sampling()
+    """CatBoost's names for :meth:`~ltrrepro.fit.boosting.Boosting.regularization` (tuned runs;
+    none when off): ``rsm`` (features per split), Bernoulli bagging with ``subsample``,
+    ``l2_leaf_reg``, ``depth``; a field CatBoost has no parameter for is refused (ValueError)."""
+    s = b.regularization()
+    if lost := [f"{k} ({_NO_CATBOOST[k]})" for k in s if k in _NO_CATBOOST]:
+        raise ValueError(f"CatBoost has no parameter for {', '.join(lost)}: leave it at 0 in a CatBoost system")
     out = {}
+    if "max_depth" in s:
+        out["depth"] = s["max_depth"]
     if "feature_fraction" in s:
         out["rsm"] = s["feature_fraction"]
     if "bagging_fraction" in s:

@@ -35,11 +35,17 @@ def lightgbm_params(objective, *, num_leaves=31, learning_rate=0.1, min_data_in_
     return p
 
 
+#: :meth:`~ltrrepro.fit.boosting.Boosting.regularization`'s fields by LightGBM's names (the others keep theirs)
+_LGB_NAMES = {"min_sum_hessian": "min_sum_hessian_in_leaf", "min_split_gain": "min_gain_to_split"}
+
+
 def sampling_params(b) -> dict:
-    """LightGBM's names for a :class:`~ltrrepro.fit.boosting.Boosting`'s subsampling and L2
-    (tuned runs; none when off): ``feature_fraction`` per tree, ``bagging_fraction`` redrawn
-    every tree (``bagging_freq=1``), ``lambda_l2``; their seeds derive from ``seed``."""
-    s = b.sampling()
+    """LightGBM's names for a :class:`~ltrrepro.fit.boosting.Boosting`'s subsampling,
+    regularization and depth (tuned runs, Kang et al.'s settings; none when off):
+    ``feature_fraction`` per tree, ``bagging_fraction`` redrawn every tree (``bagging_freq=1``),
+    ``lambda_l2``, ``lambda_l1``, ``max_depth``, ``min_sum_hessian_in_leaf`` (over a system's own
+    Hessian floor) and ``min_gain_to_split``; their seeds derive from ``seed``."""
+    s = {_LGB_NAMES.get(k, k): v for k, v in b.regularization().items()}
     if "bagging_fraction" in s:
         s["bagging_freq"] = 1
     return s

@@ -48,7 +48,9 @@ def xgboost_params(*, max_leaves=31, eta=0.1, min_data_in_leaf=None, max_bin=255
 
 
 #: XGBoost's names for :meth:`~ltrrepro.fit.boosting.Boosting.sampling` (tuned runs; none when off)
-_XGB_NAMES = {"feature_fraction": "colsample_bytree", "bagging_fraction": "subsample", "lambda_l2": "lambda"}
+_XGB_NAMES = {"feature_fraction": "colsample_bytree", "bagging_fraction": "subsample", "lambda_l2": "lambda",
+              "lambda_l1": "alpha", "max_depth": "max_depth", "min_sum_hessian": "min_child_weight",
+              "min_split_gain": "gamma"}
 
 
 class XGBoostBackend(Backend):
@@ -95,7 +97,7 @@ class XGBoostBackend(Backend):
             more["base_score"] = float(start)
         if n_outputs > 1:
             more["num_class"] = int(n_outputs)
-        more.update({_XGB_NAMES[k]: v for k, v in b.sampling().items()})
+        more.update({_XGB_NAMES[k]: v for k, v in b.regularization().items()})
         p = xgboost_params(max_leaves=b.num_leaves, eta=b.learning_rate, max_bin=b.max_bin, nthread=threads, seed=seed,
                            objective=name, **more, **extra)
         p.update(self.device_params(device))
