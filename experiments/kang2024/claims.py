@@ -5,7 +5,9 @@ al.'s mean DCG@10 / mean IDCG@10) of the ``arms`` part, each a :class:`ltrrepro.
 * Kang et al. 2024: PL-Rank with the sampled Hessian beats PL-Rank with Hessian 1 (a paired test
   of the sign; the abstract's "extremely poor performance" without it), and is competitive with
   the library's λMART (TOST: the difference within ± ``--margin``, an equivalence claim; shown
-  only when both one-sided tests reject);
+  only when both one-sided tests reject) — each twice: among the arms (the run's settings, or
+  both tuned with the same budget under ``--tune``) and in the paper's column (Kang et al.'s
+  settings, or their search space under ``--tune``; the λMART the arms' own, on the same splits);
 * Bruch 2021: the Neumann series of order 2 is enough — XE_NDCG's order-2 step within ± ``--margin``
   of the exact Newton step (TOST);
 * the study's own, one per loss: its best Hessian treatment (chosen on the validation part's
@@ -20,8 +22,9 @@ from experiments import analysis as an
 from experiments.kang2024 import paper
 from experiments.kang2024.protocol import KANG, NDCG10
 from ltrrepro.fit import SYSTEMS
-from ltrrepro.fit.hessian import LOSSES
-from ltrrepro.inference import Claim, Expectation, Inference, correct, judge_comparison, judge_equivalence
+from ltrrepro.fit.hessian import LOSSES, PAPER_SYSTEMS
+from ltrrepro.inference import (Claim, Evidence, Expectation, Inference, correct, judge, judge_comparison,
+                                judge_equivalence)
 from ltrrepro.inference.claim import no_test_reason
 
 KANG_FAMILY = "Kang et al. 2024: the sampled Hessian"
@@ -65,6 +68,31 @@ def best_treatment(df: pd.DataFrame, loss: str) -> str | None:
     return str(means.idxmax())
 
 
+def paper_claims(cfg, g: pd.DataFrame, inference: Inference) -> list:
+    """Kang et al.'s two claims in the paper's column (``g``: its units and the arms' library λMART).
+    A trial whose PL-Rank diverged (NaN scores in training) has no test value: it is left out and
+    counted in the claim's detail; when every trial diverged the claim says so and is not tested."""
+    at = "tuned in the authors' search space" if cfg.tune else "at Kang et al.'s settings"
+    texts = (f"{at}: PL-Rank with the sampled Hessian beats it with Hessian 1 (Kang et al. 2024)",
+             f"{at}: PL-Rank with the sampled Hessian is within ±{cfg.margin:g} of the library's λMART (the arms', same "
+             f"splits; Kang et al. 2024)")
+    bad = g[g["diverged"].notna()] if "diverged" in g else g.iloc[:0]
+    ok = g.drop(bad.index)
+    sampled = PAPER_SYSTEMS[0]
+    if len(bad) and sampled in set(bad.model) and sampled not in set(ok.model):
+        why = (f"{SYSTEMS[sampled].label} diverged (NaN scores in training) in every trial ({len(bad[bad.model == sampled])}): "
+               f"no test value")
+        return [judge(t, Evidence(float("nan"), float("nan"), 0, why, missing=why), Expectation(sign=+1, family=KANG_FAMILY),
+                      inference) for t in texts]
+    out = [_compare(cfg, ok, texts[0], *PAPER_SYSTEMS, KANG_FAMILY, inference),
+           _close(cfg, ok, sampled, LOSSES["library"][0], texts[1], inference)]
+    if len(bad):
+        note = "; diverged, left out: " + ", ".join(f"{SYSTEMS[m].label} in trial(s) {sorted(h.trial.tolist())}"
+                                                     for m, h in bad.groupby("model"))
+        out = [c.replace(detail=c.detail + note) if c else None for c in out]
+    return out
+
+
 def build_claims(df: pd.DataFrame, cfg, *, inference: Inference) -> list[Claim]:
     """The study's claims on the ``arms`` part, corrected within each family."""
     g = df[df.part == "arms"] if "part" in df else df.iloc[:0]
@@ -78,6 +106,8 @@ def build_claims(df: pd.DataFrame, cfg, *, inference: Inference) -> list[Claim]:
                   inference),
            _close(cfg, g, "xendcg_o2", "xendcg_exact", f"The Neumann series of order {paper.NEUMANN_ORDER} is enough: "
                   f"XE_NDCG's order-2 step within ±{cfg.margin:g} of the exact Newton step (Bruch 2021)", inference)]
+    if len(p := df[df.part == "paper"]):
+        out += paper_claims(cfg, pd.concat([p, g[g.model == LOSSES["library"][0]]]), inference)
     when = f"both tuned (--tune {cfg.tune})" if cfg.tune else "at the preset's settings"
     for loss in ("plrank", "xendcg", "lambdamart", "listnet"):
         best = best_treatment(g, loss)
@@ -90,4 +120,4 @@ def build_claims(df: pd.DataFrame, cfg, *, inference: Inference) -> list[Claim]:
     return correct([c for c in out if c is not None], inference)
 
 
-__all__ = ["build_claims", "best_treatment", "KANG", "KANG_FAMILY", "OWN_FAMILY"]
+__all__ = ["build_claims", "paper_claims", "best_treatment", "KANG", "KANG_FAMILY", "OWN_FAMILY"]

@@ -9,7 +9,9 @@ al.'s metric (mean DCG@10 / mean IDCG@10 over every test query) recorded. The ar
 train from the same seed (their stochastic objective draws the same γ or the same rankings at a
 round whose scores agree): only the Hessian differs. Parts: ``arms`` (every arm at the run's
 settings), ``lr`` (the two PL-Rank arms at each learning rate of the grid) and ``samples`` (the
-sampled-Hessian arm at each number of sampled rankings N).
+sampled-Hessian arm at each number of sampled rankings N) and ``paper`` (PL-Rank with the sampled
+Hessian and with Hessian 1 at Kang et al.'s reported settings, in the library that takes their raw
+Hessian: the paper's column; ``--paper-rounds 0`` leaves it out).
 """
 from __future__ import annotations
 
@@ -25,8 +27,8 @@ from experiments.options import option
 from experiments.values import parse_levels, parse_names
 from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.backends import custom_objective_libraries
-from ltrrepro.fit.boosting import PRESETS, preset
-from ltrrepro.fit.hessian import HESSIAN_SYSTEMS, LOSSES
+from ltrrepro.fit.boosting import PRESETS, Boosting, preset
+from ltrrepro.fit.hessian import HESSIAN_SYSTEMS, LOSSES, PAPER_SYSTEMS
 from ltrrepro.metrics import canonical, dcg, evaluate
 from ltrrepro.objectives import PLRank
 from ltrrepro.objectives.plrank import HESSIAN_POLICIES
@@ -41,7 +43,7 @@ KANG = "kang_ndcg10"
 #: the metrics ``--metric`` chooses between for the table's differences and the claims
 METRICS = {"ndcg": NDCG10, "kang": KANG}
 PLRANK_ARMS = tuple(LOSSES["plrank"])                 # sampled, constant
-PARTS = ("arms", "lr", "samples")
+PARTS = ("arms", "lr", "samples", "paper")
 
 
 def _arms(text: str) -> tuple:
@@ -68,6 +70,17 @@ def kang_ndcg(scores, labels, offsets, k: int = paper.CUTOFF) -> float:
     d = dcg(scores, labels, offsets, k, norel="zero")
     ideal = dcg(labels.astype(np.float64), labels, offsets, k, norel="zero")
     return float(d.mean() / ideal.mean()) if ideal.mean() > 0 else float("nan")
+
+
+def paper_boosting(model: str, rounds: int, patience: int | None = None) -> Boosting:
+    """Kang et al.'s reported settings of a paper-column arm (:data:`~ltrrepro.fit.hessian.PAPER_SYSTEMS`):
+    the run with the sampled Hessian's, or the run with Hessian 1's; ``rounds`` rounds, the best
+    validation round kept (``patience``: default ``rounds``, so every round is trained); XGBoost's
+    256 bins, depth-wise trees as 2^depth leaves, no least number of documents per leaf."""
+    reported = paper.WITH_HESSIAN if model == PAPER_SYSTEMS[0] else paper.WITHOUT_HESSIAN
+    values = {paper.BOOSTING_NAMES[k]: v for k, v in reported.items()}
+    return Boosting(**values, num_leaves=2 ** 8, min_data_in_leaf=1, max_bin=paper.MAX_BIN, rounds=int(rounds),
+                    early_stopping=int(patience or rounds))
 
 
 def takes_negative_hessians(library: str) -> bool:
@@ -110,6 +123,9 @@ class HessianConfig(RunConfig):
                          help="the differences and claims on per-query NDCG@10 (ndcg) or Kang et al.'s mean DCG@10 / "
                               "mean IDCG@10 (kang)")
     margin: float = option(0.01, flag="--margin", help="the TOST equivalence margin (NDCG)")
+    paper_rounds: int = option(paper.ROUNDS, flag="--paper-rounds", bounds=(0, 100_000), added=True,
+                               help="rounds of the paper's column (PL-Rank at Kang et al.'s settings, in the library that "
+                                    "takes their raw Hessian); 0 leaves the column out")
     tune: int = shared_fields.tune()
     tune_on: str = shared_fields.tune_on()
 
@@ -152,11 +168,26 @@ class HessianConfig(RunConfig):
         return METRICS[self.metric]
 
     def objective_kwargs(self, model: str, samples: int | None = None) -> tuple:
-        """The PL-Rank arms' objective keywords under this run (N, K, the Hessian policy); () for the others."""
-        if model not in PLRANK_ARMS:
+        """The PL-Rank arms' objective keywords under this run (N, K, the Hessian policy: the
+        paper's column keeps the authors', none); () for the others."""
+        if model not in PLRANK_ARMS + PAPER_SYSTEMS:
             return ()
-        return (("n_samples", int(samples or self.samples)), ("cutoff", self.cutoff),
-                ("hessian_policy", self.hessian_policy))
+        policy = "none" if model in PAPER_SYSTEMS else self.hessian_policy
+        return (("n_samples", int(samples or self.samples)), ("cutoff", self.cutoff), ("hessian_policy", policy))
+
+    @property
+    def paper_column(self) -> bool:
+        """The run has the paper's column: ``--paper-rounds`` > 0 and PL-Rank's sampled arm among its arms."""
+        return self.paper_rounds > 0 and PLRANK_ARMS[0] in self.models
+
+    def base_boosting(self, model: str, search: bool = False):
+        """A unit's boosting before tuning: the preset's, or a paper-column arm's Kang et al.
+        settings (a search's: their 200 rounds, at most ``--paper-rounds``, patience 20)."""
+        if model not in PAPER_SYSTEMS:
+            return self.boosting
+        if search:
+            return paper_boosting(model, min(paper.SEARCH_ROUNDS, self.paper_rounds), paper.SEARCH_PATIENCE)
+        return paper_boosting(model, self.paper_rounds)
 
     def system(self, model: str):
         """The registered system an arm trains (every arm is one: :mod:`ltrrepro.fit.hessian`)."""
@@ -173,7 +204,8 @@ class HessianConfig(RunConfig):
 
 
 def build_units(cfg: HessianConfig) -> list[Unit]:
-    """Every arm on each trial; the PL-Rank arms along the learning-rate grid; the sampled arm along N."""
+    """Every arm on each trial; the PL-Rank arms along the learning-rate grid; the sampled arm along
+    N; the paper's column (PL-Rank at Kang et al.'s settings)."""
     out = []
     for t in range(cfg.trials):
         out += [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("part", "arms"),), seed=cfg.seed) for m in cfg.models]
@@ -181,6 +213,8 @@ def build_units(cfg: HessianConfig) -> list[Unit]:
                 for lr in cfg.lr_grid for m in PLRANK_ARMS if m in cfg.models]
         out += [Unit(EXPERIMENT, cfg.unit_dataset, t, PLRANK_ARMS[0], (("part", "samples"), ("samples", n)),
                      seed=cfg.seed) for n in cfg.sweep_samples if n != cfg.samples and PLRANK_ARMS[0] in cfg.models]
+        if cfg.paper_column:
+            out += [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("part", "paper"),), seed=cfg.seed) for m in PAPER_SYSTEMS]
     return out
 
 
@@ -202,16 +236,27 @@ def unit_fn(unit, ctx):
     split = trial_split(ds.n_queries, unit.seed, unit.trial)
     system = cfg.system(unit.model)
     s = unit.settings
-    boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.boosting)     # --tune: its search's values
+    boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.base_boosting(unit.model))  # --tune
     if "lr" in s:                                                     # the grid's rate over the tuned one
         boosting = boosting.replace(learning_rate=float(s["lr"]))
     if kw := cfg.objective_kwargs(unit.model, s.get("samples")):
         over = {**over, "objective_kwargs": kw}
     trainer = system.trainer(boosting, library=cfg.library, seed=loss_seed(unit), threads=ctx["threads"], **over)
-    trainer.add_train(ds.subset(split.train))
+    train = ds.subset(split.train)
+    trainer.add_train(train)
+    start = start_hessian(system, over.get("objective_kwargs", ()), train, unit) if unit.model in PAPER_SYSTEMS else {}
+    del train
     valid = ds.subset(split.valid)
     trainer.add_valid(valid)
-    fitted = trainer.fit()
+    try:
+        fitted = trainer.fit()
+    except ValueError as err:         # the authors' raw Hessian: a leaf's Σh + λ near 0 sends the scores to NaN
+        if unit.model not in PAPER_SYSTEMS or "NaN" not in str(err):
+            raise
+        return UnitRecord.of(system, dict.fromkeys(TEST_METRICS, float("nan")), log=f"diverged: {err}",
+                             library=cfg.library, fields={KANG: float("nan"), "valid_ndcg10": float("nan"),
+                                                          "hessian": system.options.hessian, "diverged": str(err),
+                                                          "learning_rate": boosting.learning_rate, **start, **tuned}), {}
     vres = evaluate(fitted.scores(valid.X), valid.y, valid.offsets, (NDCG10,))[NDCG10]
     del valid
     test = ds.subset(split.test)
@@ -225,12 +270,27 @@ def unit_fn(unit, ctx):
                            fields={KANG: kang, "valid_ndcg10": float(vres.mean), "hessian": system.options.hessian,
                                    "round_s": fitted.train_s / max(1, fitted.n_rounds),
                                    "learning_rate": boosting.learning_rate,
-                                   "n_dropped": max(r.n_dropped for r in res.values()), **tuned})
+                                   "n_dropped": max(r.n_dropped for r in res.values()), **start, **tuned})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     return record, arrays
 
 
+def start_hessian(system, kwargs, train, unit) -> dict:
+    """``{"start_hess_sum": Σ h}``: the Hessian the library receives at the first round (every
+    score 0) summed over the training documents (a draw of its own, from the unit's seed). A
+    split needs Σ h >= ``min_child_weight`` in both children, so below twice that the first tree
+    is one leaf: a constant, which leaves every ranking (and the next round's gradient) as it was."""
+    objective = system.options.objective(**dict(kwargs))
+    rng = np.random.default_rng(unit_seed(unit.seed, unit.trial, STREAM_MODEL, unit.setting_text, "start-hessian"))
+    _, hess = objective.grad_hess(np.zeros(train.n_docs), train.y, train.offsets, rng=rng)
+    return {"start_hess_sum": float(np.sum(hess))}
+
+
 def train_size(unit, ctx) -> float:
-    """What a unit's cost scales with: its N of sampled rankings for PL-Rank, else 1."""
-    return float(unit.settings.get("samples", ctx["cfg"].samples)) if unit.model in PLRANK_ARMS else 1.0
+    """What a unit's cost scales with: its N of sampled rankings for PL-Rank, else 1; a paper-column
+    arm's times its rounds over the preset's."""
+    cfg = ctx["cfg"]
+    if unit.model in PAPER_SYSTEMS:
+        return float(cfg.samples) * cfg.paper_rounds / max(1, cfg.boosting.rounds)
+    return float(unit.settings.get("samples", cfg.samples)) if unit.model in PLRANK_ARMS else 1.0

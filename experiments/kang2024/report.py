@@ -4,7 +4,8 @@ and writes it).
 
 Tables: ``hessian`` (every arm of the ``arms`` part: loss × Hessian treatment, test NDCG@10 with its
 95% CI over trials, Kang et al.'s metric, the paired difference against the loss's Hessian-1 arm,
-time per round), ``learning_rate`` (validation NDCG@10 of the two PL-Rank arms along the grid) and
+time per round), ``paper_settings`` (the paper's column: PL-Rank at Kang et al.'s settings, with the
+sampled Hessian and with Hessian 1, beside the arms' library λMART), ``learning_rate`` (validation NDCG@10 of the two PL-Rank arms along the grid) and
 ``samples`` (the sampled arm's test NDCG@10 and time per round along N); a figure for each of the
 last two.
 """
@@ -15,13 +16,14 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.kang2024.claims import build_claims
-from experiments.kang2024.protocol import KANG, NDCG10, PLRANK_ARMS, TEST_METRICS, HessianConfig
-from ltrrepro.fit import SYSTEMS
-from ltrrepro.fit.hessian import LOSSES
+from experiments.kang2024 import paper
+from experiments.kang2024.protocol import KANG, NDCG10, PLRANK_ARMS, TEST_METRICS, HessianConfig, paper_boosting
+from ltrrepro.fit import BACKENDS, SYSTEMS
+from ltrrepro.fit.hessian import LOSSES, PAPER_SYSTEMS
 from ltrrepro.inference import TEST_NAMES, Inference
 from ltrrepro.report import Figure, Report, Table, band
 
-FIELDS = (KANG, "valid_ndcg10", "round_s", "hessian", "learning_rate", "tuned")
+FIELDS = (KANG, "valid_ndcg10", "round_s", "hessian", "learning_rate", "tuned", "start_hess_sum", "diverged")
 
 
 def frame(store) -> pd.DataFrame:
@@ -63,6 +65,57 @@ def hessian_table(df: pd.DataFrame, cfg: HessianConfig, inference: Inference) ->
                         f"loss's constant-Hessian arm, 95% CI, p: {TEST_NAMES[inference.test]}. s/round: training "
                         "seconds per boosting round.",
                  formats={"p": "p"}, ci_cols={"NDCG@10": ("lo", "hi"), "Δ vs Hessian 1": ("Δ_lo", "Δ_hi")})
+
+
+def paper_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The paper's column (PL-Rank at Kang et al.'s settings) and the ``arms`` part's library λMART
+    (the same trials' splits): the frame its table and its claims read."""
+    paper_part = _part(df, "paper")
+    if not len(paper_part):
+        return paper_part
+    arms = _part(df, "arms")
+    return pd.concat([paper_part, arms[arms.model == LOSSES["library"][0]]])
+
+
+def _settings(model: str, cfg) -> str:
+    b = paper_boosting(model, cfg.paper_rounds)
+    return (f"lr {b.learning_rate:.3g}, depth {b.max_depth}, Σh/leaf ≥ {b.min_sum_hessian:g}, gain ≥ "
+            f"{b.min_split_gain:.3g}, L2 {b.lambda_l2:.3g}, L1 {b.lambda_l1:.3g}, {b.rounds} rounds")
+
+
+def paper_table(df: pd.DataFrame, cfg: HessianConfig, inference: Inference) -> Table:
+    g = paper_frame(df)
+    rows = []
+    sampled, constant = PAPER_SYSTEMS
+    for arm in (m for m in (*PAPER_SYSTEMS, LOSSES["library"][0]) if m in set(g.model)):
+        h = g[g.model == arm]
+        ours = arm not in PAPER_SYSTEMS
+        row = {"arm": SYSTEMS[arm].label, "settings": "the arms' (tuned)" if ours and cfg.tune else
+               "the arms'" if ours else ("tuned in the authors' space" if cfg.tune else _settings(arm, cfg)),
+               "trials": len(h)}
+        row["NDCG@10"], row["lo"], row["hi"] = _ci(h[NDCG10])
+        row["Kang NDCG@10"] = float(h[KANG].astype(float).mean())
+        row["best round"] = float(h.best_iteration.astype(float).mean()) if "best_iteration" in h else np.nan
+        row["Σh at start"] = float(h.start_hess_sum.astype(float).mean()) if not ours else np.nan
+        row["diverged"] = int(h.diverged.notna().sum()) if "diverged" in h else 0
+        c = an.compare(g, cfg.column, sampled, arm, test=inference.test) if arm != sampled else None
+        row.update({"Δ sampled −": c.diff if c else np.nan, "Δ_lo": c.ci_low if c else np.nan,
+                    "Δ_hi": c.ci_high if c else np.nan, "p": c.p if c else np.nan})
+        rows.append(row)
+    return Table("paper_settings", pd.DataFrame(rows),
+                 caption=f"The paper's column: PL-Rank at Kang et al.'s settings ({cfg.dataset}, "
+                         f"{'/'.join(BACKENDS[n].label for n in SYSTEMS[PAPER_SYSTEMS[0]].libraries)})", notes=True,
+                 legend="Mean test NDCG@10 over trials, 95% CI; Kang NDCG@10: mean DCG@10 / mean IDCG@10. settings: "
+                        f"the authors' reported values (XGBoost's min_child_weight is Σh/leaf, gamma the gain, lambda L2, "
+                        f"alpha L1; {paper.MAX_BIN} bins), the best round kept on validation. best round: the mean "
+                        "round early stopping kept (1: the model never improved on its first tree). Σh at start: the "
+                        "Hessian the library receives at the first round, summed over the training documents (a split "
+                        "needs Σh/leaf in both children: below twice it the first tree is one leaf, a constant). diverged: "
+                        "the trials whose scores became NaN in training (no test value; the authors' raw Hessian makes "
+                        "a leaf's Σh + L2 near 0 possible). "
+                        f"Δ sampled −: the paired difference of the sampled arm against the row's, 95% CI, p: "
+                        f"{TEST_NAMES[inference.test]}.",
+                 formats={"p": "p"}, ci_cols={"NDCG@10": ("lo", "hi"), "Δ sampled −": ("Δ_lo", "Δ_hi")})
 
 
 def lr_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -130,7 +183,7 @@ def build(df: pd.DataFrame, cfg: HessianConfig, deviations=(), choices=(), as_pa
           inference: Inference) -> Report:
     main = hessian_table(df, cfg, inference)
     lr, ns = lr_frame(df), samples_frame(df, cfg)
-    tables = [main,
+    tables = [main, *([paper_table(df, cfg, inference)] if len(_part(df, "paper")) else []),
               Table("learning_rate", lr, caption="PL-Rank along the learning rate: validation NDCG@10", notes=True,
                     legend="Mean validation NDCG@10 over trials at each learning rate of the grid (the other settings "
                            "the run's), 95% CI; the test value beside it, not used for any choice.",

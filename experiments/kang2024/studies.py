@@ -32,7 +32,7 @@ on 2 shared cores."""
 
 #: what a search needs (``--tune``): the trial's parts, the preset's boosting, the PL-Rank arms' N,
 #: K and Hessian policy fixed (the harness's selection metric, NDCG@5 on validation)
-SEARCH = Search(parts=tuning_parts, base=lambda cfg, model: cfg.boosting,
+SEARCH = Search(parts=tuning_parts, base=lambda cfg, model: cfg.base_boosting(model, search=True),
                 options=lambda cfg, model: ({"objective_kwargs": kw} if (kw := cfg.objective_kwargs(model)) else {}),
                 metric="ndcg@5", words=notes.TUNING)
 

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 from ..objectives import LambdaMART, ListNet, PLRank, XENDCG
 from ..objectives.hessian import constant_hessian, range_newton
-from .backends import BACKENDS, custom_objective_libraries
+from .backends import BACKENDS, custom_objective_libraries, negative_hessian_libraries
 from .base import System, register
 from .ranking import RankingOptions, RankingTrainer
-from .space import LogUniform
+from .space import IntRange, LogUniform
 
-__all__ = ["HessianOptions", "NEWTON_RATE", "CONSTANT_RATE", "HESSIAN_SYSTEMS", "LOSSES"]
+__all__ = ["HessianOptions", "NEWTON_RATE", "CONSTANT_RATE", "HESSIAN_SYSTEMS", "LOSSES", "PAPER_SPACE",
+           "PAPER_SYSTEMS"]
 
 #: the learning-rate range searched by the arms with a Hessian: the lower end of Kang et al.'s
 #: [1e-3, 1e-2], the upper end of the harness's (runs of a few hundred rounds, not 1,000)
@@ -48,8 +49,13 @@ class HessianOptions(RankingOptions):
 
     learning_rate: tuple = NEWTON_RATE
     hessian: str = ""
+    #: a whole search space of its own ((name, distribution), ...) in place of the library's (Kang
+    #: et al.'s, :data:`PAPER_SPACE`); empty: the library's with ``learning_rate``
+    search: tuple = ()
 
     def space(self, library: str) -> dict:
+        if self.search:
+            return dict(self.search)
         return {**super().space(library), "learning_rate": LogUniform(*self.learning_rate)}
 
 
@@ -97,3 +103,26 @@ register(System("lambdamart_library", "λMART (the library's own)", RankingTrain
 LOSSES["library"].append("lambdamart_library")
 #: every system of the study, in table order
 HESSIAN_SYSTEMS = tuple(n for arms in LOSSES.values() for n in arms)
+
+
+#: Kang et al.'s search space (their released code's Optuna search, the same for the runs with and
+#: without the Hessian), in :class:`~ltrrepro.fit.boosting.Boosting`'s names: learning rate
+#: log-uniform [1e-3, 1e-2], depth 3–8, the least Σ Hessian of a leaf (XGBoost's
+#: ``min_child_weight``) on the integers 2–10, the least split gain (``gamma``), L2 (``lambda``) and
+#: L1 (``alpha``) log-uniform [1e-8, 1]
+PAPER_SPACE = (("learning_rate", LogUniform(1e-3, 1e-2)), ("max_depth", IntRange(3, 8)),
+               ("min_sum_hessian", IntRange(2, 10)), ("min_split_gain", LogUniform(1e-8, 1.0)),
+               ("lambda_l2", LogUniform(1e-8, 1.0)), ("lambda_l1", LogUniform(1e-8, 1.0)))
+#: PL-Rank-3 as Kang et al. trained it: in the library that takes its raw sampled Hessian
+#: (``hessian_policy="none"``, theirs), with their search space; with the sampled Hessian and with
+#: Hessian 1 (the paper's column of the Hessian study; their settings: ``experiments.kang2024.paper``)
+_RAW = negative_hessian_libraries()
+PAPER_SYSTEMS = ("kang_plrank_sampled", "kang_plrank_constant")
+register(System(PAPER_SYSTEMS[0], "PL-Rank-3, sampled Hessian (Kang et al.'s settings)", RankingTrainer,
+                libraries=_RAW, options=HessianOptions(objective=PLRank, objective_kwargs=_PL[:2] + (
+                    ("hessian_policy", "none"),), hessian="sampled", search=PAPER_SPACE), paper=_KANG,
+                family="plrank", variant="hess=sampled,settings=paper"))
+register(System(PAPER_SYSTEMS[1], "PL-Rank-3, Hessian 1 (Kang et al.'s settings)", RankingTrainer, libraries=_RAW,
+                options=HessianOptions(objective=constant_hessian(PLRank), objective_kwargs=_PL, hessian="constant",
+                                       search=PAPER_SPACE), paper=_KANG, family="plrank",
+                variant="hess=constant,settings=paper"))

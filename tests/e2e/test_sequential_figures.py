@@ -26,7 +26,8 @@ SEQUENTIAL = [name for name, exp in registry.experiments().items() if "trials" i
 #: fewer models (and sweep arms) for the studies whose default list costs most at tiny sizes; every
 #: figure of theirs is still drawn
 NARROW = {"qbrank": ["--models", "gbt,qbrank"], "split_principles": ["--models", "lambdamart-se,lambdamart-ole"],
-          "debiasing": ["--models", "naive,ips_true", "--sweep-models", "naive"]}
+          "debiasing": ["--models", "naive,ips_true", "--sweep-models", "naive"],
+          "hessian": ["--paper-rounds", "10"]}
 
 
 def tiny_args(name: str) -> list[str]:

@@ -175,10 +175,11 @@ def _debiasing_fields(tmp_path):
 
 def _hessian_fields(tmp_path):
     base = HessianConfig(experiment="hessian", queries=30, trials=1, preset="tiny", rounds=2,
-                         models=("plrank_sampled", "plrank_constant"), lr_grid=(0.1,), sweep_samples=(10,))
+                         models=("plrank_sampled", "plrank_constant"), lr_grid=(0.1,), sweep_samples=(10,),
+                         paper_rounds=2)
     _check(base, {"dataset": "synthetic-web30k", "queries": 32, "trials": 2, "seed": 1, "library": "xgboost",
                   "preset": "fast", "rounds": 3, "models": ("plrank_sampled",), "hessian_policy": "clip", "samples": 20,
-                  "cutoff": 5, "lr_grid": (0.01,), "sweep_samples": (20,)}, tmp_path,
+                  "cutoff": 5, "lr_grid": (0.01,), "sweep_samples": (20,), "paper_rounds": 3}, tmp_path,
            elsewhere={"metric", "margin", "tune", "tune_on"})
     # metric, margin: tests/experiments/kang2024/test_hessian_report.py (they reach the report); tune, tune_on: the
     # study's Search, experiments/tuning.py's tests

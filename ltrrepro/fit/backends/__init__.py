@@ -18,9 +18,8 @@ from .catboost import CatBoostBackend, catboost_params
 from .lightgbm import LightGBMBackend, lightgbm_params
 from .xgboost import XGBoostBackend, xgboost_params
 
-__all__ = ["BACKENDS", "custom_objective_libraries", "check_device", "library_versions", "Backend",
-           "Trained", "RawPredictor", "backend", "lightgbm_params", "xgboost_params",
-           "catboost_params"]
+__all__ = ["BACKENDS", "custom_objective_libraries", "negative_hessian_libraries", "check_device", "library_versions",
+           "Backend", "Trained", "RawPredictor", "backend", "lightgbm_params", "xgboost_params", "catboost_params"]
 
 #: the GBDT libraries by name
 BACKENDS: dict[str, Backend] = {b.name: b for b in (LightGBMBackend(), XGBoostBackend(), CatBoostBackend())}
@@ -29,6 +28,12 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (LightGBMBackend(), XGBoostBa
 def custom_objective_libraries() -> tuple:
     """The libraries that train ltrrepro's objectives (the default of a system's ``libraries``)."""
     return tuple(name for name, b in BACKENDS.items() if b.custom_objectives)
+
+
+def negative_hessian_libraries() -> tuple:
+    """The libraries that take a custom objective's negative Hessians as they are
+    (:attr:`Backend.negative_hessians`): where PL-Rank's raw sampled Hessian (Kang et al.'s) trains."""
+    return tuple(name for name in custom_objective_libraries() if BACKENDS[name].negative_hessians)
 
 
 def backend(library: str) -> Backend:

@@ -92,6 +92,9 @@ class Backend:
     #: the library trains ltrrepro's objectives (a Python custom objective): the systems with one
     #: run in it (:attr:`ltrrepro.fit.System.libraries`)
     custom_objectives: bool = True
+    #: the library takes a custom objective's negative Hessians as they are (XGBoost; LightGBM
+    #: counts a histogram bin's documents from its Hessian sum, so its adapter refuses them)
+    negative_hessians: bool = False
     #: the library's own ranking losses as library baselines: system name -> (label, source,
     #: family, the library's objective name), registered by :mod:`ltrrepro.fit.ranking`
     baselines: dict = {}

@@ -58,6 +58,7 @@ class XGBoostBackend(Backend):
     label = "XGBoost"
     ranges_add = False
     rewrites_leaves = False
+    negative_hessians = True
     objectives = {"squared_error": "reg:squarederror", "lambdarank": "rank:ndcg"}
     baselines = {"xgb_rank_ndcg": ("XGBoost rank:ndcg", "XGBoost", "lambdamart", "rank:ndcg"),
                  "xgb_rank_pairwise": ("XGBoost rank:pairwise", "Burges et al. 2005; XGBoost", "ranknet",

@@ -14,7 +14,8 @@ from experiments.hessian import main
 from ltrrepro.fit.hessian import HESSIAN_SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[3]
-SMALL = {"trials": 2, "queries": 60, "preset": "tiny", "lr_grid": (1e-4, 1e-1), "sweep_samples": (10, 200)}
+SMALL = {"trials": 2, "queries": 60, "preset": "tiny", "lr_grid": (1e-4, 1e-1), "sweep_samples": (10, 200),
+         "paper_rounds": 20}
 
 
 @pytest.mark.slow
@@ -30,6 +31,9 @@ def test_the_default_command_small_runs_and_its_report_rebuilds(tmp_path):
     assert any(t.startswith("PL-Rank with the sampled Hessian beats") for t in texts)
     assert any(t.startswith("The Neumann series of order 2") for t in texts)
     assert sum("beats Hessian 1" in t for t in texts) == 4
+    paper = res.tables["paper_settings"]                  # the paper's column: Kang et al.'s settings, 20 rounds
+    assert len(paper) == 3 and paper.settings.str.contains("20 rounds").sum() == 2
+    assert sum(t.startswith("at Kang et al.'s settings") for t in texts) == 2
     before = {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")}
     done = subprocess.run([sys.executable, "-m", "experiments.report", str(out)], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)
@@ -44,7 +48,7 @@ def test_trials_auto_runs_in_looks(tmp_path):
     out = tmp_path / "auto"
     code = main(["--trials", "auto", "--max-trials", "4", "--looks", "2", "--queries", "40", "--preset", "tiny",
                  "--models", "plrank_sampled,plrank_constant,xendcg_o2,xendcg_exact,lambdamart_library",
-                 "--lr-grid", "0.1", "--sweep-samples", "200", "--out", str(out), "--quiet"])
+                 "--lr-grid", "0.1", "--sweep-samples", "200", "--paper-rounds", "10", "--out", str(out), "--quiet"])
     assert code == 0
     claims = json.loads((out / "claims.json").read_text())["claims"]
     assert claims and (out / "tables" / "hessian.csv").exists()
@@ -54,9 +58,12 @@ def test_trials_auto_runs_in_looks(tmp_path):
 def test_tune_searches_every_arm_with_its_own_learning_rate_range(tmp_path):
     out = tmp_path / "tuned"
     res = experiments.run("hessian", out=out, trials=2, queries=40, preset="tiny", tune=2,
-                          models=("plrank_sampled", "plrank_constant"), lr_grid=(0.1,), sweep_samples=(200,))
+                          models=("plrank_sampled", "plrank_constant"), lr_grid=(0.1,), sweep_samples=(200,),
+                          paper_rounds=10)
     assert res.exit_code == 0
     spaces = json.loads((out / "manifest.json").read_text())["tuning"]
     lows = {k.split("@")[0]: v["space"]["learning_rate"] for k, v in spaces.items()}
-    assert lows == {"plrank_sampled": "log-uniform [0.001, 0.3]", "plrank_constant": "log-uniform [1e-05, 1]"}
-    assert len(res.tables["tuning"]) == 2 and any("tuned with the same budget of 2" in c for c in res.choices)
+    assert lows == {"plrank_sampled": "log-uniform [0.001, 0.3]", "plrank_constant": "log-uniform [1e-05, 1]",
+                    "kang_plrank_sampled": "log-uniform [0.001, 0.01]", "kang_plrank_constant": "log-uniform [0.001, 0.01]"}
+    assert spaces["kang_plrank_sampled@0"]["space"]["max_depth"] == "integers [3, 8]"   # the authors' space
+    assert len(res.tables["tuning"]) == 4 and any("tuned with the same budget of 2" in c for c in res.choices)
