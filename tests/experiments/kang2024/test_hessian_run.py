@@ -67,3 +67,20 @@ def test_tune_searches_every_arm_with_its_own_learning_rate_range(tmp_path):
                     "kang_plrank_sampled": "log-uniform [0.001, 0.01]", "kang_plrank_constant": "log-uniform [0.001, 0.01]"}
     assert spaces["kang_plrank_sampled@0"]["space"]["max_depth"] == "integers [3, 8]"   # the authors' space
     assert len(res.tables["tuning"]) == 4 and any("tuned with the same budget of 2" in c for c in res.choices)
+
+
+@pytest.mark.slow
+def test_a_letor_directory_runs_with_its_papers_column(tmp_path):
+    """``--dataset svmlight --data-dir DIR`` on a LETOR-layout folder (real MQ2008 queries,
+    tests/data/mq2008: vali.txt as training, test.txt), the paper's column included."""
+    data = tmp_path / "letor"
+    data.mkdir()
+    for src, part in (("vali.txt", "train.txt"), ("vali.txt", "vali.txt"), ("test.txt", "test.txt")):
+        (data / part).write_bytes((ROOT / "tests" / "data" / "mq2008" / src).read_bytes())
+    out = tmp_path / "letor-run"
+    assert main(["--dataset", "svmlight", "--data-dir", str(data), "--trials", "2", "--preset", "tiny",
+                 "--models", "plrank_sampled,plrank_constant,lambdamart_library", "--lr-grid", "0.1",
+                 "--sweep-samples", "200", "--paper-rounds", "5", "--out", str(out), "--quiet"]) == 0
+    table = (out / "tables" / "paper_settings.csv").read_text()
+    assert "Kang et al.'s settings" in table and "5 rounds" in table
+    assert json.loads((out / "manifest.json").read_text())["config"]["dataset"] == "svmlight"
