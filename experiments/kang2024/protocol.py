@@ -3,7 +3,7 @@ and the unit function.
 
 A unit (trial t, part, arm): trial t's 60/20/20 query split of the pooled dataset; the arm's
 system (:mod:`ltrrepro.fit.hessian`: one loss under one Hessian treatment) trained on the
-training part with early stopping on the validation part; the validation part's NDCG@10 and the
+training part with early stopping on the validation part's NDCG@10; the validation part's NDCG@10 and the
 test part's NDCG@1/3/5/10 (gain 2^y − 1, queries without a relevant document dropped) and Kang et
 al.'s metric (mean DCG@10 / mean IDCG@10 over every test query) recorded. The arms of one loss
 train from the same seed (their stochastic objective draws the same γ or the same rankings at a
@@ -175,6 +175,12 @@ class HessianConfig(RunConfig):
         policy = "none" if model in PAPER_SYSTEMS else self.hessian_policy
         return (("n_samples", int(samples or self.samples)), ("cutoff", self.cutoff), ("hessian_policy", policy))
 
+    def options(self, model: str, samples: int | None = None) -> dict:
+        """A unit's (and its search's) system options: the PL-Rank keywords, and early stopping on
+        the validation NDCG@10 (Kang et al.'s K; the harness's default selection metric is NDCG@5)."""
+        kw = self.objective_kwargs(model, samples)
+        return {**({"objective_kwargs": kw} if kw else {}), "select": NDCG10}
+
     @property
     def paper_column(self) -> bool:
         """The run has the paper's column: ``--paper-rounds`` > 0 and PL-Rank's sampled arm among its arms."""
@@ -239,8 +245,7 @@ def unit_fn(unit, ctx):
     boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.base_boosting(unit.model))  # --tune
     if "lr" in s:                                                     # the grid's rate over the tuned one
         boosting = boosting.replace(learning_rate=float(s["lr"]))
-    if kw := cfg.objective_kwargs(unit.model, s.get("samples")):
-        over = {**over, "objective_kwargs": kw}
+    over = {**over, **cfg.options(unit.model, s.get("samples"))}
     trainer = system.trainer(boosting, library=cfg.library, seed=loss_seed(unit), threads=ctx["threads"], **over)
     train = ds.subset(split.train)
     trainer.add_train(train)
