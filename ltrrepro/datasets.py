@@ -9,8 +9,12 @@ Two protocols:
 
 * ``pooled`` — all queries of the dataset in one :class:`RankingDataset`, to be split at
   random per trial (Bruch §5.1). For MSLR and LETOR this is Fold1's train + vali + test
-  (the five folds partition the same queries); for Yahoo, set1's train + valid + test.
-* ``folds`` — the official train/valid/test files of one fold (Xia et al.).
+  (the five folds partition the same queries); for Yahoo, set1's train + valid + test; for
+  Istella, its train + test.
+* ``folds`` — the official train/valid/test files of one fold (Xia et al.); a layout with
+  one official split is its fold 1 (Yahoo, Istella-S). Full Istella has no validation file
+  (its spec's ``files`` lack ``"valid"``, :attr:`DatasetSpec.parts`): a study that needs one
+  draws it from the training part (:func:`ltrrepro.splits.drawn_validation`).
 
 **One copy on disk.** The pooled dataset is parsed once (without per-file reader caches) and
 stored as one content-addressed entry, ``CACHE/datasets/<content hash>`` — the entry the
@@ -50,6 +54,10 @@ class DatasetNotFoundError(FileNotFoundError):
 
 @dataclass(frozen=True)
 class DatasetSpec:
+    """A registered layout: ``files`` its official parts (``train``, ``valid``, ``test``; a
+    layout without a validation file leaves ``valid`` out), ``instead`` a registered layout of
+    the same publisher that a user may hold in its place (named when this one is missing)."""
+
     name: str
     title: str
     url: str
@@ -58,6 +66,16 @@ class DatasetSpec:
     n_folds: int
     n_features: int
     synthetic: str | None = None
+    instead: str | None = None
+
+    @property
+    def parts(self) -> tuple:
+        """The official parts the layout has, in the order train, valid, test."""
+        return tuple(p for p in _PARTS if p in self.files)
+
+    def layout(self, fold: int = 1) -> str:
+        """The layout's files, comma-separated (``full/train.txt, full/test.txt``)."""
+        return ", ".join(self.files[p].format(fold=fold) for p in self.parts)
 
     def paths(self, root: Path, fold: int = 1) -> dict[str, Path]:
         return {part: root / rel.format(fold=fold) for part, rel in self.files.items()}
@@ -76,10 +94,14 @@ REGISTRY: dict[str, DatasetSpec] = {
                          ("yahoo", "ltrc_yahoo", "Yahoo"),
                          {"train": "set1.train.txt", "valid": "set1.valid.txt", "test": "set1.test.txt"},
                          1, 700, "yahoo"),
-    "istella": DatasetSpec("istella", "Istella-S LETOR", "https://istella.ai/datasets/letor-dataset/",
-                           ("istella-s", "ISTELLA-S", "istella"),
-                           {"train": "sample/train.txt", "valid": "sample/vali.txt", "test": "sample/test.txt"},
-                           1, 220, None),
+    # the full Istella LETOR (Lyzhin et al.'s "Istella"): train and test only, no validation file
+    "istella": DatasetSpec("istella", "Istella LETOR (full)", "https://istella.ai/datasets/letor-dataset/",
+                           ("istella-letor", "istella", "ISTELLA"),
+                           {"train": "full/train.txt", "test": "full/test.txt"}, 1, 220, None, instead="istella-s"),
+    "istella-s": DatasetSpec("istella-s", "Istella-S LETOR", "https://istella.ai/datasets/letor-dataset/",
+                             ("istella-s-letor", "istella-s", "ISTELLA-S", "istella"),
+                             {"train": "sample/train.txt", "valid": "sample/vali.txt", "test": "sample/test.txt"},
+                             1, 220, None),
     "mq2007": DatasetSpec("mq2007", "LETOR 4.0 MQ2007",
                           "https://www.microsoft.com/en-us/research/project/letor-learning-rank-information-retrieval/",
                           ("MQ2007", "mq2007"), _FOLD_FILES, 5, 46, None),
@@ -146,21 +168,31 @@ def _dataset_root(spec: DatasetSpec, root: Path, fold: int) -> Path:
     return root
 
 
+def _holds(spec: DatasetSpec, root: Path, fold: int = 1) -> bool:
+    """Every file of ``spec``'s layout is under ``root`` (or its usual sub-folder)."""
+    return all(_find(p) for p in spec.paths(_dataset_root(spec, root, fold), fold).values())
+
+
 def _locate(spec: DatasetSpec, data_dir, fold: int) -> dict[str, Path]:
     root = resolve_data_dir(data_dir)
     if root is None:
         raise DatasetNotFoundError(
             f"{spec.title}: no data directory given. Pass --data-dir DIR or set {DATA_DIR_ENV}; "
-            f"DIR must hold {', '.join(spec.files[p].format(fold=fold) for p in _PARTS)} "
+            f"DIR must hold {spec.layout(fold)} "
             f"(or a sub-folder {spec.dirnames[0]}/ with them). Get the data from {spec.url}.")
     base = _dataset_root(spec, root, fold)
     paths = spec.paths(base, fold)
     found = {part: _find(p) for part, p in paths.items()}
-    missing = [str(paths[p]) for p in _PARTS if found[p] is None]
+    missing = [str(paths[p]) for p in spec.parts if found[p] is None]
+    if missing and spec.instead is not None and _holds(REGISTRY[spec.instead], root):
+        other = REGISTRY[spec.instead]       # e.g. the Istella-S sample where the full Istella was named: one line
+        raise DatasetNotFoundError(
+            f"{spec.title}: missing {', '.join(missing)}; {root} holds {other.title} ({other.layout()}) instead: "
+            f"for it use --dataset {other.name} ({spec.name} is the full dataset, {spec.layout(fold)}, {spec.url})")
     if missing:
         raise DatasetNotFoundError(
             f"{spec.title}: missing file(s) under {root}:\n  " + "\n  ".join(missing)
-            + f"\nExpected layout: {', '.join(spec.files[p].format(fold=fold) for p in _PARTS)}"
+            + f"\nExpected layout: {spec.layout(fold)}"
             f" (plain, .gz or .bz2), either directly in {root} or in {root}/{spec.dirnames[0]}/."
             f"\nThe dataset is published at {spec.url}; it cannot be downloaded by ltrrepro.")
     return found  # type: ignore[return-value]
@@ -176,15 +208,17 @@ def locate_fold(name: str, data_dir=None, fold: int = 1) -> dict[str, Path]:
 
 
 def load_fold(name: str, data_dir=None, fold: int = 1, missing: str = "zero",
-              cache_dir=None, parts=_PARTS) -> dict[str, RankingDataset]:
-    """The official ``parts`` (default train, valid, test) of fold ``fold`` (1-based); only
-    the parts asked for are read (and cached by the reader)."""
+              cache_dir=None, parts=None) -> dict[str, RankingDataset]:
+    """The official ``parts`` (default: every part the layout has, :attr:`DatasetSpec.parts`)
+    of fold ``fold`` (1-based); only the parts asked for are read (and cached by the reader).
+    A part the layout lacks (Istella's validation part) is a :class:`ValueError`."""
     spec = REGISTRY[name]
+    parts = spec.parts if parts is None else tuple(parts)
     if not 1 <= fold <= spec.n_folds:
         raise ValueError(f"{spec.title} has folds 1..{spec.n_folds}")
-    unknown = [p for p in parts if p not in _PARTS]
+    unknown = [p for p in parts if p not in spec.parts]
     if unknown:
-        raise ValueError(f"unknown part(s) {unknown}; parts are {', '.join(_PARTS)}")
+        raise ValueError(f"{spec.title} has no part(s) {unknown}; its parts are {', '.join(spec.parts)}")
     paths = _locate(spec, data_dir, fold)
     return {part: read_svmlight(paths[part], n_features=spec.n_features, missing=missing, cache_dir=cache_dir,
                                 name=f"{name}-fold{fold}-{part}")
@@ -261,7 +295,7 @@ def _pooled(name: str, data_dir, missing: str, cache_dir, paths=None, n_features
     if paths is None:
         spec = REGISTRY[name]
         located = _locate(spec, data_dir, 1)
-        paths = [located[p] for p in _PARTS]
+        paths = [located[p] for p in spec.parts]
         n_features, title = spec.n_features, spec.title
     else:
         paths = [Path(p) for p in paths]
@@ -348,8 +382,8 @@ def load_dataset(name: str, data_dir=None, missing: str = "zero", cache_dir=None
                  n_features: int | None = None) -> RankingDataset:
     """All queries of a dataset in one :class:`RankingDataset` (the pooled protocol).
 
-    ``name`` is a registry key (``web30k``, ``web10k``, ``yahoo``, ``istella``,
-    ``mq2007``, ``mq2008``), ``synthetic-web30k`` / ``synthetic-yahoo`` (drawn with
+    ``name`` is a registry key (``web30k``, ``web10k``, ``yahoo``, ``istella`` (full: its train
+    and test files), ``istella-s``, ``mq2007``, ``mq2008``), ``synthetic-web30k`` / ``synthetic-yahoo`` (drawn with
     ``n_queries`` and ``seed``), ``svmlight`` with explicit ``paths`` or a ``data_dir``
     (:func:`user_files`), or the path of a file or directory of the user's (their shared
     feature count is the largest index over the files unless ``n_features`` is given;

@@ -1,4 +1,5 @@
-"""Query splits: randomized pooled splits (Bruch) and official folds (Xia).
+"""Query splits: randomized pooled splits (Bruch), official folds (Xia), and a validation part
+drawn from an official training part that has none (Istella, Lyzhin et al. §4.1).
 
 Trial ``i`` of an experiment draws its split from the stream with spawn key ``(i, 0)`` of
 ``np.random.SeedSequence(seed)`` — the split stream ``STREAM_SPLIT`` of
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["QuerySplit", "random_query_split", "trial_split"]
+__all__ = ["QuerySplit", "random_query_split", "trial_split", "drawn_validation", "DRAWN_VALID_KEY"]
 
 
 @dataclass(frozen=True)
@@ -61,3 +62,29 @@ def trial_split(n_queries: int, seed: int, trial: int, fractions=(0.6, 0.2, 0.2)
     ss = np.random.SeedSequence(seed).spawn(trial + 1)[trial]
     rng = np.random.default_rng(ss.spawn(1)[0])
     return random_query_split(n_queries, rng, fractions, trial=trial)
+
+
+#: the spawn key of :func:`drawn_validation`'s stream: trial 0's split stream (``STREAM_SPLIT``)
+DRAWN_VALID_KEY = (0, 0)
+
+
+def drawn_validation(n_queries: int, seed: int, fraction: float = 0.2) -> QuerySplit:
+    """A validation part drawn from an official training part of ``n_queries`` queries that
+    comes without one (Istella: "we randomly divided the train part into train and validation",
+    Lyzhin et al. 2023 §4.1 "Datasets"): ``round(fraction * n)`` queries to ``valid``, the rest
+    to ``train``, ``test`` empty, drawn from ``SeedSequence(seed, spawn_key=DRAWN_VALID_KEY)`` —
+    trial 0's split stream, so the part is one per run (every trial shares it) and the same seed
+    always draws the same part.
+
+    >>> sp = drawn_validation(10, seed=3)
+    >>> len(sp.train), len(sp.valid), len(sp.test), bool(np.array_equal(sp.valid, trial_split(10, 3, 0, (0.8, 0.2, 0)).valid))
+    (8, 2, 0, True)
+    """
+    if not 0 < fraction < 1:
+        raise ValueError(f"the validation fraction must be in (0, 1), got {fraction}")
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=DRAWN_VALID_KEY))
+    split = random_query_split(n_queries, rng, (1.0 - fraction, fraction, 0.0))
+    if len(split.valid) == 0:
+        raise ValueError(f"{n_queries} training queries are too few to draw a validation part of {fraction:g}")
+    train = np.sort(np.concatenate([split.train, split.test]))     # a rounding remainder stays in training
+    return QuerySplit(train=train, valid=split.valid, test=split.test[:0])

@@ -42,7 +42,7 @@ from ltrrepro.splits import trial_split
 from ltrrepro.trec import test_arrays
 
 PAPER_PRESET = {"web30k": "bruch-web30k", "web10k": "bruch-web30k", "yahoo": "bruch-yahoo",
-                "istella": "bruch-web30k", "mq2007": "bruch-web30k", "mq2008": "bruch-web30k"}
+                "istella": "bruch-web30k", "istella-s": "bruch-web30k", "mq2007": "bruch-web30k", "mq2008": "bruch-web30k"}
 TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
 NDCG5, NDCG10 = TEST_METRICS[2], TEST_METRICS[3]
 

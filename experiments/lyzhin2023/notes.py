@@ -30,6 +30,9 @@ def as_paper(cfg) -> list[str]:
            "YetiRank's smoothing at CatBoost's defaults unless an ablation changes one knob: Gumbel noise, one "
            "neighbour, dcg_type Base, dcg_denominator Position for the loss (CatBoost's documentation)",
            "the ablations as paired differences against the same system on the same split (§4.3)"]
+    if cfg.split == "official":
+        out.append("the datasets' official train, validation and test parts (§4.1 'Datasets'; Fold 1 of a fold "
+                   "layout), one fixed split: the trials differ in the model seed only")
     if cfg.grow_policy == "SymmetricTree":
         out.append("CatBoost's default symmetric (oblivious) trees, as the paper used them (--grow-policy Lossguide: "
                    "leaf-wise)")
@@ -47,17 +50,16 @@ def choices(cfg) -> list[str]:
            "(NDCG@10 for a system trained for none in particular), 25 rounds' patience as the preset",
            f"symmetric trees of depth round(log2(leaves)) = {max(1, round(math.log2(max(2, cfg.boosting.num_leaves))))} "
            "from the preset's leaves; no L2, no bagging, no split-score noise in every library",
-           "every dataset split per trial into 60/20/20 query parts with the run's seed: the validation part is "
-           "drawn from the pooled queries (the paper keeps the official parts and draws only Istella's)",
+           *_split_choice(cfg),
            "the train–test gap: NDCG@10 on the training part minus NDCG@10 on the test part, per unit"]
     if cfg.tune:
         out.append("the searches run every configuration to its end (no pruning, unlike the other studies' median "
                    "rule): benchmarks/bench_tuning.py measured a pruned λMART search reaching a best validation NDCG@5 "
                    "0.0155 below the unpruned one of the same budget, and this study's comparison rests on tuning")
-    if base_dataset(cfg.dataset) == "istella":
-        out.append("Istella has no validation part of its own (the paper draws one from its training part): here, as "
-                   f"for every dataset, the trial's split of the pooled queries draws it with the run's seed {cfg.seed} "
-                   "(recorded in the manifest)")
+    if base_dataset(cfg.dataset) == "istella" and cfg.split == "random":
+        out.append("Istella has no validation part of its own (the paper draws one from its training part): here, with "
+                   f"--split random, the trial's split of its pooled train and test queries draws it with the run's "
+                   f"seed {cfg.seed} (recorded in the manifest)")
     if cfg.grow_policy != "SymmetricTree" and "yetirank_pairwise" in cfg.families:
         out.append("YetiRankPairwise keeps symmetric trees under --grow-policy Lossguide (CatBoost trains its pairwise "
                    "mode with no other on the CPU)")
@@ -67,11 +69,25 @@ def choices(cfg) -> list[str]:
     return out
 
 
+def _split_choice(cfg) -> list[str]:
+    """The parts the units use, where the paper is silent: the random splits, or Istella's drawn validation part."""
+    if cfg.split == "random":
+        return ["every dataset split per trial into 60/20/20 query parts with the run's seed: the validation part is "
+                "drawn from the pooled queries (the paper keeps the official parts and draws only Istella's)"]
+    if cfg.drawn_valid:
+        return [f"Istella has no validation part of its own: {cfg.drawn_fraction:.0%} of its official training queries are "
+                f"drawn as one (the paper draws one at random and does not state its size) with the run's seed "
+                f"{cfg.seed}, SeedSequence({cfg.seed}, spawn_key=(0, 0)), the same part for every trial; each unit "
+                "records the seed and the number of queries drawn (valid_drawn)"]
+    return []
+
+
 def deviations(cfg, base: list[str]) -> list[str]:
     out = list(base)
     out.append(f"hyperparameters '{cfg.preset}' {PRESETS[cfg.preset]} with {cfg.boosting.rounds} rounds" +
                ("" if cfg.tune else ", not tuned (--tune N tunes every system)"))
-    out.append("random 60/20/20 query splits per trial instead of the datasets' official parts")
+    if cfg.split == "random":
+        out.append("random 60/20/20 query splits per trial instead of the datasets' official parts")
     out.append("the paper's result tables are not transcribed (experiments/lyzhin2023/paper.py says what was "
                "searched): the claims are powered against the smallest effect of interest")
     return out

@@ -3,10 +3,13 @@ Important for Learning to Rank?") report, as far as this repository could read i
 
 Read (the arXiv HTML's section list and its setup paragraphs, §4.1 "Setup"): six datasets — Web10K and
 Web30K (fold 1), Yahoo Set 1 and Set 2, Istella and Istella-S; all but Istella come with train,
-validation and test parts, and Istella's validation part is drawn at random from its training part
-(§4.1 "Datasets", Table 1 lists the sizes). The quality functions are NDCG@10, MRR@10, MAP@10 and
-ERR@10 (§4.1 "Ranking loss functions"), each algorithm's variant trained for the function it is
-evaluated on where it has one (YetiLoss, LambdaMART and StochasticRank of CatBoost; §4.1
+validation and test parts, which the paper uses, and Istella's validation part is drawn at random from
+its training part — "All datasets except for Istella are pre-divided into the train, validation, and
+test sets. For Istella, there is no standard validation set, so we randomly divided the train part into
+train and validation" (§4.1 "Datasets"; Table 1 lists the sizes; the share drawn is not stated). The
+study's ``--split official`` follows it (:mod:`.protocol`). The quality functions are NDCG@10, MRR@10,
+MAP@10 and ERR@10 (§4.1 "Ranking loss functions"), each algorithm's variant trained for the function it
+is evaluated on where it has one (YetiLoss, LambdaMART and StochasticRank of CatBoost; §4.1
 "Algorithms"); hyper-parameters tuned on the validation part with one budget per algorithm (§4.1
 "Parameter tuning") and also compared at the libraries' defaults (§4.2 "Comparison with default
 hyper-parameters"); the algorithmic details analysed in §4.3 are the stochastic treatment of scores

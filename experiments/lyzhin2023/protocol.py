@@ -1,8 +1,10 @@
 """Lyzhin et al. (2023)'s protocol (docs/protocols/lyzhin2023.md): configuration, the systems of
 each library by the metric they are trained for, the ablation settings and the unit.
 
-A unit: trial ``t``'s 60/20/20 query split of the pooled dataset (the validation part drawn with
-the run's seed: Istella has none of its own); one system of :data:`ltrrepro.fit.SYSTEMS` trained
+A unit: its parts (``--split``, :func:`unit_parts`) — the dataset's official train/validation/test
+parts, the paper's (§4.1 "Datasets": Fold 1 of MSLR; Istella's validation part drawn from its training
+part, :data:`DRAWN_VALID` of the queries, with the run's seed), or trial ``t``'s 60/20/20 query split of
+the pooled dataset (synthetic data, your files); one system of :data:`ltrrepro.fit.SYSTEMS` trained
 with early stopping on the validation value of the metric it is trained for (:func:`select_metric`); the test part evaluated
 with NDCG@10, MRR@10, MAP@10 and ERR@10 and the training part with NDCG@10 (the train–test gap).
 A unit's setting is its ablation: ``none`` the system as declared, ``noise-No`` (say) one of YetiRank's
@@ -23,9 +25,10 @@ from experiments.lyzhin2023 import notes
 from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.backends.catboost import PAIRWISE_MODES, SHAPES
 from ltrrepro.fit.boosting import PRESETS, preset
+from ltrrepro.datasets import REGISTRY, load_fold
 from ltrrepro.metrics import canonical, evaluate
 from ltrrepro.runner import DataRef, UnitRecord
-from ltrrepro.splits import trial_split
+from ltrrepro.splits import DRAWN_VALID_KEY, drawn_validation, trial_split
 
 #: the paper's four quality functions at 10 (§4.1): MRR and MAP on grades binarised at >= 1, ERR's
 #: gain (2^g − 1)/2^4 (grades 0..4)
@@ -61,6 +64,11 @@ DEFAULT_ABLATIONS = ("noise-No", "neighbors-3", "trees-leafwise")
 AS_DECLARED = "none"
 #: ``--grow-policy``: CatBoost's word -> the tree shape
 GROW = {v: k for k, v in SHAPES.items()}
+#: ``--split``: the dataset's official parts (the paper's) or random 60/20/20 splits of the pooled queries per trial
+SPLITS = ("official", "random")
+#: the share of the official training queries drawn as the validation part of a layout without one (Istella:
+#: the paper draws one and does not state its size; 0.2, the share of the random splits' validation part)
+DRAWN_VALID = 0.2
 
 
 #: the metric each system is trained for (None: no metric in particular), and selected on
@@ -103,6 +111,11 @@ class TricksConfig(RunConfig):
                               help="CatBoost's trees: SymmetricTree (default, the paper's) or Lossguide (leaf-wise)")
     tune: int = shared_fields.tune()
     tune_on: str = shared_fields.tune_on()
+    split: str = option("random", flag="--split", choices=SPLITS, added=True,
+                        help="official: the dataset's official train/validation/test parts, as the paper (Fold 1; "
+                             "Istella's validation part drawn from its training part), the default on a registered "
+                             "dataset; random: 60/20/20 query splits of the pooled queries per trial, the default on "
+                             "synthetic data and your files")
 
     def __post_init__(self):
         if not self.preset:
@@ -117,7 +130,33 @@ class TricksConfig(RunConfig):
                 raise UsageError(f"{name}: {', '.join(bad) or 'a repeated value'} — known: {', '.join(known)}")
         if not self.families or not self.targets:
             raise UsageError("--families and --targets name at least one each")
+        if self.split == "official" and self.dataset not in REGISTRY:
+            raise UsageError(f"--split official: {self.dataset} has no official parts (the registered datasets have: "
+                             f"{', '.join(REGISTRY)}); use --split random")
         tuning.check(self)
+
+    @property
+    def official(self) -> bool:
+        """The units train, early-stop and test on the dataset's official parts (``--split official``)."""
+        return self.split == "official"
+
+    @property
+    def drawn_valid(self) -> bool:
+        """The official parts lack a validation part (Istella): the units draw one from the training part."""
+        return self.official and "valid" not in REGISTRY[self.dataset].parts
+
+    @property
+    def drawn_fraction(self) -> float:
+        """The share of the official training queries drawn as the validation part (:data:`DRAWN_VALID`)."""
+        return DRAWN_VALID
+
+    def drawn_line(self) -> str | None:
+        """What a run on a layout without a validation part says at its start (None: nothing to say)."""
+        if not self.drawn_valid:
+            return None
+        return (f"{self.dataset}: no official validation part; drawn from the official training part's queries: "
+                f"{self.drawn_fraction:.0%} of them, seed {self.seed} (SeedSequence({self.seed}, spawn_key="
+                f"{DRAWN_VALID_KEY})), the same for every trial (each unit records the seed and the number drawn)")
 
     @property
     def boosting(self):
@@ -176,36 +215,56 @@ class TricksConfig(RunConfig):
         return notes.deviations(self, super().deviations())
 
 
-def _parts(unit, ctx):
-    ds = DataRef(**ctx["data"]).open()
-    split = trial_split(ds.n_queries, unit.seed, unit.trial)
-    return ds, split
+def unit_parts(unit, ctx, parts=("train", "valid", "test")) -> tuple[dict, dict]:
+    """The unit's ``parts`` by name, and what was drawn for them (a record's field). ``--split
+    official``: the dataset's official parts of fold 1 (the paper's), each read through the reader's
+    cache (:func:`ltrrepro.datasets.load_fold`); a layout without a validation part (Istella) has one
+    drawn from its training queries, :func:`ltrrepro.splits.drawn_validation` with :data:`DRAWN_VALID`
+    and the run's seed (one part per run), recorded as ``valid_drawn``. ``--split random``: trial
+    ``t``'s 60/20/20 split of the pooled queries (:func:`ltrrepro.splits.trial_split`)."""
+    cfg = ctx["cfg"]
+    if not cfg.official:
+        ds = DataRef(**ctx["data"]).open()
+        split = trial_split(ds.n_queries, unit.seed, unit.trial)
+        return {p: ds.subset(getattr(split, p)) for p in parts}, {}
+    if not cfg.drawn_valid:
+        return load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=1, parts=parts), {}
+    wanted = ("train",) * bool({"train", "valid"} & set(parts)) + ("test",) * ("test" in parts)
+    read = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=1, parts=wanted)
+    drawn = {}
+    if "train" in read:
+        full = read.pop("train")
+        split = drawn_validation(full.n_queries, unit.seed, DRAWN_VALID)
+        read.update(train=full.subset(split.train), valid=full.subset(split.valid))
+        drawn = {"valid_drawn": {"seed": unit.seed, "spawn_key": list(DRAWN_VALID_KEY), "fraction": DRAWN_VALID,
+                                 "n_queries": len(split.valid), "of_train_queries": int(full.n_queries)}}
+    return {p: read[p] for p in parts}, drawn
 
 
 def tuning_parts(unit, ctx):
-    """A search's (training, validation) parts: the trial's split, never its test part."""
-    ds, split = _parts(unit, ctx)
-    return ds.subset(split.train), ds.subset(split.valid)
+    """A search's (training, validation) parts: the unit's, never its test part."""
+    parts, _ = unit_parts(unit, ctx, ("train", "valid"))
+    return parts["train"], parts["valid"]
 
 
 def train_size(unit, ctx) -> float:
-    ds, split = _parts(unit, ctx)
-    return float(len(split.train) + len(split.valid))
+    """The unit's training and validation queries (``--estimate`` scales by it)."""
+    parts, _ = unit_parts(unit, ctx, ("train", "valid"))
+    return float(parts["train"].n_queries + parts["valid"].n_queries)
 
 
 def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
-    ds, split = _parts(unit, ctx)
+    parts, drawn = unit_parts(unit, ctx)
     system = SYSTEMS[unit.model]
     ablation = unit.settings.get("ablation", AS_DECLARED)
     boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.boosting)
     trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
                              **{**cfg.options(unit.model, ablation), **over})
-    train = ds.subset(split.train)
+    train, test = parts["train"], parts["test"]
     trainer.add_train(train)
-    trainer.add_valid(ds.subset(split.valid))
+    trainer.add_valid(parts["valid"])
     fitted = trainer.fit()
-    test = ds.subset(split.test)
     scores = fitted.scores(test.X)
     res = evaluate(scores, test.y, test.offsets, tuple(METRICS.values()))
     on_train = evaluate(fitted.scores(train.X), train.y, train.offsets, (TRAIN_METRIC,))[TRAIN_METRIC]
@@ -215,7 +274,7 @@ def unit_fn(unit, ctx):
                            library=cfg.library_of(unit.model),
                            fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
                            timings={"train_s": fitted.train_s},
-                           fields={"params": fitted.params, "sizes": fitted.info, **tuned})
+                           fields={"params": fitted.params, "sizes": fitted.info, **tuned, **drawn})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     return record, arrays

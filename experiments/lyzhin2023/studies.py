@@ -4,6 +4,7 @@ record: flags, configuration, units, unit and report; ``--tune N`` declared as d
 from __future__ import annotations
 
 import dataclasses
+import sys
 from functools import partial
 
 from experiments import analysis as an
@@ -13,7 +14,7 @@ from experiments.lyzhin2023.protocol import ABLATION_BASE, AS_DECLARED, TricksCo
 from experiments.lyzhin2023.report import build, model_name
 from experiments.registry import Experiment, register
 from experiments.tuning import Search
-from ltrrepro.datasets import is_synthetic
+from ltrrepro.datasets import REGISTRY, is_synthetic, locate_fold
 from ltrrepro.runner import Unit
 
 EXPERIMENT = "tricks"
@@ -31,9 +32,13 @@ LightGBM, XGBoost and CatBoost (docs/protocols/lyzhin2023.md).
     python -m experiments.tricks [--dataset web30k --data-dir DIR] [--trials N] [--tune N]
                                  [--families yetiloss,lambdamart,...] [--targets ndcg,mrr,map,err]
                                  [--ablations noise-No,neighbors-3,trees-leafwise] [--grow-policy Lossguide]
+                                 [--split official|random]
 
-Per trial: a 60/20/20 query split (the validation part drawn with the run's seed: Istella has none
-of its own); every system early-stopped on the validation value of its own metric and tested on NDCG@10,
+The parts (--split): on a registered dataset its official train/validation/test parts, as the paper
+(Fold 1 of MSLR; Istella, which has no validation part, gets 20% of its training queries drawn with
+the run's seed, said at the start of the run), the trials differing in the model seed only; on
+synthetic data and your files (or --split random) a 60/20/20 query split of the pooled queries per
+trial. Every system early-stopped on the validation value of its own metric and tested on NDCG@10,
 MRR@10, MAP@10 (grades >= 1 relevant) and ERR@10. Families (--families): lgb_lambdarank,
 lgb_rank_xendcg, xgb_rank_ndcg, xgb_rank_pairwise, xgb_rank_map, yetirank, yetirank_pairwise,
 yetiloss (YetiRank:mode=...), lambdamart and stochasticrank (CatBoost's, metric=...), queryrmse,
@@ -44,6 +49,15 @@ denominator-LogPosition, gain-Exp, trees-leafwise (the train–test gap of obliv
 trees). CatBoost's systems are skipped, with one line, where it is not installed. The default
 (synthetic Web30K profile, 80 queries, 30 rounds, 2 trials, six families on NDCG and MRR, three
 ablations) takes a few minutes on 2 cores."""
+
+
+def before(cfg: TricksConfig) -> None:
+    """A run on official parts: their files are there, before any work; a layout without a
+    validation part (Istella) says at the start what is drawn for it (one line)."""
+    if cfg.official:
+        locate_fold(cfg.dataset, cfg.data_dir, 1)
+        if cfg.drawn_line():
+            print(f"note: {cfg.drawn_line()}", file=sys.stderr)
 
 
 def units(cfg: TricksConfig) -> list[Unit]:
@@ -65,7 +79,9 @@ register(Experiment(
                                                "StochasticRank across three libraries (Lyzhin et al. 2023)",
     doc=DOC, config_cls=TricksConfig, units=units, unit_fn=unit_fn, build=build,
     frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tuning=SEARCH, paper_trials=1,
-    paper_datasets=("web10k", "web30k", "yahoo", "istella"),
+    paper_datasets=("web10k", "web30k", "yahoo", "istella", "istella-s"),
+    reads_data=lambda cfg: not cfg.official, before=before,      # official parts: each unit reads its own
     default=lambda: TricksConfig(experiment=EXPERIMENT, queries=80, trials=2, rounds=30),
-    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "preset": "", "trials": 5,
-                                                                    "rounds": None}))
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {
+        "queries": None, "preset": "", "trials": 5, "rounds": None,
+        **({"split": "official"} if dataset in REGISTRY else {})}))

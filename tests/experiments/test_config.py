@@ -191,8 +191,19 @@ def _tricks_fields(tmp_path):
     _check(base, {"dataset": "synthetic-yahoo", "queries": 32, "trials": 2, "seed": 1, "library": "xgboost",
                   "preset": "fast", "rounds": 3, "families": ("lgb_lambdarank",), "targets": ("mrr",),
                   "ablations": ("noise-No",), "grow_policy": "Lossguide"}, tmp_path,
-           elsewhere={"tune", "tune_on"})
+           elsewhere={"tune", "tune_on", "split"})
     # tune, tune_on: the study's Search (tests/experiments/lyzhin2023: its tuned run, its unpruned searches)
+    # split: synthetic data has no official parts (refused); on a registered layout, Fold 1's parts against random ones
+    with pytest.raises(UsageError, match="--split official"):
+        dataclasses.replace(base, split="official")
+    from ltrrepro.svmlight import write_svmlight
+    from ltrrepro.synthetic import make_synthetic
+    ds = make_synthetic("web30k", n_queries=40, seed=0)
+    for part, span in (("train", range(0, 24)), ("vali", range(24, 32)), ("test", range(32, 40))):
+        write_svmlight(ds.subset(span), tmp_path / "web30k" / "Fold1" / f"{part}.txt")
+    real = dataclasses.replace(base, dataset="web30k", data_dir=str(tmp_path / "web30k"), queries=None)
+    assert fingerprint(dataclasses.replace(real, split="official"), tmp_path / "official") != \
+        fingerprint(real, tmp_path / "random"), "TricksConfig: changing split changes no unit, data or record"
 
 
 #: each configuration class's field check (a study whose class has none fails below)
