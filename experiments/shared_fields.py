@@ -9,7 +9,7 @@ from ltrrepro.device import DEVICES
 from ltrrepro.fit.backends import BACKENDS
 from ltrrepro.fit.boosting import PRESETS
 
-__all__ = ["library", "preset", "rounds", "models", "levels", "device", "every", "tune", "tune_on", "ROUNDS"]
+__all__ = ["library", "preset", "rounds", "models", "levels", "device", "every", "tune", "tune_on", "split", "ROUNDS"]
 
 #: the range of a boosting length (``--rounds``, a curve's ``--every``)
 ROUNDS = (1, 100_000)
@@ -71,3 +71,12 @@ def tune_on():
     return option("first-split", flag="--tune-on", choices=("first-split", "per-trial"), added=True,
                   help="where --tune searches: trial 0's split, its best configuration shared by every trial "
                        "(default), or each trial's own validation part")
+
+
+def split():
+    """``--split``: the dataset's official parts or random query splits per trial (:mod:`experiments.parts`)."""
+    return option("random", flag="--split", choices=("official", "random"), added=True,
+                  help="official: the dataset's official train/validation/test parts, as the paper (Fold 1; a "
+                       "validation part drawn from the training part where there is none), the default on a "
+                       "registered dataset; random: 60/20/20 query splits of the pooled queries per trial, the default "
+                       "on synthetic data and your files")

@@ -4,6 +4,7 @@ functions of a :class:`~experiments.kang2024.protocol.HessianConfig`; docs/proto
 gives the sources."""
 from __future__ import annotations
 
+from experiments import parts as split_parts
 from experiments.kang2024 import paper
 from experiments.tuning_report import Words
 from ltrrepro.datasets import base_dataset
@@ -32,6 +33,10 @@ def as_paper(cfg) -> list[str]:
            if cfg.hessian_policy == "none" else None,
            "XE_NDCG's Newton step by the Neumann series, order 2 among the arms (Bruch 2021 §4.4)",
            "Kang et al.'s metric recorded beside per-query NDCG: mean DCG@10 / mean IDCG@10 over the test queries"]
+    if split_parts.official(cfg):
+        out.append(f"{cfg.dataset}'s official training, validation and test parts (fold 1), as the authors' Yahoo! "
+                   f"Set 1: one split, the trials differ in the model seed only"
+                   + (f"; {split_parts.drawn_line(cfg)}" if split_parts.drawn_valid(cfg) else ""))
     if cfg.paper_column:
         w, wo = (", ".join(f"{k} {v:g}" for k, v in d.items()) for d in (paper.WITH_HESSIAN, paper.WITHOUT_HESSIAN))
         out.append(f"the paper's column: PL-Rank with the sampled Hessian ({w}) and with Hessian 1 ({wo}), the authors' "
@@ -96,8 +101,10 @@ def deviations(cfg, base: list[str]) -> list[str]:
                    f"settings it gave NaN scores within the first rounds, measured on the synthetic Yahoo profile)")
     if cfg.samples != paper.SAMPLES:
         out.append(f"{cfg.samples} rankings sampled per query, not the authors' {paper.SAMPLES}")
-    if base_dataset(cfg.dataset) != "yahoo" or cfg.synthetic:
-        out.append(f"data {cfg.dataset} with random 60/20/20 query splits per trial, not Yahoo! Set 1's fold")
+    if not split_parts.official(cfg):
+        out.append(f"data {cfg.dataset} with random 60/20/20 query splits per trial, not Yahoo! Set 1's official parts")
+    elif base_dataset(cfg.dataset) != "yahoo":
+        out.append(f"data {cfg.dataset}'s official parts (fold 1), not Yahoo! Set 1's")
     if cfg.tune:
         out.append(f"the arms' search space is the harness's (learning rate, leaves, documents per leaf, feature and "
                    f"bagging fractions, L2), not the authors' ({', '.join(paper.SEARCH_SPACE)}): the learning rate "

@@ -1,7 +1,9 @@
 """The Hessian study's protocol (docs/protocols/kang2024.md): the typed configuration, the units
 and the unit function.
 
-A unit (trial t, part, arm): trial t's 60/20/20 query split of the pooled dataset; the arm's
+A unit (trial t, part, arm): its data parts (``--split``, :mod:`experiments.parts`: Yahoo! Set 1's
+official parts, as the authors, on the real dataset — the trials then differ by the model seed
+only; trial t's 60/20/20 query split of the pooled queries on synthetic data or your files); the arm's
 system (:mod:`ltrrepro.fit.hessian`: one loss under one Hessian treatment) trained on the
 training part with early stopping on the validation part's NDCG@10; the validation part's NDCG@10 and the
 test part's NDCG@1/3/5/10 (gain 2^y − 1, queries without a relevant document dropped) and Kang et
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from experiments import parts as split_parts
 from experiments import shared_fields, tuning
 from experiments.config import RunConfig
 from experiments.errors import UsageError
@@ -26,14 +29,12 @@ from experiments.kang2024 import notes, paper
 from experiments.options import option
 from experiments.values import parse_levels, parse_names
 from ltrrepro.fit import BACKENDS, SYSTEMS
-from ltrrepro.fit.backends import custom_objective_libraries
+from ltrrepro.fit.backends import custom_objective_libraries, negative_hessian_libraries
 from ltrrepro.fit.boosting import PRESETS, Boosting, preset
 from ltrrepro.fit.hessian import HESSIAN_SYSTEMS, LOSSES, PAPER_SYSTEMS
 from ltrrepro.metrics import canonical, dcg, evaluate
-from ltrrepro.objectives import PLRank
 from ltrrepro.objectives.plrank import HESSIAN_POLICIES
-from ltrrepro.runner import STREAM_MODEL, DataRef, Unit, UnitRecord, unit_seed
-from ltrrepro.splits import trial_split
+from ltrrepro.runner import STREAM_MODEL, Unit, UnitRecord, unit_seed
 
 EXPERIMENT = "hessian"
 TEST_METRICS = tuple(canonical(m) for m in ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"))
@@ -83,16 +84,6 @@ def paper_boosting(model: str, rounds: int, patience: int | None = None) -> Boos
                     early_stopping=int(patience or rounds))
 
 
-def takes_negative_hessians(library: str) -> bool:
-    """Whether ``library``'s adapter takes an objective whose Hessians may be negative (PL-Rank's
-    ``hessian_policy="none"``, the authors'): asked of the backend, not named here."""
-    try:
-        BACKENDS[library].adapter(PLRank(hessian_policy="none"))
-    except ValueError:
-        return False
-    return True
-
-
 @dataclass(frozen=True)
 class HessianConfig(RunConfig):
     """The study's settings. ``hessian_policy``: what the library receives of PL-Rank's sampled
@@ -128,6 +119,7 @@ class HessianConfig(RunConfig):
                                     "takes their raw Hessian); 0 leaves the column out")
     tune: int = shared_fields.tune()
     tune_on: str = shared_fields.tune_on()
+    split: str = shared_fields.split()
 
     def __post_init__(self):
         super().__post_init__()
@@ -140,8 +132,8 @@ class HessianConfig(RunConfig):
             raise UsageError(f"--models: {', '.join(unknown) or 'none'}; known: {', '.join(HESSIAN_SYSTEMS)}")
         if self.hessian_policy not in HESSIAN_POLICIES:
             raise UsageError(f"--hessian-policy: one of {', '.join(HESSIAN_POLICIES)}, not {self.hessian_policy!r}")
-        if self.hessian_policy == "none" and not takes_negative_hessians(self.library):
-            takers = [lib for lib in custom_objective_libraries() if takes_negative_hessians(lib)]
+        if self.hessian_policy == "none" and self.library not in negative_hessian_libraries():
+            takers = negative_hessian_libraries()
             raise UsageError(f"--hessian-policy none hands the library negative Hessians, which {BACKENDS[self.library].label} "
                              f"cannot take: use --hessian-policy abs or clip, or --library {' or '.join(takers) or '?'}")
         if self.samples < 1 or self.cutoff < 1 or min(self.sweep_samples, default=1) < 1:
@@ -152,6 +144,7 @@ class HessianConfig(RunConfig):
             raise UsageError(f"--metric: one of {', '.join(METRICS)}, not {self.metric!r}")
         if not self.margin > 0:
             raise UsageError(f"--margin must be > 0, got {self.margin}")
+        split_parts.check(self)
         tuning.check(self)
 
     def check_device(self) -> None:
@@ -230,16 +223,14 @@ def loss_seed(unit: Unit) -> np.random.SeedSequence:
 
 
 def tuning_parts(unit, ctx):
-    """A search's (training, validation) parts: the trial's split, never its test part."""
-    ds = DataRef(**ctx["data"]).open()
-    split = trial_split(ds.n_queries, unit.seed, unit.trial)
-    return ds.subset(split.train), ds.subset(split.valid)
+    """A search's (training, validation) parts: the unit's (:func:`experiments.parts.unit_parts`), never its test part."""
+    parts, _ = split_parts.unit_parts(unit, ctx, ("train", "valid"))
+    return parts["train"], parts["valid"]
 
 
 def unit_fn(unit, ctx):
     cfg = ctx["cfg"]
-    ds = DataRef(**ctx["data"]).open()
-    split = trial_split(ds.n_queries, unit.seed, unit.trial)
+    parts, drawn = split_parts.unit_parts(unit, ctx)
     system = cfg.system(unit.model)
     s = unit.settings
     boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.base_boosting(unit.model))  # --tune
@@ -247,11 +238,11 @@ def unit_fn(unit, ctx):
         boosting = boosting.replace(learning_rate=float(s["lr"]))
     over = {**over, **cfg.options(unit.model, s.get("samples"))}
     trainer = system.trainer(boosting, library=cfg.library, seed=loss_seed(unit), threads=ctx["threads"], **over)
-    train = ds.subset(split.train)
+    train = parts.pop("train")
     trainer.add_train(train)
     start = start_hessian(system, over.get("objective_kwargs", ()), train, unit) if unit.model in PAPER_SYSTEMS else {}
     del train
-    valid = ds.subset(split.valid)
+    valid = parts.pop("valid")
     trainer.add_valid(valid)
     try:
         fitted = trainer.fit()
@@ -261,10 +252,11 @@ def unit_fn(unit, ctx):
         return UnitRecord.of(system, dict.fromkeys(TEST_METRICS, float("nan")), log=f"diverged: {err}",
                              library=cfg.library, fields={KANG: float("nan"), "valid_ndcg10": float("nan"),
                                                           "hessian": system.options.hessian, "diverged": str(err),
-                                                          "learning_rate": boosting.learning_rate, **start, **tuned}), {}
+                                                          "learning_rate": boosting.learning_rate, **start, **drawn,
+                                                          **tuned}), _no_test_values(parts["test"])
     vres = evaluate(fitted.scores(valid.X), valid.y, valid.offsets, (NDCG10,))[NDCG10]
     del valid
-    test = ds.subset(split.test)
+    test = parts.pop("test")
     scores = fitted.scores(test.X)
     res = evaluate(scores, test.y, test.offsets, TEST_METRICS)
     kang = kang_ndcg(scores, test.y, test.offsets, cfg.cutoff)
@@ -275,10 +267,16 @@ def unit_fn(unit, ctx):
                            fields={KANG: kang, "valid_ndcg10": float(vres.mean), "hessian": system.options.hessian,
                                    "round_s": fitted.train_s / max(1, fitted.n_rounds),
                                    "learning_rate": boosting.learning_rate,
-                                   "n_dropped": max(r.n_dropped for r in res.values()), **start, **tuned})
+                                   "n_dropped": max(r.n_dropped for r in res.values()), **start, **drawn, **tuned})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     return record, arrays
+
+
+def _no_test_values(test) -> dict:
+    """A diverged unit's arrays: its test queries, each metric NaN (no model to score them)."""
+    nan = np.full(test.n_queries, np.nan, dtype=np.float32)
+    return {**{f"test:{m}": nan for m in TEST_METRICS}, "test:qid": test.query_ids}
 
 
 def start_hessian(system, kwargs, train, unit) -> dict:

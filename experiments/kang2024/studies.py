@@ -3,6 +3,7 @@ field's flag declared by :class:`.protocol.HessianConfig`), units, unit, search 
 :func:`.report.build`)."""
 from __future__ import annotations
 
+from experiments import parts as split_parts
 from experiments.kang2024 import notes
 from experiments.kang2024.protocol import EXPERIMENT, HessianConfig, build_units, train_size, tuning_parts, unit_fn
 from experiments.kang2024.report import build, frame
@@ -16,13 +17,15 @@ Neumann series; docs/protocols/kang2024.md).
 
     python -m experiments.hessian [--dataset yahoo --data-dir DIR] [--trials N] [--tune N]
                                   [--hessian-policy abs|clip|none] [--metric ndcg|kang] [--margin 0.01]
+                                  [--paper-rounds 1000] [--split official|random]
 
 Arms (--models): PL-Rank-3 with Kang et al.'s sampled Hessian (N = --samples rankings per query)
 and with Hessian 1; XE_NDCG with the Neumann series of order 0, 1, 2, 3, the exact Newton step and
 Hessian 1; λMART's lambdas with their λ-Hessian and Hessian 1; ListNet with its exact diagonal and
-Hessian 1; the library's own λMART. Per trial a random 60/20/20 query split; early stopping on
-validation NDCG@10; test NDCG@10 per query and Kang et al.'s mean DCG@10 / mean IDCG@10. Beside the
-arms: the two PL-Rank arms along --lr-grid (validation NDCG@10 against the learning rate) and the
+Hessian 1; the library's own λMART. On Yahoo! (a registered dataset) its official parts, as the
+authors (--split official; the trials differ by the model seed), else per trial a random 60/20/20
+query split; early stopping on validation NDCG@10; test NDCG@10 per query and Kang et al.'s mean
+DCG@10 / mean IDCG@10. Beside the arms: the two PL-Rank arms along --lr-grid (validation NDCG@10 against the learning rate) and the
 sampled arm along --sweep-samples (NDCG@10 and time per round against N). --tune N tunes every arm
 with the same budget (the constant arms on a wider learning-rate range). Claims: sampled ≫ constant
 and sampled PL-Rank within ±margin of the library's λMART (Kang et al.), order-2 Neumann within
@@ -42,4 +45,6 @@ register(Experiment(
     doc=DOC, config_cls=HessianConfig, units=build_units, unit_fn=unit_fn, build=build, frame=frame,
     size_of=train_size, tuning=SEARCH, paper_trials=1, paper_datasets=("yahoo",),
     default=lambda: HessianConfig(experiment=EXPERIMENT, queries=150, trials=5),
-    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 5}))
+    data_defaults=lambda dataset: {} if is_synthetic(dataset) else {"queries": None, "trials": 5,
+                                                                     **split_parts.default(dataset)},
+    reads_data=lambda cfg: not split_parts.official(cfg), before=split_parts.before))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from experiments import parts as split_parts
 from experiments import shared_fields, tuning
 from experiments.config import RunConfig
 from experiments.options import option
@@ -25,10 +26,9 @@ from experiments.lyzhin2023 import notes
 from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.backends.catboost import PAIRWISE_MODES, SHAPES
 from ltrrepro.fit.boosting import PRESETS, preset
-from ltrrepro.datasets import REGISTRY, load_fold
 from ltrrepro.metrics import canonical, evaluate
-from ltrrepro.runner import DataRef, UnitRecord
-from ltrrepro.splits import DRAWN_VALID_KEY, drawn_validation, trial_split
+from experiments.parts import DRAWN_VALID, unit_parts
+from ltrrepro.runner import UnitRecord
 
 #: the paper's four quality functions at 10 (§4.1): MRR and MAP on grades binarised at >= 1, ERR's
 #: gain (2^g − 1)/2^4 (grades 0..4)
@@ -64,11 +64,6 @@ DEFAULT_ABLATIONS = ("noise-No", "neighbors-3", "trees-leafwise")
 AS_DECLARED = "none"
 #: ``--grow-policy``: CatBoost's word -> the tree shape
 GROW = {v: k for k, v in SHAPES.items()}
-#: ``--split``: the dataset's official parts (the paper's) or random 60/20/20 splits of the pooled queries per trial
-SPLITS = ("official", "random")
-#: the share of the official training queries drawn as the validation part of a layout without one (Istella:
-#: the paper draws one and does not state its size; 0.2, the share of the random splits' validation part)
-DRAWN_VALID = 0.2
 
 
 #: the metric each system is trained for (None: no metric in particular), and selected on
@@ -111,11 +106,7 @@ class TricksConfig(RunConfig):
                               help="CatBoost's trees: SymmetricTree (default, the paper's) or Lossguide (leaf-wise)")
     tune: int = shared_fields.tune()
     tune_on: str = shared_fields.tune_on()
-    split: str = option("random", flag="--split", choices=SPLITS, added=True,
-                        help="official: the dataset's official train/validation/test parts, as the paper (Fold 1; "
-                             "Istella's validation part drawn from its training part), the default on a registered "
-                             "dataset; random: 60/20/20 query splits of the pooled queries per trial, the default on "
-                             "synthetic data and your files")
+    split: str = shared_fields.split()
 
     def __post_init__(self):
         if not self.preset:
@@ -130,20 +121,18 @@ class TricksConfig(RunConfig):
                 raise UsageError(f"{name}: {', '.join(bad) or 'a repeated value'} — known: {', '.join(known)}")
         if not self.families or not self.targets:
             raise UsageError("--families and --targets name at least one each")
-        if self.split == "official" and self.dataset not in REGISTRY:
-            raise UsageError(f"--split official: {self.dataset} has no official parts (the registered datasets have: "
-                             f"{', '.join(REGISTRY)}); use --split random")
+        split_parts.check(self)
         tuning.check(self)
 
     @property
     def official(self) -> bool:
         """The units train, early-stop and test on the dataset's official parts (``--split official``)."""
-        return self.split == "official"
+        return split_parts.official(self)
 
     @property
     def drawn_valid(self) -> bool:
         """The official parts lack a validation part (Istella): the units draw one from the training part."""
-        return self.official and "valid" not in REGISTRY[self.dataset].parts
+        return split_parts.drawn_valid(self)
 
     @property
     def drawn_fraction(self) -> float:
@@ -152,11 +141,7 @@ class TricksConfig(RunConfig):
 
     def drawn_line(self) -> str | None:
         """What a run on a layout without a validation part says at its start (None: nothing to say)."""
-        if not self.drawn_valid:
-            return None
-        return (f"{self.dataset}: no official validation part; drawn from the official training part's queries: "
-                f"{self.drawn_fraction:.0%} of them, seed {self.seed} (SeedSequence({self.seed}, spawn_key="
-                f"{DRAWN_VALID_KEY})), the same for every trial (each unit records the seed and the number drawn)")
+        return split_parts.drawn_line(self)
 
     @property
     def boosting(self):
@@ -213,32 +198,6 @@ class TricksConfig(RunConfig):
 
     def deviations(self) -> list[str]:
         return notes.deviations(self, super().deviations())
-
-
-def unit_parts(unit, ctx, parts=("train", "valid", "test")) -> tuple[dict, dict]:
-    """The unit's ``parts`` by name, and what was drawn for them (a record's field). ``--split
-    official``: the dataset's official parts of fold 1 (the paper's), each read through the reader's
-    cache (:func:`ltrrepro.datasets.load_fold`); a layout without a validation part (Istella) has one
-    drawn from its training queries, :func:`ltrrepro.splits.drawn_validation` with :data:`DRAWN_VALID`
-    and the run's seed (one part per run), recorded as ``valid_drawn``. ``--split random``: trial
-    ``t``'s 60/20/20 split of the pooled queries (:func:`ltrrepro.splits.trial_split`)."""
-    cfg = ctx["cfg"]
-    if not cfg.official:
-        ds = DataRef(**ctx["data"]).open()
-        split = trial_split(ds.n_queries, unit.seed, unit.trial)
-        return {p: ds.subset(getattr(split, p)) for p in parts}, {}
-    if not cfg.drawn_valid:
-        return load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=1, parts=parts), {}
-    wanted = ("train",) * bool({"train", "valid"} & set(parts)) + ("test",) * ("test" in parts)
-    read = load_fold(cfg.dataset, data_dir=cfg.data_dir, fold=1, parts=wanted)
-    drawn = {}
-    if "train" in read:
-        full = read.pop("train")
-        split = drawn_validation(full.n_queries, unit.seed, DRAWN_VALID)
-        read.update(train=full.subset(split.train), valid=full.subset(split.valid))
-        drawn = {"valid_drawn": {"seed": unit.seed, "spawn_key": list(DRAWN_VALID_KEY), "fraction": DRAWN_VALID,
-                                 "n_queries": len(split.valid), "of_train_queries": int(full.n_queries)}}
-    return {p: read[p] for p in parts}, drawn
 
 
 def tuning_parts(unit, ctx):

@@ -4,17 +4,17 @@ record: flags, configuration, units, unit and report; ``--tune N`` declared as d
 from __future__ import annotations
 
 import dataclasses
-import sys
 from functools import partial
 
 from experiments import analysis as an
+from experiments import parts as split_parts
 from experiments.lyzhin2023 import notes
 from experiments.lyzhin2023.claims import tuned_claims
 from experiments.lyzhin2023.protocol import ABLATION_BASE, AS_DECLARED, TricksConfig, train_size, tuning_parts, unit_fn
 from experiments.lyzhin2023.report import build, model_name
 from experiments.registry import Experiment, register
 from experiments.tuning import Search
-from ltrrepro.datasets import REGISTRY, is_synthetic, locate_fold
+from ltrrepro.datasets import is_synthetic
 from ltrrepro.runner import Unit
 
 EXPERIMENT = "tricks"
@@ -51,15 +51,6 @@ trees). CatBoost's systems are skipped, with one line, where it is not installed
 ablations) takes a few minutes on 2 cores."""
 
 
-def before(cfg: TricksConfig) -> None:
-    """A run on official parts: their files are there, before any work; a layout without a
-    validation part (Istella) says at the start what is drawn for it (one line)."""
-    if cfg.official:
-        locate_fold(cfg.dataset, cfg.data_dir, 1)
-        if cfg.drawn_line():
-            print(f"note: {cfg.drawn_line()}", file=sys.stderr)
-
-
 def units(cfg: TricksConfig) -> list[Unit]:
     """Every system as declared per trial, then the ablations of YetiLoss (NDCG) where it runs."""
     out = [Unit(EXPERIMENT, cfg.unit_dataset, t, m, (("ablation", AS_DECLARED),), seed=cfg.seed)
@@ -80,8 +71,8 @@ register(Experiment(
     doc=DOC, config_cls=TricksConfig, units=units, unit_fn=unit_fn, build=build,
     frame=partial(an.frame, fields=("tuned",)), size_of=train_size, tuning=SEARCH, paper_trials=1,
     paper_datasets=("web10k", "web30k", "yahoo", "istella", "istella-s"),
-    reads_data=lambda cfg: not cfg.official, before=before,      # official parts: each unit reads its own
+    reads_data=lambda cfg: not cfg.official, before=split_parts.before,      # official parts: each unit reads its own
     default=lambda: TricksConfig(experiment=EXPERIMENT, queries=80, trials=2, rounds=30),
     data_defaults=lambda dataset: {} if is_synthetic(dataset) else {
         "queries": None, "preset": "", "trials": 5, "rounds": None,
-        **({"split": "official"} if dataset in REGISTRY else {})}))
+        **split_parts.default(dataset)}))

@@ -84,3 +84,34 @@ def test_a_letor_directory_runs_with_its_papers_column(tmp_path):
     table = (out / "tables" / "paper_settings.csv").read_text()
     assert "Kang et al.'s settings" in table and "5 rounds" in table
     assert json.loads((out / "manifest.json").read_text())["config"]["dataset"] == "svmlight"
+
+
+@pytest.mark.slow
+def test_yahoos_official_parts_are_the_default_on_the_real_dataset(tmp_path):
+    """``--dataset yahoo --data-dir DIR``: Set 1's official train/validation/test files, as the
+    authors (``--split official`` by default on a registered dataset), every unit testing on
+    exactly the test file's queries; the notes say it; ``--split random`` pools them instead."""
+    from ltrrepro.svmlight import write_svmlight
+    from ltrrepro.synthetic import make_synthetic
+    ds = make_synthetic("yahoo", n_queries=48, seed=5)
+    data = tmp_path / "yahoo"
+    data.mkdir()
+    for name, (lo, hi) in {"set1.train.txt": (0, 30), "set1.valid.txt": (30, 39), "set1.test.txt": (39, 48)}.items():
+        write_svmlight(ds.subset(range(lo, hi)), data / name)
+    test_qids = ds.subset(range(39, 48)).query_ids
+    out = tmp_path / "official"
+    common = ["--dataset", "yahoo", "--data-dir", str(data), "--trials", "2", "--preset", "tiny",
+              "--models", "plrank_sampled,plrank_constant", "--lr-grid", "0.1", "--sweep-samples", "200",
+              "--paper-rounds", "3", "--quiet"]
+    assert main([*common, "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["split"] == "official"
+    from ltrrepro.store import ResultStore
+    store = ResultStore(out)
+    for rec in store.records():
+        if rec.get("kind") != "tuning":
+            assert sorted(store.arrays(rec["key"])["test:qid"].tolist()) == sorted(test_qids.tolist())
+    assert "official training, validation and test parts" in (out / "notes.md").read_text()
+    rnd = tmp_path / "random"
+    assert main([*common, "--split", "random", "--out", str(rnd)]) == 0
+    assert "random 60/20/20 query splits" in (rnd / "notes.md").read_text()
