@@ -20,7 +20,12 @@ Not read: the numbers of Table 2 (tuned), the defaults table, and the binarisati
 MRR/MAP. Searched: the stored pages and documentation for "Which Tricks are Important for Learning
 to Rank Lyzhin Ustimenko Gulin Prokhorenkova YetiRank StochasticRank", "MRR MAP binarize labels ERR
 results table", "arxiv 2204.01500 Ranking loss functions NDCG@10 MRR@10 MAP@10 ERR@10"; they return
-the abstract, the section list and the setup paragraphs only. So :data:`PAPER_TABLE` is empty and
+the abstract, the section list and the setup paragraphs only. Searched again on 29 November 2026
+("YetiLoss LambdaMART StochasticRank tuned hyper-parameters table Web10K Web30K Yahoo S1 S2 Istella
+NDCG@10 MRR@10 MAP@10 ERR@10", "... results table NDCG@10 Web30K Yahoo Istella"): the arXiv HTML,
+a markdown mirror of it (hf.zsm.im), arxivlens, liner, scholarfeed and a reproducibility digest
+(ri.k117.org) — each the opening or a summary; the digest quotes §4.1 "Datasets" (above) and says
+no code was released; no page reaches Table 2. So :data:`PAPER_TABLE` is empty and
 every claim is powered against the smallest effect of interest, not a paper difference; MRR/MAP
 count grades >= 1 as relevant (CatBoost's MRR/MAP default border 0.5 on integer grades) and ERR's
 gain is (2^g − 1)/2^4 (Chapelle et al. 2009), both recorded as the harness's choices.
