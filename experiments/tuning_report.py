@@ -142,8 +142,8 @@ def with_tuning(build, search):
                     inference=inference)
         twin = build(tuned.drop(columns=["tuned"], errors="ignore"), cfg, deviations, choices, as_paper,
                      inference=inference)
-        fixed = f" — {_text(search.words.fixed, cfg)}" if search.words is not None and search.words.fixed else None
-        tables = [dataclasses.replace(t, name=tuned_name(t.name), caption=(t.caption.replace(fixed, "") if fixed else
+        at = f" — {_text(search.words.fixed, cfg)}" if search.words is not None and search.words.fixed else None
+        tables = [dataclasses.replace(t, name=tuned_name(t.name), caption=(t.caption.replace(at, "") if at else
                                                                             t.caption) +
                                       f" — every system tuned (--tune {cfg.tune})")
                   for t in twin.tables]
