@@ -35,7 +35,10 @@ class Words:
     first-split search has seen later trials' test queries (None: official folds, no such
     leak); ``name_of(model, cfg)``: a model's name in the tuning table; ``systems(frame)``: the
     frame with ``model`` the searched system (where the report's models are runs of a system);
-    ``searched``: what each search selected on (its legend); ``value``: the validation value's column."""
+    ``searched``: what each search selected on (its legend); ``value``: the validation value's column;
+    ``fixed``: how the study's table captions name the fixed units' settings, after " — " (a
+    text or function of the configuration; the tuned twin's captions say "every system tuned" in
+    its place)."""
 
     who: object = "every system"
     one: str = "system"
@@ -48,6 +51,7 @@ class Words:
     systems: Callable | None = None
     searched: str = "Each system's best configuration of its search (Optuna TPE, median pruning)"
     value: str = "valid value"
+    fixed: object = ""
 
 
 def tuning_notes(cfg, words: Words) -> dict:
@@ -138,8 +142,10 @@ def with_tuning(build, search):
                     inference=inference)
         twin = build(tuned.drop(columns=["tuned"], errors="ignore"), cfg, deviations, choices, as_paper,
                      inference=inference)
-        tables = [dataclasses.replace(t, name=tuned_name(t.name),
-                                      caption=f"{t.caption} — every system tuned (--tune {cfg.tune})")
+        at = f" — {_text(search.words.fixed, cfg)}" if search.words is not None and search.words.fixed else None
+        tables = [dataclasses.replace(t, name=tuned_name(t.name), caption=(t.caption.replace(at, "") if at else
+                                                                            t.caption) +
+                                      f" — every system tuned (--tune {cfg.tune})")
                   for t in twin.tables]
         claims = search.twin(fixed, tuned, cfg, inference) if search.twin is not None else []
         rep = dataclasses.replace(rep, tables=[*rep.tables, *tables], claims=[*rep.claims, *claims],

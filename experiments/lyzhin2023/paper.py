@@ -14,7 +14,10 @@ is evaluated on where it has one (YetiLoss, LambdaMART and StochasticRank of Cat
 "Parameter tuning") and also compared at the libraries' defaults (§4.2 "Comparison with default
 hyper-parameters"); the algorithmic details analysed in §4.3 are the stochastic treatment of scores
 (noise: Gumbel, Gauss, none) and the number of neighbours, with appendix B on the generalization gap
-(oblivious vs non-oblivious trees), the number of neighbours and stochastic smoothing.
+(oblivious vs non-oblivious trees), the number of neighbours and stochastic smoothing. The study's fixed
+tables follow §4.2 "Comparison with default hyper-parameters": ``--hp defaults`` (its default) trains every
+system at its library's own defaults but the number of trees (:mod:`.protocol`; the defaults are read from the
+installed libraries and declared in ``ltrrepro.fit.backends``), and ``--tune`` adds the tuned tables (§4.1).
 
 Not read: the numbers of Table 2 (tuned), the defaults table, and the binarisation of grades for
 MRR/MAP. Searched: the stored pages and documentation for "Which Tricks are Important for Learning

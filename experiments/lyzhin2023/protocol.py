@@ -8,7 +8,11 @@ the pooled dataset (synthetic data, your files); one system of :data:`ltrrepro.f
 with early stopping on the validation value of the metric it is trained for (:func:`select_metric`); the test part evaluated
 with NDCG@10, MRR@10, MAP@10 and ERR@10 and the training part with NDCG@10 (the train–test gap).
 A unit's setting is its ablation: ``none`` the system as declared, ``noise-No`` (say) one of YetiRank's
-smoothing knobs changed (:data:`ABLATIONS`), ``trees-leafwise`` its trees grown leaf-wise.
+smoothing knobs changed (:data:`ABLATIONS`), ``trees-leafwise`` its trees grown leaf-wise. A fixed
+unit trains at ``--hp`` (:data:`HP`): each library's own defaults but the number of trees (§4.2
+"Comparison with default hyper-parameters"; the defaults are data in each backend,
+:meth:`ltrrepro.fit.backends.Backend.at_defaults`) or the harness's preset in every library; a tuned
+one (``--tune``) at its search's values applied to the preset, where its search started.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from ltrrepro.fit.boosting import PRESETS, preset
 from ltrrepro.metrics import canonical, evaluate
 from experiments.parts import DRAWN_VALID, unit_parts
 from ltrrepro.runner import UnitRecord
+from ltrrepro.tuning import TUNED
 
 #: the paper's four quality functions at 10 (§4.1): MRR and MAP on grades binarised at >= 1, ERR's
 #: gain (2^g − 1)/2^4 (grades 0..4)
@@ -64,6 +69,9 @@ DEFAULT_ABLATIONS = ("noise-No", "neighbors-3", "trees-leafwise")
 AS_DECLARED = "none"
 #: ``--grow-policy``: CatBoost's word -> the tree shape
 GROW = {v: k for k, v in SHAPES.items()}
+#: ``--hp``: the fixed units' hyper-parameters — each library's own defaults (the paper's §4.2 comparison)
+#: or ``--preset`` in every library; a search (``--tune``) starts from the preset either way
+HP = ("defaults", "preset")
 
 
 #: the metric each system is trained for (None: no metric in particular), and selected on
@@ -91,7 +99,8 @@ def _names(text, known, flag, what) -> tuple:
 class TricksConfig(RunConfig):
     """The study's settings: ``families`` (:data:`FAMILIES`) and ``targets`` (the metrics whose
     variants are trained), ``ablations`` (:data:`ABLATIONS`), ``grow_policy`` CatBoost's trees
-    (``SymmetricTree``, the paper's; ``Lossguide``), ``preset``/``rounds`` the boosting, ``tune``."""
+    (``SymmetricTree``, the paper's; ``Lossguide``), ``preset``/``rounds`` the boosting, ``hp`` the
+    fixed units' hyper-parameters (:data:`HP`), ``tune``."""
 
     library: str = shared_fields.library()
     preset: str = shared_fields.preset()
@@ -107,6 +116,10 @@ class TricksConfig(RunConfig):
     tune: int = shared_fields.tune()
     tune_on: str = shared_fields.tune_on()
     split: str = shared_fields.split()
+    hp: str = option("defaults", flag="--hp", choices=HP, added=True,
+                     help="the fixed units' hyper-parameters: defaults (each library's own but the number of trees, "
+                          "the paper's §4.2 comparison) or preset (--preset in every library); --tune searches from "
+                          "the preset and reports both tables")
 
     def __post_init__(self):
         if not self.preset:
@@ -115,7 +128,8 @@ class TricksConfig(RunConfig):
         if self.preset not in PRESETS:
             raise UsageError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
         for name, given, known in (("--families", self.families, FAMILIES), ("--targets", self.targets, METRICS),
-                                   ("--ablations", self.ablations, ABLATIONS), ("--grow-policy", (self.grow_policy,), GROW)):
+                                   ("--ablations", self.ablations, ABLATIONS), ("--grow-policy", (self.grow_policy,), GROW),
+                                   ("--hp", (self.hp,), HP)):
             bad = [v for v in given if v not in known]
             if bad or len(set(given)) != len(given):
                 raise UsageError(f"{name}: {', '.join(bad) or 'a repeated value'} — known: {', '.join(known)}")
@@ -158,6 +172,12 @@ class TricksConfig(RunConfig):
                     out.append(s)
         return tuple(out)
 
+    @property
+    def trained(self) -> tuple:
+        """Every system the run trains: :attr:`models`, and the ablations' system where it runs."""
+        base = (ABLATION_BASE,) if self.ablations and self.available(ABLATION_BASE) else ()
+        return tuple(dict.fromkeys((*self.models, *base)))
+
     def system(self, model: str):
         """The registered system of ``model`` (the tuning stage's search trains it)."""
         return SYSTEMS[model]
@@ -173,9 +193,28 @@ class TricksConfig(RunConfig):
         names = {system_for(f, m) for f in self.families for m in self.targets} - {None}
         return [f"{s}: {BACKENDS[self.library_of(s)].missing()}" for s in sorted(names) if not self.available(s)]
 
-    def options(self, system: str, ablation: str = AS_DECLARED) -> dict:
-        """The trainer's option overrides of ``system`` under ``ablation``: the library's loss with
-        the ablation's knobs, and its trees (CatBoost's as ``grow_policy``; the others leaf-wise)."""
+    def loss_of(self, system: str) -> str:
+        """The library's own loss ``system`` trains (its built-in objective in its library)."""
+        return dict(SYSTEMS[system].options.builtin)[self.library_of(system)]
+
+    def fixed_at(self, system: str, hp: str | None = None) -> tuple:
+        """``(boosting, library parameters)`` of ``system``'s units at ``hp`` (default ``--hp``): the
+        preset and none, or its library's defaults for its loss with the preset's rounds and early
+        stopping (:meth:`ltrrepro.fit.backends.Backend.at_defaults`)."""
+        if (hp or self.hp) == "preset":
+            return self.boosting, {}
+        b = self.boosting
+        return BACKENDS[self.library_of(system)].at_defaults(self.loss_of(system), b.rounds, b.early_stopping)
+
+    def hp_of(self, unit) -> str:
+        """The hyper-parameters a unit trains at: a tuned unit's search started from the preset."""
+        return "preset" if TUNED in unit.setting else self.hp
+
+    def options(self, system: str, ablation: str = AS_DECLARED, hp: str | None = None) -> dict:
+        """The trainer's option overrides of ``system`` under ``ablation`` at ``hp`` (default ``--hp``):
+        the library's loss with the ablation's knobs, its library parameters at the library's defaults
+        (``hp`` defaults) and its trees (CatBoost's as ``grow_policy``; the others as the harness or the
+        library grows them)."""
         lib = self.library_of(system)
         b = BACKENDS[lib]
         knobs, shape = ABLATIONS.get(ablation, ({}, None))
@@ -184,9 +223,10 @@ class TricksConfig(RunConfig):
             extra = b.tree_shape(shape)
         except ValueError:
             extra = b.tree_shape("leafwise")
-        loss = dict(SYSTEMS[system].options.builtin)[lib]
+        loss = self.loss_of(system)
         if loss.startswith(PAIRWISE_MODES):            # CatBoost's pairwise mode: symmetric trees only
             extra = b.tree_shape("oblivious")
+        extra = {**self.fixed_at(system, hp)[1], **extra}
         return {"builtin": ((lib, b.smoothing(loss, knobs)),), "library_params": ((lib, tuple(extra.items())),),
                 "select": select_metric(system)}
 
@@ -217,9 +257,10 @@ def unit_fn(unit, ctx):
     parts, drawn = unit_parts(unit, ctx)
     system = SYSTEMS[unit.model]
     ablation = unit.settings.get("ablation", AS_DECLARED)
-    boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.boosting)
+    hp = cfg.hp_of(unit)
+    boosting, over, tuned = tuning.tuned_boosting(unit, ctx, system, cfg.fixed_at(unit.model, hp)[0])
     trainer = system.trainer(boosting, library=cfg.library, seed=unit.model_seed(), threads=ctx["threads"],
-                             **{**cfg.options(unit.model, ablation), **over})
+                             **{**cfg.options(unit.model, ablation, hp), **over})
     train, test = parts["train"], parts["test"]
     trainer.add_train(train)
     trainer.add_valid(parts["valid"])

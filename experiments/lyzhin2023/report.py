@@ -15,6 +15,7 @@ import pandas as pd
 
 from experiments import analysis as an
 from experiments.lyzhin2023.claims import GAP, ablation_frame, build_claims, main_frame
+from experiments.lyzhin2023.notes import hp_words
 from experiments.lyzhin2023.protocol import AS_DECLARED, FAMILIES, METRICS, TRAIN_METRIC, system_for
 from ltrrepro.fit import SYSTEMS
 from ltrrepro.inference import TEST_NAMES, Inference
@@ -85,30 +86,36 @@ def gap_table(df: pd.DataFrame, cfg) -> pd.DataFrame:
 
 
 def build(df: pd.DataFrame, cfg, deviations=(), choices=(), as_paper=(), *, inference: Inference) -> Report:
+    """The report of the fixed units (or, under ``--tune``, of either half: each table's caption ends with
+    the fixed units' hyper-parameters, :func:`~experiments.lyzhin2023.notes.hp_words`, which the tuned
+    twin's captions replace)."""
+    at = f" — {hp_words(cfg)}"
     main = main_table(df, cfg) if len(df) else pd.DataFrame()
     cis = {an.label(METRICS[m]): (f"{an.label(METRICS[m])}_lo", f"{an.label(METRICS[m])}_hi") for m in cfg.targets}
-    tables = [Table("main", main, caption="Each family's variant trained for each target metric (test, @10)",
+    tables = [Table("main", main, caption="Each family's variant trained for each target metric (test, @10)" + at,
                     notes=True, legend="Mean test value over trials, 95% CI; the system column names the variant "
                                        "(† the family has no variant for this metric: its one system — trained for "
                                        "NDCG or for no metric in particular — stands in).",
                     ci_cols=cis)]
     if len(df):
-        tables += [Table("systems", systems_table(df, cfg), caption="Every system as declared on the four metrics",
+        tables += [Table("systems", systems_table(df, cfg), caption="Every system as declared on the four metrics" + at,
                          notes=True, legend="Mean test value over trials, 95% CI.",
                          ci_cols={an.label(m): (f"{an.label(m)}_lo", f"{an.label(m)}_hi") for m in TEST_METRICS}),
                    Table("ablations", ablation_table(df, cfg, inference),
-                         caption="The tricks of YetiLoss (NDCG): each ablation minus the system as declared", notes=True,
+                         caption="The tricks of YetiLoss (NDCG): each ablation minus the system as declared" + at, notes=True,
                          legend=f"Paired over trials (same split and seed): Δ test NDCG@10 with its 95% CI, p: "
                                 f"{TEST_NAMES[inference.test]}; Δ gap: the change of training minus test NDCG@10.",
                          formats={"p": "p"}, ci_cols={"Δ NDCG@10": ("Δ_lo", "Δ_hi"), "Δ gap": ("gap_lo", "gap_hi")}),
-                   Table("gap", gap_table(df, cfg), caption="Train–test gap of NDCG@10 by tree shape (YetiLoss, NDCG)",
+                   Table("gap", gap_table(df, cfg), caption="Train–test gap of NDCG@10 by tree shape (YetiLoss, NDCG)" + at,
                          notes=True, legend="Means over trials; gap with its 95% CI.", ci_cols={"gap": ("gap_lo", "gap_hi")})]
     lines = ["Each family on its target metrics (test @10):"]
+    hp = "each library's defaults" if cfg.hp == "defaults" else f"preset {cfg.preset}"
+    tuned = f", tuned from preset {cfg.preset}" if cfg.tune else ""
     for _, r in main.iterrows():
         lines.append(f"  {r.family:<20} " + "  ".join(f"{an.label(METRICS[m])} {r[an.label(METRICS[m])]:.4f}"
                                                        for m in cfg.targets))
     return Report(title=f"Which tricks matter for GBDT ranking — Lyzhin et al. 2023's protocol ({cfg.dataset}, "
-                        f"preset {cfg.preset}, {cfg.trials} trial(s))",
+                        f"{hp}{tuned}, {cfg.trials} trial(s))",
                   tables=tables, claims=build_claims(df, cfg, inference=inference), deviations=list(deviations),
                   choices=list(choices), as_paper=list(as_paper), missing=an.missing_notes(df, TEST_METRICS),
                   lines=lines, inference=inference, claims_caption="Claims check (tricks)",

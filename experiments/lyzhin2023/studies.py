@@ -20,9 +20,10 @@ from ltrrepro.runner import Unit
 EXPERIMENT = "tricks"
 
 #: ``--tune``: one search per system on trial 0's training and validation parts (the validation value of
-#: the metric it is trained for), the tables and claims reported at the fixed settings and tuned
-SEARCH = Search(parts=tuning_parts, base=lambda cfg, model: cfg.boosting,
-                options=lambda cfg, model: cfg.options(model), metric="its own metric", keep_fixed=True,
+#: the metric it is trained for), starting from the preset (a tuned unit's ``hp_of`` is the preset too, so
+#: search and unit agree); the tables and claims reported at the fixed settings (``--hp``) and tuned
+SEARCH = Search(parts=tuning_parts, base=lambda cfg, model: cfg.fixed_at(model, "preset")[0],
+                options=lambda cfg, model: cfg.options(model, hp="preset"), metric="its own metric", keep_fixed=True,
                 words=dataclasses.replace(notes.TUNING, name_of=model_name), twin=tuned_claims,
                 prune=False)        # the study relies on its tuning: no configuration stopped early (notes)
 
@@ -32,7 +33,7 @@ LightGBM, XGBoost and CatBoost (docs/protocols/lyzhin2023.md).
     python -m experiments.tricks [--dataset web30k --data-dir DIR] [--trials N] [--tune N]
                                  [--families yetiloss,lambdamart,...] [--targets ndcg,mrr,map,err]
                                  [--ablations noise-No,neighbors-3,trees-leafwise] [--grow-policy Lossguide]
-                                 [--split official|random]
+                                 [--split official|random] [--hp defaults|preset]
 
 The parts (--split): on a registered dataset its official train/validation/test parts, as the paper
 (Fold 1 of MSLR; Istella, which has no validation part, gets 20% of its training queries drawn with
@@ -42,7 +43,10 @@ trial. Every system early-stopped on the validation value of its own metric and 
 MRR@10, MAP@10 (grades >= 1 relevant) and ERR@10. Families (--families): lgb_lambdarank,
 lgb_rank_xendcg, xgb_rank_ndcg, xgb_rank_pairwise, xgb_rank_map, yetirank, yetirank_pairwise,
 yetiloss (YetiRank:mode=...), lambdamart and stochasticrank (CatBoost's, metric=...), queryrmse,
-querysoftmax; each family's variant trained for each --targets metric. CatBoost's trees are its
+querysoftmax; each family's variant trained for each --targets metric. Hyper-parameters (--hp): each
+library's own defaults but the number of trees (the run's rounds, early-stopped on validation), as the
+paper's §4.2 comparison at default hyper-parameters, or --preset in every library; --tune N adds every
+system tuned from the preset (the tuned tables beside the fixed ones). CatBoost's trees are its
 default symmetric ones, as the paper used them (--grow-policy Lossguide: leaf-wise). Ablations of
 YetiLoss (NDCG) as paired differences: noise-No, noise-Gauss, neighbors-3, neighbors-8,
 denominator-LogPosition, gain-Exp, trees-leafwise (the train–test gap of oblivious vs leaf-wise

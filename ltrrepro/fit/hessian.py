@@ -115,7 +115,7 @@ PAPER_SPACE = (("learning_rate", LogUniform(1e-3, 1e-2)), ("max_depth", IntRange
                ("lambda_l2", LogUniform(1e-8, 1.0)), ("lambda_l1", LogUniform(1e-8, 1.0)))
 #: PL-Rank-3 as Kang et al. trained it: in the library that takes its raw sampled Hessian
 #: (``hessian_policy="none"``, theirs), with their search space; with the sampled Hessian and with
-#: Hessian 1 (the paper's column of the Hessian study; their settings: ``experiments.kang2024.paper``)
+#: Hessian 1 (the paper's column of the Hessian study, docs/protocols/kang2024.md)
 _RAW = negative_hessian_libraries()
 PAPER_SYSTEMS = ("kang_plrank_sampled", "kang_plrank_constant")
 register(System(PAPER_SYSTEMS[0], "PL-Rank-3, sampled Hessian (Kang et al.'s settings)", RankingTrainer,

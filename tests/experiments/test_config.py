@@ -191,7 +191,7 @@ def _tricks_fields(tmp_path):
                         families=("xgb_rank_ndcg",), targets=("ndcg",), ablations=())
     _check(base, {"dataset": "synthetic-yahoo", "queries": 32, "trials": 2, "seed": 1, "library": "xgboost",
                   "preset": "fast", "rounds": 3, "families": ("lgb_lambdarank",), "targets": ("mrr",),
-                  "ablations": ("noise-No",), "grow_policy": "Lossguide"}, tmp_path,
+                  "ablations": ("noise-No",), "grow_policy": "Lossguide", "hp": "preset"}, tmp_path,
            elsewhere={"tune", "tune_on", "split"})
     # tune, tune_on: the study's Search (tests/experiments/lyzhin2023: its tuned run, its unpruned searches)
     # split: synthetic data has no official parts (refused); on a registered layout, Fold 1's parts against random ones

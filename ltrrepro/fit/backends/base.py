@@ -25,6 +25,14 @@ Choices common to both libraries (each backend says how it makes them):
   repeatable bit for bit; XGBoost's ``hist`` is deterministic on the CPU.
 * Custom objectives start from a zero score, as the built-in ranking objectives do.
 
+Each backend also declares its library's own defaults as data (:attr:`Backend.defaults` in
+:class:`~ltrrepro.fit.boosting.Boosting`'s names, :attr:`Backend.default_params` for what the
+harness otherwise sets beyond them, per loss where the library's defaults depend on it:
+:meth:`Backend.library_defaults`), read from the installed library — a model trained with no
+hyper-parameters (tests/lib/test_library_defaults.py checks them against the library's own dump);
+:attr:`Backend.harness_params` names what stays the harness's at the library's defaults (seed,
+threads, determinism, the harness's own validation metric and early stopping, a zero start score).
+
 A fourth library is one more module here: a :class:`Backend` subclass with its facts (the class
 attributes below: built-in objectives, whether it takes ltrrepro's objectives, its own ranking
 losses as baselines, its protocol note, its module, its GPU probe), registered in
@@ -120,6 +128,32 @@ class Backend:
     debiasing: dict = {}
     #: a short tag for names made per library (the debiasing study's arms ``ulm_<tag>``)
     tag: str = ""
+    #: the library's own defaults in :class:`~ltrrepro.fit.boosting.Boosting`'s names (every field
+    #: but ``rounds`` and ``early_stopping``), read from the installed library (the module docstring)
+    defaults: dict = {}
+    #: the library's own parameters beyond :class:`~ltrrepro.fit.boosting.Boosting` that
+    #: :meth:`params` otherwise sets to the harness's values, at the library's defaults (its own names)
+    default_params: dict = {}
+    #: the library's parameters that stay the harness's at the library's defaults (its own names)
+    harness_params: tuple = ()
+    #: the number of trees the library trains when given none (its training function's default)
+    default_rounds: int | None = None
+    #: the library version :attr:`defaults` were read from
+    defaults_read: str = ""
+
+    def library_defaults(self, objective: str) -> tuple[dict, dict]:
+        """``(Boosting fields, library parameters)`` at the library's own defaults for its built-in
+        ``objective`` (:attr:`defaults`, :attr:`default_params`; a library whose defaults depend on
+        the loss overrides this)."""
+        return dict(self.defaults), dict(self.default_params)
+
+    def at_defaults(self, objective: str, rounds: int, early_stopping: int | None = None) -> tuple[Boosting, dict]:
+        """``(boosting, library parameters)`` that train ``objective`` at the library's own defaults
+        for every hyper-parameter but the number of trees: ``rounds`` with ``early_stopping``
+        (the harness's; the library's own default count is :attr:`default_rounds`). The library
+        parameters go to :meth:`params` as its ``extra``."""
+        fields, params = self.library_defaults(objective)
+        return Boosting(**fields, rounds=rounds, early_stopping=early_stopping), params
 
     def missing(self) -> str | None:
         """Why the library cannot be used here (not installed, with how to install it), or None."""

@@ -41,6 +41,17 @@ are off. A Python metric is also called on the training pool, which ltrrepro ski
 0 there without computing): its calls are told apart by size, and by their order (the training
 pool first, then the validation pool, per iteration) when both parts have as many documents.
 
+CatBoost's own defaults (:data:`DEFAULTS`, read from CatBoost 1.2.10: ``get_all_params`` of a model
+trained with the loss alone) depend on the loss. Every ranking loss here: ``learning_rate`` 0.03,
+symmetric trees of ``depth`` 6 (Lossguide: ``max_leaves`` 31, ``min_data_in_leaf`` 1, depth 6),
+``border_count`` 254, MVS bootstrap with ``subsample`` 0.8, ``random_strength`` 1, LambdaMart's
+``sigma=1;norm=true`` (a model trained with them predicts as one trained with ``LambdaMart`` alone,
+bit for bit), 1000 trees; ``l2_leaf_reg`` 0 (stored 1e-20) for YetiRank, YetiLoss and LambdaMart
+but 3 for StochasticRank, QueryRMSE, QuerySoftMax and PairLogit; YetiRankPairwise ``border_count``
+32, Bernoulli bootstrap with ``subsample`` 0.5 and ``random_strength`` 0
+(:data:`LOSS_DEFAULTS`). At the library's defaults the harness keeps its seed, threads, no files,
+its own selection (``use_best_model`` off, its ``eval_metric``) and the tree shape it is asked for.
+
 CPU only (``--device cuda`` is refused by :func:`ltrrepro.device.check_device`). Raw scores
 (``RawFormulaVal``) of a range of trees carry the model's bias, so prefixes are predicted from
 tree 0 (``ranges_add`` False).
@@ -118,6 +129,21 @@ CHOICE = ("CatBoost's losses with the preset mapped to its vocabulary: leaf-wise
           "(grow_policy Lossguide, max_leaves), min_data_in_leaf as given, border_count = max_bin − 1, no L2, no "
           "bagging, no split-score noise; LambdaMart σ and norm from the preset, its other settings and YetiRank's, "
           "QuerySoftMax's and PairLogit's CatBoost's defaults; selected on the same validation NDCG@5")
+
+#: CatBoost's defaults for its ranking losses (1.2.10, read as the module docstring says), in
+#: :class:`~ltrrepro.fit.boosting.Boosting`'s names: ``num_leaves`` Lossguide's ``max_leaves`` (a
+#: symmetric tree's 2^6 leaves come from ``max_depth``), ``max_bin`` = ``border_count`` + 1
+DEFAULTS = {"learning_rate": 0.03, "num_leaves": 31, "min_data_in_leaf": 1, "max_bin": 255, "sigmoid": 1.0,
+            "lambdarank_norm": True, "feature_fraction": 1.0, "bagging_fraction": 1.0, "lambda_l2": 0.0,
+            "max_depth": 6, "min_sum_hessian": 0.0, "min_split_gain": 0.0, "lambda_l1": 0.0}
+#: CatBoost's own parameters beyond Boosting at its defaults (the harness otherwise grows Lossguide trees
+#: and turns bagging and split-score noise off)
+DEFAULT_PARAMS = {"grow_policy": "SymmetricTree", "bootstrap_type": "MVS", "subsample": 0.8, "random_strength": 1.0}
+#: the losses whose defaults differ from :data:`DEFAULTS` / :data:`DEFAULT_PARAMS`: loss -> (fields, parameters)
+LOSS_DEFAULTS = {**{loss: ({"lambda_l2": 3.0}, {}) for loss in ("StochasticRank", "QueryRMSE", "QuerySoftMax",
+                                                                 "PairLogit")},
+                 "YetiRankPairwise": ({"max_bin": 33}, {"bootstrap_type": "Bernoulli", "subsample": 0.5,
+                                                        "random_strength": 0.0})}
 
 INSTALL = "pip install 'ltrrepro[catboost]' (or pip install catboost)"
 
@@ -242,6 +268,21 @@ class CatBoostBackend(Backend):
                  **_targeted()}
     choice = CHOICE
     module = "catboost"
+    defaults = DEFAULTS
+    default_params = DEFAULT_PARAMS
+    harness_params = ("random_seed", "thread_count", "allow_writing_files", "verbose", "use_best_model")
+    default_rounds = 1000
+    defaults_read = "1.2.10"
+
+    def library_defaults(self, objective: str) -> tuple[dict, dict]:
+        """CatBoost's defaults for the ranking loss ``objective`` (``Name`` or ``Name:k=v;...``):
+        :data:`DEFAULTS` and :data:`DEFAULT_PARAMS` with the loss's own (:data:`LOSS_DEFAULTS`)."""
+        name = objective.split(":")[0]
+        if name not in LOSSES.values():
+            raise ValueError(f"CatBoost's defaults were read for its ranking losses ({', '.join(LOSSES.values())}), "
+                             f"not {objective!r}")
+        fields, params = LOSS_DEFAULTS.get(name, ({}, {}))
+        return {**DEFAULTS, **fields}, {**DEFAULT_PARAMS, **params}
 
     def missing(self) -> str | None:
         try:

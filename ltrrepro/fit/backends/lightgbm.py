@@ -15,6 +15,14 @@
   hooks of :mod:`ltrrepro.fit.callbacks` (QBRank's line search, Newton leaves).
 * Raw scores of consecutive round ranges add up (no base margin), so curves are built up
   range by range.
+* LightGBM's own defaults (:attr:`LightGBMBackend.defaults`, read from LightGBM 4.7.0: the
+  ``parameters:`` block of a model trained with ``objective="lambdarank"`` alone):
+  ``learning_rate`` 0.1, ``num_leaves`` 31, ``min_data_in_leaf`` 20,
+  ``min_sum_hessian_in_leaf`` 1e-3, ``max_bin`` 255, ``max_depth`` -1 (none), no L1/L2, no
+  bagging or feature subsampling, ``min_gain_to_split`` 0, ``sigmoid`` 1, ``lambdarank_norm``
+  true (the harness's presets set it false, Bruch's), 100 trees (``lgb.train``). Nothing beyond
+  :class:`~ltrrepro.fit.boosting.Boosting` is restored; the harness keeps its threads, seeds,
+  ``deterministic``/``force_row_wise`` and its own validation metric (``metric="None"``).
 """
 from __future__ import annotations
 
@@ -65,6 +73,13 @@ class LightGBMBackend(Backend):
     debiasing = {"lgb_position_lambdamart": ("LightGBM position-debiased λMART", "LightGBM >= 4.1", "lambdamart",
                                              "lambdarank", (), "dataset")}
     tag = "lgb"
+    defaults = {"learning_rate": 0.1, "num_leaves": 31, "min_data_in_leaf": 20, "max_bin": 255, "sigmoid": 1.0,
+                "lambdarank_norm": True, "feature_fraction": 1.0, "bagging_fraction": 1.0, "lambda_l2": 0.0,
+                "max_depth": 0, "min_sum_hessian": 1e-3, "min_split_gain": 0.0, "lambda_l1": 0.0}
+    default_params: dict = {}
+    harness_params = ("num_threads", "seed", "objective_seed", "deterministic", "force_row_wise", "verbose", "metric")
+    default_rounds = 100
+    defaults_read = "4.7.0"
 
     def position_missing(self) -> str | None:
         import lightgbm

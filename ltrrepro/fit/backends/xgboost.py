@@ -20,6 +20,16 @@
   (p = .23), LambdaMART (ltrrepro's lambdas) −0.0036 (p = .36). Built-in objectives keep 0.
 * No leaf rewriting after a tree is grown (QBRank runs without its line search: η only).
 * Every prediction adds the base margin, so every prefix of rounds is predicted from round 0.
+* XGBoost's own defaults (:attr:`XGBoostBackend.defaults`, read from XGBoost 3.2.0: ``save_config``
+  of a model trained with ``objective="rank:ndcg"`` alone): ``eta`` 0.3, depth-wise growth
+  (``grow_policy="depthwise"``, ``max_leaves`` 0) to ``max_depth`` 6 (at most 2^6 = 64 leaves:
+  ``num_leaves`` 64), ``min_child_weight`` 1, ``lambda`` 1, ``alpha`` 0, ``gamma`` 0,
+  ``max_bin`` 256, no subsampling, ``lambdarank_normalization`` true, 10 trees (``xgb.train``).
+  At the library's defaults the harness restores the growth and leaf bound
+  (:attr:`XGBoostBackend.default_params`) and keeps ``tree_method="hist"`` (3.x's ``auto`` is
+  ``hist``), its threads and seed, ``base_score=0`` (``rank:ndcg``'s own intercept estimate is 0
+  up to rounding, and a constant does not change a ranking) and its own validation metric
+  (``disable_default_eval_metric``). XGBoost has no ``min_data_in_leaf`` (1 stands for none).
 """
 from __future__ import annotations
 
@@ -99,8 +109,8 @@ class XGBoostBackend(Backend):
         if n_outputs > 1:
             more["num_class"] = int(n_outputs)
         more.update({_XGB_NAMES[k]: v for k, v in b.regularization().items()})
-        p = xgboost_params(max_leaves=b.num_leaves, eta=b.learning_rate, max_bin=b.max_bin, nthread=threads, seed=seed,
-                           objective=name, **more, **extra)
+        p = xgboost_params(**{"max_leaves": b.num_leaves, "eta": b.learning_rate, "max_bin": b.max_bin, **more, **extra},
+                           nthread=threads, seed=seed, objective=name)
         p.update(self.device_params(device))
         return p
 
@@ -118,6 +128,13 @@ class XGBoostBackend(Backend):
     debiasing = {"xgb_unbiased_lambdamart": ("XGBoost lambdarank_unbiased", "Hu et al. 2019; XGBoost >= 2.0",
                                              "unbiased_lambdamart", "rank:ndcg", (("lambdarank_unbiased", True),), "")}
     tag = "xgb"
+    defaults = {"learning_rate": 0.3, "num_leaves": 64, "min_data_in_leaf": 1, "max_bin": 256, "sigmoid": 1.0,
+                "lambdarank_norm": True, "feature_fraction": 1.0, "bagging_fraction": 1.0, "lambda_l2": 1.0,
+                "max_depth": 6, "min_sum_hessian": 1.0, "min_split_gain": 0.0, "lambda_l1": 0.0}
+    default_params = {"grow_policy": "depthwise", "max_leaves": 0}
+    harness_params = ("tree_method", "nthread", "seed", "base_score", "disable_default_eval_metric")
+    default_rounds = 10
+    defaults_read = "3.2.0"
 
     def position_biases(self, booster, params) -> dict:
         """``lambdarank_unbiased``'s t⁺ (``ti+``) and t⁻ (``tj-``) from the model's configuration,

@@ -3,6 +3,7 @@ every table and claim and its report rebuilds to the same tables (python -m expe
 --trials auto runs its looks; a user's svmlight directory runs to the end; CatBoost's systems are
 skipped with one line where it is not installed; the configuration refuses unknown names."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +83,14 @@ def test_tune_small_reports_both_and_the_tuning_table(tmp_path):
     assert any(c["claim"].endswith("— tuned") for c in claims) and any("— tuned" not in c["claim"] for c in claims)
     tuning = (out / "tables" / "tuning.md").read_text()
     assert "LightGBM lambdarank" in tuning and "YetiLoss" in tuning
+    # two tables: the fixed one at each library's defaults (--hp's default), the tuned one from the preset
+    main, tuned = ((out / "tables" / f"{t}.md").read_text().splitlines()[0] for t in ("main", "main_tuned"))
+    assert main.endswith("— at each library's defaults**") and "tuned" not in main, main
+    assert tuned.endswith("— every system tuned (--tune 2)**") and "defaults" not in tuned, tuned
+    params = {(r["unit"]["model"], "hp" in r["unit"]["setting"]): r["params"]
+              for r in map(json.loads, map(Path.read_text, (out / "units").glob("*.json"))) if "params" in r}
+    fixed, searched = params[("lgb_lambdarank", False)], params[("lgb_lambdarank", True)]
+    assert (fixed["max_bin"], fixed["min_sum_hessian_in_leaf"], fixed["lambdarank_norm"]) == (255, 1e-3, True)
+    assert (searched["max_bin"], searched["min_sum_hessian_in_leaf"], searched["lambdarank_norm"]) == (63, 0.0, False)
+    notes = (out / "notes.md").read_text()
+    assert "at its defaults as read from" in notes and "the searches start from the preset 'fast'" in notes
