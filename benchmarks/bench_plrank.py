@@ -120,7 +120,7 @@ def authors_form(scores, labels, offsets, n_samples, cutoff, rng):
     return grad, hess
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=False, error_model="numpy")
 def _stages(scores, offsets, cutoff, n_samples, keys, select):
     """The kernel's sampling loop alone, one thread: the race keys of every sample, and with
     ``select`` their top K as the kernel selects it (a checksum keeps the work)."""
@@ -155,7 +155,7 @@ def _stages(scores, offsets, cutoff, n_samples, keys, select):
                 cbuf[i] = _pl._mix_uniform(z + np.uint64(i + 1) * _pl._GOLDEN)
             z = z + np.uint64(m) * _pl._GOLDEN
             for i in range(m):
-                kbuf[i] = -math.log(cbuf[i]) * inv_ex[i]
+                kbuf[i] = _pl._neg_log(cbuf[i]) * inv_ex[i]
             if not select:
                 check += kbuf[0]
                 continue

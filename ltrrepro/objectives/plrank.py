@@ -30,7 +30,12 @@ it; LightGBM's adapter refuses it, see :class:`PLRank`), ``"clip"`` (max(h, ``he
 
 Sampling is the Gumbel trick in its exponential-race form: d's key is E_d e^{−f_d} with
 E_d = −log U_d ~ Exp(1), and the ranking sorts keys ascending — the order of f_d + G_d with
-G_d = −log E_d Gumbel, one logarithm per draw instead of two. The top K of a sample's keys are
+G_d = −log E_d Gumbel, one logarithm per draw instead of two. The logarithm is fdlibm's
+(:func:`_neg_log`, written without branches so that the keys' loop vectorises; libm's is one
+call per key): within 1 ulp of libm's, equal to it for ~95% of the uniforms; a last bit that
+differs reorders two keys only where they are within an ulp of each other (probability ~m²·2⁻⁵²
+a ranking, the order of the exact ties below), so the rankings — and the estimates — are libm's
+(bit for bit on every case checked). The top K of a sample's keys are
 found by counting, for each key, the keys below it (a branch-free loop the compiler vectorises;
 ties, of probability ~m²·2⁻⁵³, are ranked again, the earlier document first); lists longer than
 ``_RANK_ALL`` count only among the keys under a per-list threshold t with
@@ -41,6 +46,8 @@ threads or the other lists (lists run in parallel over numba's threads). Per sam
 list of m: m uniforms and logarithms, m·c comparisons (c ≤ m candidates), then O(K) for Φ and Ψ
 of the K ranked documents (the prefix sums DR … C over the ranking's first K places); the
 documents below the top K get theirs once per list from the sums over samples, O(m).
+The kernels use numba's ``error_model="numpy"``: no check for a zero divisor (which kept
+loops with a division from vectorising; no divisor here is 0).
 Scores more than 300 below a list's maximum are raised to it (their probability, < e^{−300},
 is below any sample's resolution) so that 1/D_k² stays finite. Lists of one document get 0.
 References: [Oosterhuis 2022] (arXiv 2204.10872, PL-Rank-3), [Kang et al. 2024] (arXiv
@@ -52,6 +59,9 @@ import math
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from .base import HESS_FLOOR, Objective, as_arrays
 
@@ -71,7 +81,7 @@ _RANK_ALL = 32
 _LANES = 8
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _mix_uniform(x):
     """SplitMix64's output for state x as a uniform in (0, 1) (53 bits, never 0 or 1)."""
     x = (x ^ (x >> _S30)) * _M1
@@ -80,7 +90,58 @@ def _mix_uniform(x):
     return ((x >> _S11) + 0.5) * (1.0 / 9007199254740992.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@intrinsic
+def _f64_bits(typingctx, x):
+    """The bits of a float64 as an int64 (LLVM bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _bits_f64(typingctx, x):
+    """The float64 of an int64's bits (LLVM bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+# fdlibm's e_log.c (Sun Microsystems 1993): ln 2 in two parts, the minimax coefficients of
+# log(1 + f) = 2 atanh(s), s = f / (2 + f), in s²
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_LG1, _LG2, _LG3 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01
+_LG4, _LG5 = 2.222219843214978396e-01, 1.818357216161805012e-01
+_LG6, _LG7 = 1.531383769920937332e-01, 1.479819860511658591e-01
+
+
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _neg_log(x):
+    """−log x for a positive normal float64 x: fdlibm's ``__ieee754_log`` (e_log.c; error below
+    1 ulp by its analysis) without its branches, so that loops of it vectorise. x = 2^k (1 + f),
+    √2/2 ≤ 1 + f < √2; s = f / (2 + f); log x = k ln2 + f − (f²/2 − s (f²/2 + R(s²))), the form
+    fdlibm takes for f in its middle range, f − s (f − R) elsewhere (both computed, one kept;
+    k = 0 is the general formula with k ln 2 = 0 exactly). No fused multiply–adds (numba does
+    not contract without fastmath), so every build gives the same bits; within 1 ulp of libm's
+    ``log`` (they differ in the last bit for about 5% of the uniforms)."""
+    b = _f64_bits(x)
+    hx = b >> 32
+    k = (hx >> 20) - 1023
+    hx &= 0xFFFFF
+    t = (hx + 0x95F64) & 0x100000
+    f = _bits_f64(((hx | (t ^ 0x3FF00000)) << 32) | (b & 0xFFFFFFFF)) - 1.0
+    dk = np.float64(k + (t >> 20))
+    mid = ((hx - 0x6147A) | (0x6B851 - hx)) > 0
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    r = z * (_LG1 + w * (_LG3 + w * (_LG5 + w * _LG7))) + w * (_LG2 + w * (_LG4 + w * _LG6))
+    hfsq = 0.5 * f * f
+    lm = dk * _LN2_HI - ((hfsq - (s * (hfsq + r) + dk * _LN2_LO)) - f)
+    lo = dk * _LN2_HI - ((s * (f - r) - dk * _LN2_LO) - f)
+    return -(lm if mid else lo)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _threshold(a, b, ex, want):
     """A race key t with Σ_d P(E_d / e^{f_d} < t) = Σ_d (1 − e^{−t e^{f_d}}) ≈ ``want`` (bisection
     on log t; e^{f} ≤ 1 here, the largest is 1): the keys under t are the candidates for the top K."""
@@ -98,7 +159,7 @@ def _threshold(a, b, ex, want):
     return math.exp(hi)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _rank_into(keys, idx, c, cp, K, top, tkey):
     """The K smallest of ``keys[:c]`` (ties: the earlier first) into ``top[:K]`` in order, as
     their ``idx``. Each one's rank is the count of keys below it over ``keys[:cp]`` (padded with
@@ -134,7 +195,7 @@ def _rank_into(keys, idx, c, cp, K, top, tkey):
             top[min(r, K)] = idx[i]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
               top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx):
     """The sample means of Φ and Ψ of list q into ``grad``/``hess`` (see :func:`plrank3_kernel`)."""
@@ -175,7 +236,7 @@ def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex,
             cbuf[i] = _mix_uniform(z + np.uint64(i + 1) * _GOLDEN)
         z = z + np.uint64(m) * _GOLDEN
         for i in range(m):
-            kbuf[i] = -math.log(cbuf[i]) * inv_ex[a + i]
+            kbuf[i] = _neg_log(cbuf[i]) * inv_ex[a + i]
         if cut == np.inf:
             _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
         else:
@@ -245,7 +306,7 @@ def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex,
         hess[i] = (hess[i] + sp - e * e * (r * sdrc - sric) - e * e * (r * sds - srs)) * inv_n
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _run_lists(q0, q1, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark):
     """Lists q0 … q1 − 1, with work arrays of their own."""
     K = theta.shape[0]
@@ -263,13 +324,13 @@ def _run_lists(q0, q1, scores, gains, offsets, theta, n_samples, keys, grad, hes
                   top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _all_lists_serial(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark):
     _run_lists(0, offsets.shape[0] - 1, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex,
                mark)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, parallel=True, error_model="numpy")
 def _all_lists_parallel(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark, n_runs):
     # contiguous runs of lists over the threads; a list's numbers depend only on its key, never
     # on the run it falls in
