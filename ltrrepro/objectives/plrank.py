@@ -195,9 +195,116 @@ def _rank_into(keys, idx, c, cp, K, top, tkey):
             top[min(r, K)] = idx[i]
 
 
+#: samples whose Φ and Ψ are computed together, one per vector lane (the last batch is padded)
+_BATCH = 16
+# a batch's work array W holds, for each rank row r and field, _BATCH lanes: W[_w(r) + field + s];
+# rank k is row k + 1, row 0 holds the prefix sums' zeros and row K + 1 what follows
+# rank K − 1 (D: the tail mass, G: 0). With one array and constant distances between fields and
+# rows, the compiler sees that a loop over s touches no lane twice and vectorises it.
+_FIELDS = 14
+# the fields' offsets within a row
+_E, _R, _D, _G, _DR, _RI, _DS, _RS, _CC, _X, _Y, _H1, _H2, _T = range(0, _FIELDS * _BATCH, _BATCH)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _w(r):
+    """Where row r of a batch's work array starts."""
+    return r * (_FIELDS * _BATCH)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _u(i):
+    """An index as unsigned: numba then adds no branch for negative indices (which kept the
+    compiler from vectorising loops whose index it could not prove non-negative)."""
+    return np.uint64(i)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _accumulate(TOP, nb, K, a, b, total, ex, gains, theta, grad, hess, mark, stamp, W, S):
+    """Φ and Ψ of ``nb`` sampled rankings (``TOP[k·_BATCH + s]``, the document at rank k of
+    sample s; lanes nb … _BATCH − 1 hold copies of lane 0), added to ``grad``/``hess`` for their
+    K ranked documents less the terms at κ = K − 1 that every document gets at the end; each
+    sample's DR, RI, DS, RS, C at K − 1 into ``S[j·_BATCH + s]`` (j = 0 … 4). Each step is a loop
+    over the batch's samples (one per vector lane) inside a loop over ranks, with the one
+    sample's arithmetic; the scatter into ``grad``/``hess`` takes the samples in order, so the
+    numbers are those of one sample at a time."""
+    for k in range(K):
+        o = _w(k + 1)
+        for s in range(_BATCH):
+            d = TOP[_u(k * _BATCH + s)]
+            W[_u(o + _E + s)] = ex[d]
+            W[_u(o + _R + s)] = gains[d]
+    # the mass left after the top K (T, by rank): by difference, or summed afresh where that
+    # loses more than three digits
+    for s in range(_BATCH):
+        W[_u(_w(0) + _T + s)] = total
+    for r in range(1, K + 1):
+        o, p = _w(r), _w(r - 1)
+        for s in range(_BATCH):
+            W[_u(o + _T + s)] = W[_u(p + _T + s)] - W[_u(o + _E + s)]
+    o, p = _w(K + 1), _w(K)
+    for s in range(_BATCH):
+        W[_u(o + _D + s)] = W[_u(p + _T + s)]
+        W[_u(o + _G + s)] = 0.0
+    for s in range(nb):
+        if W[_u(o + _D + s)] < 1e-3 * total:
+            for k in range(K):
+                mark[TOP[_u(k * _BATCH + s)]] = stamp + s
+            t = 0.0
+            for i in range(a, b):
+                t += ex[i] if mark[i] != stamp + s else 0.0
+            W[_u(o + _D + s)] = t
+    for r in range(K, 0, -1):
+        o, p = _w(r), _w(r + 1)
+        th = theta[r - 1]
+        for s in range(_BATCH):
+            W[_u(o + _D + s)] = W[_u(p + _D + s)] + W[_u(o + _E + s)]
+            W[_u(o + _G + s)] = W[_u(p + _G + s)] + th * W[_u(o + _R + s)]
+    for r in range(1, K + 1):
+        o, p = _w(r), _w(r - 1)
+        th = theta[r - 1]
+        for s in range(_BATCH):
+            inv = 1.0 / W[_u(o + _D + s)]
+            inv2 = inv * inv
+            gk = W[_u(o + _G + s)]
+            W[_u(o + _DR + s)] = W[_u(p + _DR + s)] + th * inv
+            W[_u(o + _RI + s)] = W[_u(p + _RI + s)] + gk * inv
+            W[_u(o + _DS + s)] = W[_u(p + _DS + s)] + th * inv2
+            W[_u(o + _RS + s)] = W[_u(p + _RS + s)] + gk * inv2
+            W[_u(o + _CC + s)] = W[_u(p + _CC + s)] + inv
+    o = _w(K)
+    for j in range(5):
+        for s in range(_BATCH):
+            S[_u(j * _BATCH + s)] = W[_u(o + _DR + j * _BATCH + s)]
+    # each ranked document once: its terms at its rank, less its share of the terms at
+    # κ = K − 1 that are added for every document below from the sums over samples
+    for r in range(1, K + 1):
+        o, p = _w(r), _w(r + 1)
+        for s in range(_BATCH):
+            e = W[_u(o + _E + s)]
+            rr = W[_u(o + _R + s)]
+            dr, ri, ds = S[_u(s)], S[_u(_BATCH + s)], S[_u(2 * _BATCH + s)]
+            rs, cc = S[_u(3 * _BATCH + s)], S[_u(4 * _BATCH + s)]
+            g = 1.0 - e * W[_u(o + _CC + s)]
+            sp = e * (rr * W[_u(o + _DR + s)] - W[_u(o + _RI + s)])
+            spk = e * (rr * dr - ri)
+            gn = W[_u(p + _G + s)]
+            W[_u(o + _X + s)] = gn + sp
+            W[_u(o + _Y + s)] = spk
+            W[_u(o + _H1 + s)] = (gn * g + sp * (1.0 + g)
+                                  - e * e * (rr * W[_u(o + _DS + s)] - W[_u(o + _RS + s)]))
+            W[_u(o + _H2 + s)] = spk * (1.0 - e * cc) - e * e * (rr * ds - rs)
+    for s in range(nb):
+        for k in range(K):
+            d = TOP[_u(k * _BATCH + s)]
+            o = _w(k + 1)
+            grad[d] = (grad[d] + W[_u(o + _X + s)]) - W[_u(o + _Y + s)]
+            hess[d] = (hess[d] + W[_u(o + _H1 + s)]) - W[_u(o + _H2 + s)]
+
+
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
-              top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx):
+              top, tkey, TOP, W, S, kbuf, ibuf, cbuf, cidx):
     """The sample means of Φ and Ψ of list q into ``grad``/``hess`` (see :func:`plrank3_kernel`)."""
     a, b = offsets[q], offsets[q + 1]
     m = b - a
@@ -228,75 +335,47 @@ def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex,
     cut = _threshold(a, b, ex, want) if m > _RANK_ALL and m > want else np.inf
     sdr = sri = sdrc = sric = sds = srs = 0.0
     z = keys[q]
-    for s in range(n_samples):
-        # the race: d's key E_d / e^{f_d}, E_d = −log U_d; the ranking sorts the keys ascending.
-        # SplitMix64's i-th next state is z + i·γ, so the m uniforms come from one loop with no
-        # carried dependency (the compiler vectorises it), the logarithms from a second
-        for i in range(m):
-            cbuf[i] = _mix_uniform(z + np.uint64(i + 1) * _GOLDEN)
-        z = z + np.uint64(m) * _GOLDEN
-        for i in range(m):
-            kbuf[i] = _neg_log(cbuf[i]) * inv_ex[a + i]
-        if cut == np.inf:
-            _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
-        else:
-            n = 0
+    for s0 in range(0, n_samples, _BATCH):
+        nb = min(_BATCH, n_samples - s0)
+        for s in range(nb):
+            # the race: d's key E_d / e^{f_d}, E_d = −log U_d; the ranking sorts the keys
+            # ascending. SplitMix64's i-th next state is z + i·γ, so the m uniforms come from one
+            # loop with no carried dependency (the compiler vectorises it), the logarithms from a
+            # second (written here, not called: as a function it ran 1.3x slower)
             for i in range(m):
-                cbuf[n] = kbuf[i]
-                cidx[n] = a + i
-                n += kbuf[i] < cut
-            if n >= K:
-                npad = (n + _LANES - 1) // _LANES * _LANES
-                for i in range(n, npad):
-                    cbuf[i] = np.inf
-                _rank_into(cbuf, cidx, n, npad, K, top, tkey)
-            else:
+                cbuf[i] = _mix_uniform(z + np.uint64(i + 1) * _GOLDEN)
+            z = z + np.uint64(m) * _GOLDEN
+            for i in range(m):
+                kbuf[i] = _neg_log(cbuf[i]) * inv_ex[a + i]
+            if cut == np.inf:
                 _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
-        # the mass left after the top K: by difference, or summed afresh where that loses more
-        # than three digits
-        tail = total
-        for k in range(K):
-            tail -= ex[top[k]]
-        if tail < 1e-3 * total:
+            else:
+                n = 0
+                for i in range(m):
+                    cbuf[n] = kbuf[i]
+                    cidx[n] = a + i
+                    n += kbuf[i] < cut
+                if n >= K:
+                    npad = (n + _LANES - 1) // _LANES * _LANES
+                    for i in range(n, npad):
+                        cbuf[i] = np.inf
+                    _rank_into(cbuf, cidx, n, npad, K, top, tkey)
+                else:
+                    _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
             for k in range(K):
-                mark[top[k]] = s
-            tail = 0.0
-            for i in range(a, b):
-                tail += ex[i] if mark[i] != s else 0.0
-        acc = tail
-        G[K] = 0.0
-        for k in range(K - 1, -1, -1):
-            acc += ex[top[k]]
-            D[k] = acc
-            G[k] = G[k + 1] + theta[k] * gains[top[k]]
-        dr = ri = ds = rs = cc = 0.0
-        for k in range(K):
-            inv = 1.0 / D[k]
-            inv2 = inv * inv
-            dr += theta[k] * inv
-            ri += G[k] * inv
-            ds += theta[k] * inv2
-            rs += G[k] * inv2
-            cc += inv
-            DR[k], RI[k], DS[k], RS[k], CC[k] = dr, ri, ds, rs, cc
-        # each ranked document once: its terms at its rank, less its share of the terms at
-        # κ = K − 1 that are added for every document below from the sums over samples
-        for k in range(K):
-            d = top[k]
-            e = ex[d]
-            r = gains[d]
-            g = 1.0 - e * CC[k]
-            sp = e * (r * DR[k] - RI[k])
-            spk = e * (r * dr - ri)
-            grad[d] = (grad[d] + (G[k + 1] + sp)) - spk
-            hess[d] = ((hess[d] + (G[k + 1] * g + sp * (1.0 + g) - e * e * (r * DS[k] - RS[k])))
-                       - (spk * (1.0 - e * cc) - e * e * (r * ds - rs)))
-        sdr += dr
-        sri += ri
-        sdrc += dr * cc
-        sric += ri * cc
-        sds += ds
-        srs += rs
+                TOP[k * _BATCH + s] = top[k]
+        for s in range(nb, _BATCH):
+            for k in range(K):
+                TOP[k * _BATCH + s] = TOP[k * _BATCH]
+        _accumulate(TOP, nb, K, a, b, total, ex, gains, theta, grad, hess, mark, s0, W, S)
+        for s in range(nb):
+            dr, ri, ds, rs, cc = S[s], S[_BATCH + s], S[2 * _BATCH + s], S[3 * _BATCH + s], S[4 * _BATCH + s]
+            sdr += dr
+            sri += ri
+            sdrc += dr * cc
+            sric += ri * cc
+            sds += ds
+            srs += rs
     inv_n = 1.0 / n_samples
     for i in range(a, b):
         e = ex[i]
@@ -315,13 +394,13 @@ def _run_lists(q0, q1, scores, gains, offsets, theta, n_samples, keys, grad, hes
         longest = max(longest, offsets[q + 1] - offsets[q])
     padded = (longest + _LANES - 1) // _LANES * _LANES
     top, tkey = np.empty(K + 1, np.int64), np.empty(K + 1)
-    D, G = np.empty(K), np.empty(K + 1)
-    DR, RI, DS, RS, CC = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    TOP = np.zeros(K * _BATCH, np.int64)
+    W, S = np.zeros((K + 2) * _FIELDS * _BATCH), np.zeros(5 * _BATCH)
     kbuf, cbuf = np.empty(padded), np.empty(padded)
     ibuf, cidx = np.empty(padded, np.int64), np.empty(padded, np.int64)
     for q in range(q0, q1):
         _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
-                  top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx)
+                  top, tkey, TOP, W, S, kbuf, ibuf, cbuf, cidx)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
