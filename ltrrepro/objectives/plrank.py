@@ -144,9 +144,11 @@ def _neg_log(x):
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _threshold(a, b, ex, want):
     """A race key t with Σ_d P(E_d / e^{f_d} < t) = Σ_d (1 − e^{−t e^{f_d}}) ≈ ``want`` (bisection
-    on log t; e^{f} ≤ 1 here, the largest is 1): the keys under t are the candidates for the top K."""
+    on log t; e^{f} ≤ 1 here, the largest is 1): the keys under t are the candidates for the top K.
+    Any t gives the same top K (fewer than K under it: all keys are ranked), so 16 halvings of
+    [−60, 60] (log t within 0.002; 40 cost 6% of the kernel's time) are enough."""
     lo, hi = -60.0, 60.0
-    for _ in range(40):
+    for _ in range(16):
         mid = 0.5 * (lo + hi)
         t = math.exp(mid)
         n = 0.0
