@@ -312,12 +312,16 @@ def _race_batch(z, a, m, inv_ex, KB):
     """The race keys of _BATCH samples of the list at ``a`` (m documents) at once, sample s in lane
     s: ``KB[i·_BATCH + s]`` is document i's key E / e^{f_i} in sample s, E = −log U, U from
     SplitMix64's state z + (s·m + i + 1)·γ — the uniforms one sample after the other would take
-    (its i-th next state is z + i·γ). A loop of constant length over the lanes, which the
-    compiler vectorises whatever m (a loop over a short list's m documents ran mostly scalar)."""
+    (its i-th next state is z + i·γ). Loops of constant length over the lanes, which the
+    compiler vectorises whatever m (a loop over a short list's m documents ran mostly scalar);
+    the uniforms in one pass, the logarithms in a second (0.9 ns a key, 1.25 in one pass)."""
+    for i in range(m):
+        for s in range(_BATCH):
+            KB[_u(i * _BATCH + s)] = _mix_uniform(z + np.uint64(s * m + i + 1) * _GOLDEN)
     for i in range(m):
         e = inv_ex[_u(a + i)]
         for s in range(_BATCH):
-            KB[_u(i * _BATCH + s)] = _neg_log(_mix_uniform(z + np.uint64(s * m + i + 1) * _GOLDEN)) * e
+            KB[_u(i * _BATCH + s)] = _neg_log(KB[_u(i * _BATCH + s)]) * e
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
