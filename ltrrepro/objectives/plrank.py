@@ -43,11 +43,21 @@ ties, of probability ~m²·2⁻⁵³, are ranked again, the earlier document fir
 fall under it. The uniforms come from SplitMix64 (Vigna's 64-bit mixer) keyed per list by one
 integer the round's generator draws, so a list's rankings depend only on that key, never on
 threads or the other lists (lists run in parallel over numba's threads). Per sampled ranking of a
-list of m: m uniforms and logarithms, m·c comparisons (c ≤ m candidates), then O(K) for Φ and Ψ
+list of m: m uniforms and logarithms, c² comparisons (c ≤ m candidates), then O(K) for Φ and Ψ
 of the K ranked documents (the prefix sums DR … C over the ranking's first K places); the
 documents below the top K get theirs once per list from the sums over samples, O(m).
-The kernels use numba's ``error_model="numpy"``: no check for a zero divisor (which kept
-loops with a division from vectorising; no divisor here is 0).
+
+What is vectorised: samples go 16 at a time (``_BATCH``), one per vector lane, for the race keys
+(:func:`_race_batch`; sample s still takes SplitMix64's states z + (s·m + i + 1)·γ, as one
+sample after the other would) and for Φ and Ψ (:func:`_accumulate`, each sample's own
+arithmetic; the scatter into the gradient and Hessian and the sums over samples in sample
+order), so the numbers are those of one sample at a time, bit for bit; the selection goes one
+sample at a time, its counting vectorised over the keys. The kernels use numba's
+``error_model="numpy"`` (no check for a zero divisor, which kept loops with a division from
+vectorising; no divisor here is 0), and those called once per sample or batch ``_nrt=False``
+(no reference counting: they allocate nothing, and the counts' atomic updates cost ~25 ns a
+call). Where the time goes, and the speed against a NumPy version in the authors' form:
+``benchmarks/bench_plrank.py`` (docs/benchmarks.md).
 Scores more than 300 below a list's maximum are raised to it (their probability, < e^{−300},
 is below any sample's resolution) so that 1/D_k² stays finite. Lists of one document get 0.
 References: [Oosterhuis 2022] (arXiv 2204.10872, PL-Rank-3), [Kang et al. 2024] (arXiv
