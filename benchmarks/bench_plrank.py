@@ -14,8 +14,9 @@ lists and scores for both versions, N sampled rankings per list (default 200, th
   not copied; like theirs, the two functions each recompute the shared prefix sums). The ratio
   is taken per interleaved repeat; the median is printed. Target: ratio >= 20.
 * **Where the kernel's time goes** (one thread): the race keys alone (a uniform and a logarithm
-  per document per sample), then with the top-K selection, then the whole kernel (the
-  accumulation of Φ and Ψ is the difference), each by a loop that mirrors the kernel's.
+  per document per sample, 16 samples at a time by the kernel's own ``_race_batch``), then with
+  the top-K selection, then the whole kernel (the accumulation of Φ and Ψ is the difference),
+  each by a loop that mirrors the kernel's. Figures and their history: docs/benchmarks.md.
 * **Gradient's share of a round**: XGBoost with the authors' reported parameters (depth 8,
   min_child_weight 6, …; ``hessian_policy="none"``, what their code hands XGBoost), the time in
   ``grad_hess`` over the time of the whole round (tree included). Target: <= 25%.
