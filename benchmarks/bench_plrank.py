@@ -14,8 +14,9 @@ lists and scores for both versions, N sampled rankings per list (default 200, th
   not copied; like theirs, the two functions each recompute the shared prefix sums). The ratio
   is taken per interleaved repeat; the median is printed. Target: ratio >= 20.
 * **Where the kernel's time goes** (one thread): the race keys alone (a uniform and a logarithm
-  per document per sample), then with the top-K selection, then the whole kernel (the
-  accumulation of Φ and Ψ is the difference), each by a loop that mirrors the kernel's.
+  per document per sample, 16 samples at a time by the kernel's own ``_race_batch``), then with
+  the top-K selection, then the whole kernel (the accumulation of Φ and Ψ is the difference),
+  each by a loop that mirrors the kernel's. Figures and their history: docs/benchmarks.md.
 * **Gradient's share of a round**: XGBoost with the authors' reported parameters (depth 8,
   min_child_weight 6, …; ``hessian_policy="none"``, what their code hands XGBoost), the time in
   ``grad_hess`` over the time of the whole round (tree included). Target: <= 25%.
@@ -120,15 +121,17 @@ def authors_form(scores, labels, offsets, n_samples, cutoff, rng):
     return grad, hess
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=False, error_model="numpy")
 def _stages(scores, offsets, cutoff, n_samples, keys, select):
-    """The kernel's sampling loop alone, one thread: the race keys of every sample, and with
-    ``select`` their top K as the kernel selects it (a checksum keeps the work)."""
+    """The kernel's sampling loop alone, one thread: the race keys of every sample (drawn
+    ``_BATCH`` samples at a time, as the kernel draws them), and with ``select`` their top K as
+    the kernel selects it (a checksum keeps the work)."""
+    B = _pl._BATCH
     longest = 1
     for q in range(offsets.shape[0] - 1):
         longest = max(longest, offsets[q + 1] - offsets[q])
     padded = (longest + _pl._LANES - 1) // _pl._LANES * _pl._LANES
-    kbuf, cbuf = np.empty(padded), np.empty(padded)
+    kbuf, cbuf, KB = np.empty(padded), np.empty(padded), np.empty(padded * B)
     ibuf, cidx = np.empty(padded, np.int64), np.empty(padded, np.int64)
     top, tkey = np.empty(cutoff + 1, np.int64), np.empty(cutoff + 1)
     ex, inv_ex = np.empty(padded), np.empty(padded)
@@ -143,38 +146,42 @@ def _stages(scores, offsets, cutoff, n_samples, keys, select):
         for i in range(m):
             ex[i] = math.exp(max(scores[a + i] - c, -_pl._FLOOR_GAP))
             inv_ex[i] = 1.0 / ex[i]
-            ibuf[i] = a + i
+            ibuf[i] = i
         mp = (m + _pl._LANES - 1) // _pl._LANES * _pl._LANES
         for i in range(m, mp):
             kbuf[i] = np.inf
         want = K + 3.0 * math.sqrt(K) + 3.0
         cut = _pl._threshold(0, m, ex, want) if m > _pl._RANK_ALL and m > want else np.inf
         z = keys[q]
-        for s in range(n_samples):
-            for i in range(m):
-                cbuf[i] = _pl._mix_uniform(z + np.uint64(i + 1) * _pl._GOLDEN)
-            z = z + np.uint64(m) * _pl._GOLDEN
-            for i in range(m):
-                kbuf[i] = -math.log(cbuf[i]) * inv_ex[i]
+        for s0 in range(0, n_samples, B):
+            nb = min(B, n_samples - s0)
+            _pl._race_batch(z, 0, m, inv_ex, KB)
+            z = z + np.uint64(nb * m) * _pl._GOLDEN
             if not select:
-                check += kbuf[0]
+                check += KB[0]
                 continue
-            if cut == np.inf:
-                _pl._rank_into(kbuf, ibuf, m, mp, K, top, tkey)
-            else:
-                n = 0
-                for i in range(m):
-                    cbuf[n] = kbuf[i]
-                    cidx[n] = a + i
-                    n += kbuf[i] < cut
-                if n >= K:
-                    npad = (n + _pl._LANES - 1) // _pl._LANES * _pl._LANES
-                    for i in range(n, npad):
-                        cbuf[i] = np.inf
-                    _pl._rank_into(cbuf, cidx, n, npad, K, top, tkey)
-                else:
+            for s in range(nb):
+                if cut == np.inf:
+                    for i in range(m):
+                        kbuf[i] = KB[i * B + s]
                     _pl._rank_into(kbuf, ibuf, m, mp, K, top, tkey)
-            check += top[0]
+                else:
+                    n = 0
+                    for i in range(m):
+                        ki = KB[i * B + s]
+                        cbuf[n] = ki
+                        cidx[n] = i
+                        n += ki < cut
+                    if n >= K:
+                        npad = (n + _pl._LANES - 1) // _pl._LANES * _pl._LANES
+                        for i in range(n, npad):
+                            cbuf[i] = np.inf
+                        _pl._rank_into(cbuf, cidx, n, npad, K, top, tkey)
+                    else:
+                        for i in range(m):
+                            kbuf[i] = KB[i * B + s]
+                        _pl._rank_into(kbuf, ibuf, m, mp, K, top, tkey)
+                check += top[0]
     return check
 
 

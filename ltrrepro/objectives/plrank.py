@@ -30,7 +30,12 @@ it; LightGBM's adapter refuses it, see :class:`PLRank`), ``"clip"`` (max(h, ``he
 
 Sampling is the Gumbel trick in its exponential-race form: d's key is E_d e^{−f_d} with
 E_d = −log U_d ~ Exp(1), and the ranking sorts keys ascending — the order of f_d + G_d with
-G_d = −log E_d Gumbel, one logarithm per draw instead of two. The top K of a sample's keys are
+G_d = −log E_d Gumbel, one logarithm per draw instead of two. The logarithm is fdlibm's
+(:func:`_neg_log`, written without branches so that the keys' loop vectorises; libm's is one
+call per key): within 1 ulp of libm's, equal to it for ~95% of the uniforms; a last bit that
+differs reorders two keys only where they are within an ulp of each other (probability ~m²·2⁻⁵²
+a ranking, the order of the exact ties below), so the rankings — and the estimates — are libm's
+(bit for bit on every case checked). The top K of a sample's keys are
 found by counting, for each key, the keys below it (a branch-free loop the compiler vectorises;
 ties, of probability ~m²·2⁻⁵³, are ranked again, the earlier document first); lists longer than
 ``_RANK_ALL`` count only among the keys under a per-list threshold t with
@@ -38,9 +43,21 @@ ties, of probability ~m²·2⁻⁵³, are ranked again, the earlier document fir
 fall under it. The uniforms come from SplitMix64 (Vigna's 64-bit mixer) keyed per list by one
 integer the round's generator draws, so a list's rankings depend only on that key, never on
 threads or the other lists (lists run in parallel over numba's threads). Per sampled ranking of a
-list of m: m uniforms and logarithms, m·c comparisons (c ≤ m candidates), then O(K) for Φ and Ψ
+list of m: m uniforms and logarithms, c² comparisons (c ≤ m candidates), then O(K) for Φ and Ψ
 of the K ranked documents (the prefix sums DR … C over the ranking's first K places); the
 documents below the top K get theirs once per list from the sums over samples, O(m).
+
+What is vectorised: samples go 16 at a time (``_BATCH``), one per vector lane, for the race keys
+(:func:`_race_batch`; sample s still takes SplitMix64's states z + (s·m + i + 1)·γ, as one
+sample after the other would) and for Φ and Ψ (:func:`_accumulate`, each sample's own
+arithmetic; the scatter into the gradient and Hessian and the sums over samples in sample
+order), so the numbers are those of one sample at a time, bit for bit; the selection goes one
+sample at a time, its counting vectorised over the keys. The kernels use numba's
+``error_model="numpy"`` (no check for a zero divisor, which kept loops with a division from
+vectorising; no divisor here is 0), and those called once per sample or batch ``_nrt=False``
+(no reference counting: they allocate nothing, and the counts' atomic updates cost ~25 ns a
+call). Where the time goes, and the speed against a NumPy version in the authors' form:
+``benchmarks/bench_plrank.py`` (docs/benchmarks.md).
 Scores more than 300 below a list's maximum are raised to it (their probability, < e^{−300},
 is below any sample's resolution) so that 1/D_k² stays finite. Lists of one document get 0.
 References: [Oosterhuis 2022] (arXiv 2204.10872, PL-Rank-3), [Kang et al. 2024] (arXiv
@@ -52,6 +69,9 @@ import math
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from .base import HESS_FLOOR, Objective, as_arrays
 
@@ -71,7 +91,7 @@ _RANK_ALL = 32
 _LANES = 8
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _mix_uniform(x):
     """SplitMix64's output for state x as a uniform in (0, 1) (53 bits, never 0 or 1)."""
     x = (x ^ (x >> _S30)) * _M1
@@ -80,12 +100,65 @@ def _mix_uniform(x):
     return ((x >> _S11) + 0.5) * (1.0 / 9007199254740992.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@intrinsic
+def _f64_bits(typingctx, x):
+    """The bits of a float64 as an int64 (LLVM bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _bits_f64(typingctx, x):
+    """The float64 of an int64's bits (LLVM bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+# fdlibm's e_log.c (Sun Microsystems 1993): ln 2 in two parts, the minimax coefficients of
+# log(1 + f) = 2 atanh(s), s = f / (2 + f), in s²
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_LG1, _LG2, _LG3 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01
+_LG4, _LG5 = 2.222219843214978396e-01, 1.818357216161805012e-01
+_LG6, _LG7 = 1.531383769920937332e-01, 1.479819860511658591e-01
+
+
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _neg_log(x):
+    """−log x for a positive normal float64 x: fdlibm's ``__ieee754_log`` (e_log.c; error below
+    1 ulp by its analysis) without its branches, so that loops of it vectorise. x = 2^k (1 + f),
+    √2/2 ≤ 1 + f < √2; s = f / (2 + f); log x = k ln2 + f − (f²/2 − s (f²/2 + R(s²))), the form
+    fdlibm takes for f in its middle range, f − s (f − R) elsewhere (both computed, one kept;
+    k = 0 is the general formula with k ln 2 = 0 exactly). No fused multiply–adds (numba does
+    not contract without fastmath), so every build gives the same bits; within 1 ulp of libm's
+    ``log`` (they differ in the last bit for about 5% of the uniforms)."""
+    b = _f64_bits(x)
+    hx = b >> 32
+    k = (hx >> 20) - 1023
+    hx &= 0xFFFFF
+    t = (hx + 0x95F64) & 0x100000
+    f = _bits_f64(((hx | (t ^ 0x3FF00000)) << 32) | (b & 0xFFFFFFFF)) - 1.0
+    dk = np.float64(k + (t >> 20))
+    mid = ((hx - 0x6147A) | (0x6B851 - hx)) > 0
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    r = z * (_LG1 + w * (_LG3 + w * (_LG5 + w * _LG7))) + w * (_LG2 + w * (_LG4 + w * _LG6))
+    hfsq = 0.5 * f * f
+    lm = dk * _LN2_HI - ((hfsq - (s * (hfsq + r) + dk * _LN2_LO)) - f)
+    lo = dk * _LN2_HI - ((s * (f - r) - dk * _LN2_LO) - f)
+    return -(lm if mid else lo)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _threshold(a, b, ex, want):
     """A race key t with Σ_d P(E_d / e^{f_d} < t) = Σ_d (1 − e^{−t e^{f_d}}) ≈ ``want`` (bisection
-    on log t; e^{f} ≤ 1 here, the largest is 1): the keys under t are the candidates for the top K."""
+    on log t; e^{f} ≤ 1 here, the largest is 1): the keys under t are the candidates for the top K.
+    Any t gives the same top K (fewer than K under it: all keys are ranked), so 16 halvings of
+    [−60, 60] (log t within 0.002; 40 cost 6% of the kernel's time) are enough."""
     lo, hi = -60.0, 60.0
-    for _ in range(40):
+    for _ in range(16):
         mid = 0.5 * (lo + hi)
         t = math.exp(mid)
         n = 0.0
@@ -98,7 +171,10 @@ def _threshold(a, b, ex, want):
     return math.exp(hi)
 
 
-@numba.njit(cache=True, nogil=True)
+# _nrt=False: numba's reference counting off in the functions called once per sample or batch
+# (they allocate nothing; the atomic increments and decrements on their array arguments cost
+# about 25 ns a call, a sixth of a sample's work)
+@numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def _rank_into(keys, idx, c, cp, K, top, tkey):
     """The K smallest of ``keys[:c]`` (ties: the earlier first) into ``top[:K]`` in order, as
     their ``idx``. Each one's rank is the count of keys below it over ``keys[:cp]`` (padded with
@@ -134,9 +210,133 @@ def _rank_into(keys, idx, c, cp, K, top, tkey):
             top[min(r, K)] = idx[i]
 
 
-@numba.njit(cache=True, nogil=True)
+#: samples whose Φ and Ψ are computed together, one per vector lane (the last batch is padded)
+_BATCH = 16
+# a batch's work array W holds, for each rank row r and field, _BATCH lanes: W[_w(r) + field + s];
+# rank k is row k + 1, row 0 holds the prefix sums' zeros and row K + 1 what follows
+# rank K − 1 (D: the tail mass, G: 0). With one array and constant distances between fields and
+# rows, the compiler sees that a loop over s touches no lane twice and vectorises it.
+_FIELDS = 14
+# the fields' offsets within a row
+_E, _R, _D, _G, _DR, _RI, _DS, _RS, _CC, _X, _Y, _H1, _H2, _T = range(0, _FIELDS * _BATCH, _BATCH)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _w(r):
+    """Where row r of a batch's work array starts."""
+    return r * (_FIELDS * _BATCH)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _u(i):
+    """An index as unsigned: numba then adds no branch for negative indices (which kept the
+    compiler from vectorising loops whose index it could not prove non-negative)."""
+    return np.uint64(i)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+def _accumulate(TOP, nb, K, a, b, total, ex, gains, theta, grad, hess, mark, stamp, W, S):
+    """Φ and Ψ of ``nb`` sampled rankings (``TOP[k·_BATCH + s]``, the document at rank k of
+    sample s; lanes nb … _BATCH − 1 hold copies of lane 0), added to ``grad``/``hess`` for their
+    K ranked documents less the terms at κ = K − 1 that every document gets at the end; each
+    sample's DR, RI, DS, RS, C at K − 1 into ``S[j·_BATCH + s]`` (j = 0 … 4). Each step is a loop
+    over the batch's samples (one per vector lane) inside a loop over ranks, with the one
+    sample's arithmetic; the scatter into ``grad``/``hess`` takes the samples in order, so the
+    numbers are those of one sample at a time."""
+    for k in range(K):
+        o = _w(k + 1)
+        for s in range(_BATCH):
+            d = TOP[_u(k * _BATCH + s)]
+            W[_u(o + _E + s)] = ex[d]
+            W[_u(o + _R + s)] = gains[d]
+    # the mass left after the top K (T, by rank): by difference, or summed afresh where that
+    # loses more than three digits
+    for s in range(_BATCH):
+        W[_u(_w(0) + _T + s)] = total
+    for r in range(1, K + 1):
+        o, p = _w(r), _w(r - 1)
+        for s in range(_BATCH):
+            W[_u(o + _T + s)] = W[_u(p + _T + s)] - W[_u(o + _E + s)]
+    o, p = _w(K + 1), _w(K)
+    for s in range(_BATCH):
+        W[_u(o + _D + s)] = W[_u(p + _T + s)]
+        W[_u(o + _G + s)] = 0.0
+    for s in range(nb):
+        if W[_u(o + _D + s)] < 1e-3 * total:
+            for k in range(K):
+                mark[TOP[_u(k * _BATCH + s)]] = stamp + s
+            t = 0.0
+            for i in range(a, b):
+                t += ex[i] if mark[i] != stamp + s else 0.0
+            W[_u(o + _D + s)] = t
+    for r in range(K, 0, -1):
+        o, p = _w(r), _w(r + 1)
+        th = theta[r - 1]
+        for s in range(_BATCH):
+            W[_u(o + _D + s)] = W[_u(p + _D + s)] + W[_u(o + _E + s)]
+            W[_u(o + _G + s)] = W[_u(p + _G + s)] + th * W[_u(o + _R + s)]
+    for r in range(1, K + 1):
+        o, p = _w(r), _w(r - 1)
+        th = theta[r - 1]
+        for s in range(_BATCH):
+            inv = 1.0 / W[_u(o + _D + s)]
+            inv2 = inv * inv
+            gk = W[_u(o + _G + s)]
+            W[_u(o + _DR + s)] = W[_u(p + _DR + s)] + th * inv
+            W[_u(o + _RI + s)] = W[_u(p + _RI + s)] + gk * inv
+            W[_u(o + _DS + s)] = W[_u(p + _DS + s)] + th * inv2
+            W[_u(o + _RS + s)] = W[_u(p + _RS + s)] + gk * inv2
+            W[_u(o + _CC + s)] = W[_u(p + _CC + s)] + inv
+    o = _w(K)
+    for j in range(5):
+        for s in range(_BATCH):
+            S[_u(j * _BATCH + s)] = W[_u(o + _DR + j * _BATCH + s)]
+    # each ranked document once: its terms at its rank, less its share of the terms at
+    # κ = K − 1 that are added for every document below from the sums over samples
+    for r in range(1, K + 1):
+        o, p = _w(r), _w(r + 1)
+        for s in range(_BATCH):
+            e = W[_u(o + _E + s)]
+            rr = W[_u(o + _R + s)]
+            dr, ri, ds = S[_u(s)], S[_u(_BATCH + s)], S[_u(2 * _BATCH + s)]
+            rs, cc = S[_u(3 * _BATCH + s)], S[_u(4 * _BATCH + s)]
+            g = 1.0 - e * W[_u(o + _CC + s)]
+            sp = e * (rr * W[_u(o + _DR + s)] - W[_u(o + _RI + s)])
+            spk = e * (rr * dr - ri)
+            gn = W[_u(p + _G + s)]
+            W[_u(o + _X + s)] = gn + sp
+            W[_u(o + _Y + s)] = spk
+            W[_u(o + _H1 + s)] = (gn * g + sp * (1.0 + g)
+                                  - e * e * (rr * W[_u(o + _DS + s)] - W[_u(o + _RS + s)]))
+            W[_u(o + _H2 + s)] = spk * (1.0 - e * cc) - e * e * (rr * ds - rs)
+    for s in range(nb):
+        for k in range(K):
+            d = TOP[_u(k * _BATCH + s)]
+            o = _w(k + 1)
+            grad[d] = (grad[d] + W[_u(o + _X + s)]) - W[_u(o + _Y + s)]
+            hess[d] = (hess[d] + W[_u(o + _H1 + s)]) - W[_u(o + _H2 + s)]
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+def _race_batch(z, a, m, inv_ex, KB):
+    """The race keys of _BATCH samples of the list at ``a`` (m documents) at once, sample s in lane
+    s: ``KB[i·_BATCH + s]`` is document i's key E / e^{f_i} in sample s, E = −log U, U from
+    SplitMix64's state z + (s·m + i + 1)·γ — the uniforms one sample after the other would take
+    (its i-th next state is z + i·γ). Loops of constant length over the lanes, which the
+    compiler vectorises whatever m (a loop over a short list's m documents ran mostly scalar);
+    the uniforms in one pass, the logarithms in a second (0.9 ns a key, 1.25 in one pass)."""
+    for i in range(m):
+        for s in range(_BATCH):
+            KB[_u(i * _BATCH + s)] = _mix_uniform(z + np.uint64(s * m + i + 1) * _GOLDEN)
+    for i in range(m):
+        e = inv_ex[_u(a + i)]
+        for s in range(_BATCH):
+            KB[_u(i * _BATCH + s)] = _neg_log(KB[_u(i * _BATCH + s)]) * e
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
-              top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx):
+              top, tkey, TOP, W, S, KB, kbuf, ibuf, cbuf, cidx):
     """The sample means of Φ and Ψ of list q into ``grad``/``hess`` (see :func:`plrank3_kernel`)."""
     a, b = offsets[q], offsets[q + 1]
     m = b - a
@@ -167,75 +367,45 @@ def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex,
     cut = _threshold(a, b, ex, want) if m > _RANK_ALL and m > want else np.inf
     sdr = sri = sdrc = sric = sds = srs = 0.0
     z = keys[q]
-    for s in range(n_samples):
-        # the race: d's key E_d / e^{f_d}, E_d = −log U_d; the ranking sorts the keys ascending.
-        # SplitMix64's i-th next state is z + i·γ, so the m uniforms come from one loop with no
-        # carried dependency (the compiler vectorises it), the logarithms from a second
-        for i in range(m):
-            cbuf[i] = _mix_uniform(z + np.uint64(i + 1) * _GOLDEN)
-        z = z + np.uint64(m) * _GOLDEN
-        for i in range(m):
-            kbuf[i] = -math.log(cbuf[i]) * inv_ex[a + i]
-        if cut == np.inf:
-            _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
-        else:
-            n = 0
-            for i in range(m):
-                cbuf[n] = kbuf[i]
-                cidx[n] = a + i
-                n += kbuf[i] < cut
-            if n >= K:
-                npad = (n + _LANES - 1) // _LANES * _LANES
-                for i in range(n, npad):
-                    cbuf[i] = np.inf
-                _rank_into(cbuf, cidx, n, npad, K, top, tkey)
-            else:
+    for s0 in range(0, n_samples, _BATCH):
+        nb = min(_BATCH, n_samples - s0)
+        _race_batch(z, a, m, inv_ex, KB)
+        z = z + np.uint64(nb * m) * _GOLDEN
+        for s in range(nb):
+            if cut == np.inf:
+                for i in range(m):
+                    kbuf[i] = KB[i * _BATCH + s]
                 _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
-        # the mass left after the top K: by difference, or summed afresh where that loses more
-        # than three digits
-        tail = total
-        for k in range(K):
-            tail -= ex[top[k]]
-        if tail < 1e-3 * total:
+            else:
+                n = 0
+                for i in range(m):
+                    ki = KB[i * _BATCH + s]
+                    cbuf[n] = ki
+                    cidx[n] = a + i
+                    n += ki < cut
+                if n >= K:
+                    npad = (n + _LANES - 1) // _LANES * _LANES
+                    for i in range(n, npad):
+                        cbuf[i] = np.inf
+                    _rank_into(cbuf, cidx, n, npad, K, top, tkey)
+                else:
+                    for i in range(m):
+                        kbuf[i] = KB[i * _BATCH + s]
+                    _rank_into(kbuf, ibuf, m, mp, K, top, tkey)
             for k in range(K):
-                mark[top[k]] = s
-            tail = 0.0
-            for i in range(a, b):
-                tail += ex[i] if mark[i] != s else 0.0
-        acc = tail
-        G[K] = 0.0
-        for k in range(K - 1, -1, -1):
-            acc += ex[top[k]]
-            D[k] = acc
-            G[k] = G[k + 1] + theta[k] * gains[top[k]]
-        dr = ri = ds = rs = cc = 0.0
-        for k in range(K):
-            inv = 1.0 / D[k]
-            inv2 = inv * inv
-            dr += theta[k] * inv
-            ri += G[k] * inv
-            ds += theta[k] * inv2
-            rs += G[k] * inv2
-            cc += inv
-            DR[k], RI[k], DS[k], RS[k], CC[k] = dr, ri, ds, rs, cc
-        # each ranked document once: its terms at its rank, less its share of the terms at
-        # κ = K − 1 that are added for every document below from the sums over samples
-        for k in range(K):
-            d = top[k]
-            e = ex[d]
-            r = gains[d]
-            g = 1.0 - e * CC[k]
-            sp = e * (r * DR[k] - RI[k])
-            spk = e * (r * dr - ri)
-            grad[d] = (grad[d] + (G[k + 1] + sp)) - spk
-            hess[d] = ((hess[d] + (G[k + 1] * g + sp * (1.0 + g) - e * e * (r * DS[k] - RS[k])))
-                       - (spk * (1.0 - e * cc) - e * e * (r * ds - rs)))
-        sdr += dr
-        sri += ri
-        sdrc += dr * cc
-        sric += ri * cc
-        sds += ds
-        srs += rs
+                TOP[k * _BATCH + s] = top[k]
+        for s in range(nb, _BATCH):
+            for k in range(K):
+                TOP[k * _BATCH + s] = TOP[k * _BATCH]
+        _accumulate(TOP, nb, K, a, b, total, ex, gains, theta, grad, hess, mark, s0, W, S)
+        for s in range(nb):
+            dr, ri, ds, rs, cc = S[s], S[_BATCH + s], S[2 * _BATCH + s], S[3 * _BATCH + s], S[4 * _BATCH + s]
+            sdr += dr
+            sri += ri
+            sdrc += dr * cc
+            sric += ri * cc
+            sds += ds
+            srs += rs
     inv_n = 1.0 / n_samples
     for i in range(a, b):
         e = ex[i]
@@ -245,7 +415,7 @@ def _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex,
         hess[i] = (hess[i] + sp - e * e * (r * sdrc - sric) - e * e * (r * sds - srs)) * inv_n
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _run_lists(q0, q1, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark):
     """Lists q0 … q1 − 1, with work arrays of their own."""
     K = theta.shape[0]
@@ -254,22 +424,23 @@ def _run_lists(q0, q1, scores, gains, offsets, theta, n_samples, keys, grad, hes
         longest = max(longest, offsets[q + 1] - offsets[q])
     padded = (longest + _LANES - 1) // _LANES * _LANES
     top, tkey = np.empty(K + 1, np.int64), np.empty(K + 1)
-    D, G = np.empty(K), np.empty(K + 1)
-    DR, RI, DS, RS, CC = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    TOP = np.zeros(K * _BATCH, np.int64)
+    KB = np.empty(padded * _BATCH)
+    W, S = np.zeros((K + 2) * _FIELDS * _BATCH), np.zeros(5 * _BATCH)
     kbuf, cbuf = np.empty(padded), np.empty(padded)
     ibuf, cidx = np.empty(padded, np.int64), np.empty(padded, np.int64)
     for q in range(q0, q1):
         _one_list(q, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark,
-                  top, tkey, D, G, DR, RI, DS, RS, CC, kbuf, ibuf, cbuf, cidx)
+                  top, tkey, TOP, W, S, KB, kbuf, ibuf, cbuf, cidx)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _all_lists_serial(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark):
     _run_lists(0, offsets.shape[0] - 1, scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex,
                mark)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, parallel=True, error_model="numpy")
 def _all_lists_parallel(scores, gains, offsets, theta, n_samples, keys, grad, hess, ex, inv_ex, mark, n_runs):
     # contiguous runs of lists over the threads; a list's numbers depend only on its key, never
     # on the run it falls in

@@ -296,3 +296,95 @@ def test_the_same_numbers_whatever_the_thread_count():
         np.testing.assert_array_equal(g, out[0][0])
         np.testing.assert_array_equal(h, out[0][1])
     assert np.abs(out[0][0]).max() > 0
+
+
+def test_the_race_keys_logarithm_is_within_an_ulp_of_libm():
+    """The kernel's −log (fdlibm's algorithm without branches, so that it vectorises) on the
+    uniforms it is given — SplitMix64's (j + 0.5)/2⁵³, and the extremes: near 0, near 1, exactly
+    1, powers of two and the sides of fdlibm's √2 and mid-range cuts — is within 1 ulp of libm's."""
+    import numba
+
+    from ltrrepro.objectives.plrank import _neg_log
+
+    @numba.njit
+    def neg_log(u, out):
+        for i in range(u.shape[0]):
+            out[i] = _neg_log(u[i])
+
+    rng = np.random.default_rng(0)
+    j = rng.integers(0, 2 ** 53, size=2_000_000, dtype=np.int64).astype(np.uint64)
+    cuts = np.array([1.0 + c / 2.0 ** 20 for c in (0x6A09C, 0x6147A, 0x6B851, 0x6B852)])
+    u = np.r_[(j + 0.5) / 2.0 ** 53, 1.0 - np.exp(-rng.uniform(1, 36, 200_000)),
+              np.exp(-rng.uniform(0, 37.4, 200_000)), (np.arange(1, 1000) + 0.5) / 2.0 ** 53,
+              2.0 ** -np.arange(55.0), np.nextafter(1.0, 0.0), 2.0 ** -54,
+              np.ravel([np.nextafter(c, d) * 2.0 ** -e for c in cuts for d in (0, 2) for e in range(3)])]
+    got = np.empty_like(u)
+    neg_log(u, got)
+    ref = -np.log(u)
+    assert got[u == 1.0].tolist() == [0.0] * int((u == 1.0).sum())
+    nz = ref != 0
+    assert np.all(np.abs(got[nz] - ref[nz]) <= np.spacing(np.abs(ref[nz]))), "more than 1 ulp from libm"
+    assert np.mean(got == ref) > 0.9
+
+
+def _splitmix_race_reference(scores, labels, offsets, keys, n_samples, cutoff):
+    """(mean Φ, mean Ψ) by the module docstring's formulas, one sample at a time in NumPy: list
+    q's sample s ranks by the keys −log U / e^{f} with U from SplitMix64's states
+    keys[q] + (s·m + i + 1)·γ (its outputs' top 53 bits, + ½, over 2⁵³), stable order."""
+    gamma, m1, m2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+    gains_all = 2.0 ** np.asarray(labels) - 1.0
+    grad, hess = np.zeros(len(scores)), np.zeros(len(scores))
+    for q in range(len(offsets) - 1):
+        a, b = offsets[q], offsets[q + 1]
+        m = b - a
+        if m <= 1:
+            continue
+        f, r = np.asarray(scores[a:b], float), gains_all[a:b]
+        e = np.exp(np.maximum(f - f.max(), -300.0))
+        K = min(cutoff, m)
+        theta = 1.0 / np.log2(np.arange(K) + 2.0)
+        with np.errstate(over="ignore"):
+            x = np.uint64(keys[q]) + (np.arange(n_samples * m, dtype=np.uint64) + np.uint64(1)) * gamma
+            x = (x ^ (x >> np.uint64(30))) * m1
+            x = (x ^ (x >> np.uint64(27))) * m2
+            x = x ^ (x >> np.uint64(31))
+        u = ((x >> np.uint64(11)).astype(float) + 0.5) / 2.0 ** 53
+        race = (-np.log(u)).reshape(n_samples, m) / e
+        for s in range(n_samples):
+            y = np.argsort(race[s], kind="stable")[:K]
+            placed = np.zeros(m, bool)
+            D = np.empty(K)
+            for k in range(K):
+                D[k] = e[~placed].sum()
+                placed[y[k]] = True
+            G = np.r_[np.cumsum((theta * r[y])[::-1])[::-1], 0.0]
+            DR, RI = np.cumsum(theta / D), np.cumsum(G[:K] / D)
+            DS, RS, C = np.cumsum(theta / D ** 2), np.cumsum(G[:K] / D ** 2), np.cumsum(1.0 / D)
+            kappa = np.full(m, K - 1)
+            kappa[y] = np.arange(K)
+            PR = np.where(placed, G[kappa + 1], 0.0)
+            g = placed - e * C[kappa]
+            phi = PR + e * (r * DR[kappa] - RI[kappa])
+            grad[a:b] += phi / n_samples
+            hess[a:b] += (PR * g + (phi - PR) * (1 + g) - e * e * (r * DS[kappa] - RS[kappa])) / n_samples
+    return grad, hess
+
+
+@pytest.mark.parametrize("cutoff", [3, 10])
+def test_the_kernel_is_the_splitmix_race_one_sample_at_a_time(cutoff):
+    """The kernel — keys of 16 samples at once, Φ and Ψ one sample per vector lane, long lists
+    ranking only the keys under a threshold — against a NumPy version of the same race one
+    sample at a time (libm's logarithm, a stable sort, the docstring's formulas): the same
+    rankings, so the same means up to the order of the sums. N = 37: a last batch part full."""
+    rng = np.random.default_rng(8)
+    sizes = [2, 5, 11, 24, 33, 60, 140]
+    offsets = np.r_[0, np.cumsum(sizes)]
+    scores = rng.normal(size=offsets[-1]) * 1.5
+    labels = rng.integers(0, 5, size=offsets[-1])
+    keys = rng.integers(0, 2 ** 63 - 1, size=len(sizes))
+    g, h = PLRank(n_samples=37, cutoff=cutoff).expected(scores, labels, offsets, None, keys=keys)
+    rg, rh = _splitmix_race_reference(scores, labels, offsets, keys, 37, cutoff)
+    # one ranking different would move a mean by ~|Φ|/N ~ 1e-2; sums in other orders, ~1e-12
+    np.testing.assert_allclose(g, rg, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(h, rh, rtol=0, atol=1e-9)
+    assert np.abs(rh).max() > 0.01
