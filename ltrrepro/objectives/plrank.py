@@ -93,7 +93,9 @@ _LANES = 8
 
 @numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _mix_uniform(x):
-    """SplitMix64's output for state x as a uniform in (0, 1) (53 bits, never 0 or 1)."""
+    """SplitMix64's output for state x as a uniform in (0, 1]: (k + 0.5) / 2^53 for its top 53 bits
+    k, never 0; k = 2^53 − 1 rounds to exactly 1 (probability 2^-53 a key), whose race key −log 1 =
+    0 puts that document first — a bias of 2^-53 per key, left as it is so the stream stays the same."""
     x = (x ^ (x >> _S30)) * _M1
     x = (x ^ (x >> _S27)) * _M2
     x = x ^ (x >> _S31)
