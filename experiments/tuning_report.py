@@ -61,7 +61,9 @@ def tuning_notes(cfg, words: Words) -> dict:
     parts = _text(words.parts, cfg)
     where = (f"trial 0's {parts} (one search per {words.one}, its best configuration frozen and shared by every trial)"
              if cfg.tune_on == "first-split" else f"each trial's own {parts} (one search per {words.one} and trial)")
-    dev = [f"hyperparameters tuned (--tune {cfg.tune}, Optuna TPE, median pruning){_text(words.replaces, cfg)}"]
+    search = getattr(getattr(cfg, "study", None), "tuning", None)
+    pruning = "median pruning" if getattr(search, "prune", True) else "no pruning"
+    dev = [f"hyperparameters tuned (--tune {cfg.tune}, Optuna TPE, {pruning}){_text(words.replaces, cfg)}"]
     splits = _text(words.splits, cfg)
     if cfg.tune_on == "first-split" and splits:
         dev.append(f"first-split tuning: with {splits} the search on trial 0 has seen queries that later trials test "

@@ -21,7 +21,7 @@ import pandas as pd
 from experiments import analysis as an
 from experiments.kang2024 import paper
 from experiments.kang2024.protocol import KANG, NDCG10
-from ltrrepro.fit import SYSTEMS
+from ltrrepro.fit import BACKENDS, SYSTEMS
 from ltrrepro.fit.hessian import LOSSES, PAPER_SYSTEMS
 from ltrrepro.inference import (Claim, Evidence, Expectation, Inference, correct, judge, judge_comparison,
                                 judge_equivalence)
@@ -68,14 +68,19 @@ def best_treatment(df: pd.DataFrame, loss: str) -> str | None:
     return str(means.idxmax())
 
 
+def _lib(model: str, cfg) -> str:
+    """The library ``model`` trains in under ``cfg`` (its label)."""
+    return BACKENDS[SYSTEMS[model].resolve_library(cfg.library)].label
+
+
 def paper_claims(cfg, g: pd.DataFrame, inference: Inference) -> list:
     """Kang et al.'s two claims in the paper's column (``g``: its units and the arms' library λMART).
     A trial whose PL-Rank diverged (NaN scores in training) has no test value: it is left out and
     counted in the claim's detail; when every trial diverged the claim says so and is not tested."""
     at = "tuned in the authors' search space" if cfg.tune else "at Kang et al.'s settings"
     texts = (f"{at}: PL-Rank with the sampled Hessian beats it with Hessian 1 (Kang et al. 2024)",
-             f"{at}: PL-Rank with the sampled Hessian is within ±{cfg.margin:g} of the library's λMART (the arms', same "
-             f"splits; Kang et al. 2024)")
+             f"{at}: PL-Rank with the sampled Hessian is within ±{cfg.margin:g} of the library's λMART (the arms': "
+             f"{_lib(LOSSES['library'][0], cfg)}, same splits; Kang et al. 2024)")
     bad = g[g["diverged"].notna()] if "diverged" in g else g.iloc[:0]
     ok = g.drop(bad.index)
     sampled = PAPER_SYSTEMS[0]

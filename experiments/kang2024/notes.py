@@ -44,7 +44,8 @@ def as_paper(cfg) -> list[str]:
                    f"(--hessian-policy none), in {_raw_library()}"
                    + (f"; under --tune each searched in the authors' space ({', '.join(paper.SEARCH_SPACE)}; "
                       f"{min(paper.SEARCH_ROUNDS, cfg.paper_rounds)} rounds a configuration, patience "
-                      f"{paper.SEARCH_PATIENCE})" if cfg.tune else ""))
+                      f"{paper.SEARCH_PATIENCE}, no pruning)" if cfg.tune else "")
+                   + f"; N = {paper.SAMPLES} and K = {paper.CUTOFF} whatever --samples and --cutoff")
     return [x for x in out if x]
 
 
@@ -111,6 +112,10 @@ def deviations(cfg, base: list[str]) -> list[str]:
                    f"{_rate(NEWTON_RATE)} for the arms with a Hessian (the authors' [1e-3, 1e-2]) and "
                    f"{_rate(CONSTANT_RATE)} for the constant ones, wide enough for their optimum"
                    + ("; the paper's column searches the authors' space" if cfg.paper_column else ""))
+    if cfg.paper_column:
+        out.append("the paper's column reads the features as dense values (a zero is a value); the authors built "
+                   "their DMatrix from a sparse matrix, so a zero feature there is missing, with a learned default "
+                   "direction; their XGBoost's version is not stated (hist with 256 bins is 2.0's default)")
     if not paper.PAPER_TABLE:
         out.append("the paper's results table is not transcribed (experiments/kang2024/paper.py says what was "
                    "searched): the claims are the abstract's, powered against the smallest effect of interest")
@@ -128,6 +133,7 @@ TUNING = Words(
                         f"for the arms with a Hessian and {_rate(CONSTANT_RATE)} for the constant ones, the rest of "
                         f"the library's space shared"),
     replaces=" in place of the preset's settings",
+    searched="Each arm's best configuration of its search (Optuna TPE, every configuration to its end: no pruning)",
     as_paper=lambda cfg: (f"every arm tuned, as the authors tuned each of their runs ({paper.SEARCH_TRIALS} Optuna "
                           f"configurations each)"),
     name_of=_name)

@@ -52,8 +52,9 @@ WITHOUT_HESSIAN = {"learning_rate": 1.47e-4, "max_depth": 8, "min_child_weight":
 #: XGBoost's names of the reported values -> :class:`ltrrepro.fit.boosting.Boosting`'s
 BOOSTING_NAMES = {"learning_rate": "learning_rate", "max_depth": "max_depth", "min_child_weight": "min_sum_hessian",
                   "gamma": "min_split_gain", "lambda": "lambda_l2", "alpha": "lambda_l1"}
-#: XGBoost's defaults the authors kept: histogram trees of 256 bins, grown depth-wise (the harness
-#: grows them loss-guided to 2^depth leaves: the same trees, tests/lib/test_tree_limits.py)
+#: XGBoost's defaults the authors kept: trees grown depth-wise, histograms of 256 bins (``hist``, the
+#: default from XGBoost 2.0; their code states no version) — the harness grows them loss-guided to
+#: 2^depth leaves: the same trees, tests/lib/test_tree_limits.py
 MAX_BIN = 256
 #: the authors' search space (XGBoost's names): (low, high, scale)
 SEARCH_SPACE = {"learning_rate": (1e-3, 1e-2, "log"), "max_depth": (3, 8, "int"), "min_child_weight": (2, 10, "int"),

@@ -161,12 +161,12 @@ class HessianConfig(RunConfig):
         return METRICS[self.metric]
 
     def objective_kwargs(self, model: str, samples: int | None = None) -> tuple:
-        """The PL-Rank arms' objective keywords under this run (N, K, the Hessian policy: the
-        paper's column keeps the authors', none); () for the others."""
-        if model not in PLRANK_ARMS + PAPER_SYSTEMS:
-            return ()
-        policy = "none" if model in PAPER_SYSTEMS else self.hessian_policy
-        return (("n_samples", int(samples or self.samples)), ("cutoff", self.cutoff), ("hessian_policy", policy))
+        """The PL-Rank arms' objective keywords (N, K, the Hessian policy; the paper's column: the
+        authors' N, K and raw Hessian, whatever the run's); () for the others."""
+        if model in PAPER_SYSTEMS:
+            return (("n_samples", paper.SAMPLES), ("cutoff", paper.CUTOFF), ("hessian_policy", "none"))
+        return ((("n_samples", int(samples or self.samples)), ("cutoff", self.cutoff),
+                 ("hessian_policy", self.hessian_policy)) if model in PLRANK_ARMS else ())
 
     def options(self, model: str, samples: int | None = None) -> dict:
         """A unit's (and its search's) system options: the PL-Rank keywords, and early stopping on
@@ -237,7 +237,8 @@ def unit_fn(unit, ctx):
     if "lr" in s:                                                     # the grid's rate over the tuned one
         boosting = boosting.replace(learning_rate=float(s["lr"]))
     over = {**over, **cfg.options(unit.model, s.get("samples"))}
-    trainer = system.trainer(boosting, library=cfg.library, seed=loss_seed(unit), threads=ctx["threads"], **over)
+    lib = system.resolve_library(cfg.library)
+    trainer = system.trainer(boosting, library=lib, seed=loss_seed(unit), threads=ctx["threads"], **over)
     train = parts.pop("train")
     trainer.add_train(train)
     start = start_hessian(system, over.get("objective_kwargs", ()), train, unit) if unit.model in PAPER_SYSTEMS else {}
@@ -246,11 +247,11 @@ def unit_fn(unit, ctx):
     trainer.add_valid(valid)
     try:
         fitted = trainer.fit()
-    except ValueError as err:         # the authors' raw Hessian: a leaf's Σh + λ near 0 sends the scores to NaN
-        if unit.model not in PAPER_SYSTEMS or "NaN" not in str(err):
+    except FloatingPointError as err:  # the raw Hessian: a leaf's Σh + λ near 0 sends the scores to inf/NaN
+        if unit.model not in PAPER_SYSTEMS:
             raise
         return UnitRecord.of(system, dict.fromkeys(TEST_METRICS, float("nan")), log=f"diverged: {err}",
-                             library=cfg.library, fields={KANG: float("nan"), "valid_ndcg10": float("nan"),
+                             library=lib, fields={"params": trainer.params, KANG: float("nan"), "valid_ndcg10": float("nan"),
                                                           "hessian": system.options.hessian, "diverged": str(err),
                                                           "learning_rate": boosting.learning_rate, **start, **drawn,
                                                           **tuned}), _no_test_values(parts["test"])
@@ -262,12 +263,13 @@ def unit_fn(unit, ctx):
     kang = kang_ndcg(scores, test.y, test.offsets, cfg.cutoff)
     record = UnitRecord.of(system, {m: r.mean for m, r in res.items()}, scores=scores,
                            log=f"ndcg@10={res[NDCG10].mean:.4f} kang={kang:.4f} trees={fitted.best_iteration}",
-                           library=cfg.library, fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
+                           library=lib, fit={"best_iteration": fitted.best_iteration, "n_trees": fitted.n_rounds},
                            timings={"train_s": fitted.train_s},
                            fields={KANG: kang, "valid_ndcg10": float(vres.mean), "hessian": system.options.hessian,
                                    "round_s": fitted.train_s / max(1, fitted.n_rounds),
                                    "learning_rate": boosting.learning_rate,
-                                   "n_dropped": max(r.n_dropped for r in res.values()), **start, **drawn, **tuned})
+                                   "n_dropped": max(r.n_dropped for r in res.values()), **start, **drawn, **tuned,
+                                   **({"params": fitted.params} if unit.model in PAPER_SYSTEMS else {})})
     arrays = {f"test:{m}": r.per_query.astype(np.float32) for m, r in res.items()}
     arrays["test:qid"] = test.query_ids
     return record, arrays
@@ -280,10 +282,9 @@ def _no_test_values(test) -> dict:
 
 
 def start_hessian(system, kwargs, train, unit) -> dict:
-    """``{"start_hess_sum": Σ h}``: the Hessian the library receives at the first round (every
-    score 0) summed over the training documents (a draw of its own, from the unit's seed). A
-    split needs Σ h >= ``min_child_weight`` in both children, so below twice that the first tree
-    is one leaf: a constant, which leaves every ranking (and the next round's gradient) as it was."""
+    """``{"start_hess_sum": Σ h}``: the objective's Hessian at the first round's scores (all 0) summed over
+    the training documents, a draw of its own (an estimate of what the library receives). A split needs
+    Σ h >= ``min_child_weight`` in both children: below twice that the first tree is one leaf, a constant."""
     objective = system.options.objective(**dict(kwargs))
     rng = np.random.default_rng(unit_seed(unit.seed, unit.trial, STREAM_MODEL, unit.setting_text, "start-hessian"))
     _, hess = objective.grad_hess(np.zeros(train.n_docs), train.y, train.offsets, rng=rng)

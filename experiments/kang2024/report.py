@@ -90,7 +90,8 @@ def paper_table(df: pd.DataFrame, cfg: HessianConfig, inference: Inference) -> T
     for arm in (m for m in (*PAPER_SYSTEMS, LOSSES["library"][0]) if m in set(g.model)):
         h = g[g.model == arm]
         ours = arm not in PAPER_SYSTEMS
-        row = {"arm": SYSTEMS[arm].label, "settings": "the arms' (tuned)" if ours and cfg.tune else
+        lib = BACKENDS[SYSTEMS[arm].resolve_library(cfg.library)].label
+        row = {"arm": f"{SYSTEMS[arm].label}, {lib}", "settings": "the arms' (tuned)" if ours and cfg.tune else
                "the arms'" if ours else ("tuned in the authors' space" if cfg.tune else _settings(arm, cfg)),
                "trials": len(h)}
         row["NDCG@10"], row["lo"], row["hi"] = _ci(h[NDCG10])
@@ -109,8 +110,9 @@ def paper_table(df: pd.DataFrame, cfg: HessianConfig, inference: Inference) -> T
                         f"the authors' reported values (XGBoost's min_child_weight is Σh/leaf, gamma the gain, lambda L2, "
                         f"alpha L1; {paper.MAX_BIN} bins), the best round kept on validation. best round: the mean "
                         "round early stopping kept (1: the model never improved on its first tree). Σh at start: the "
-                        "Hessian the library receives at the first round, summed over the training documents (a split "
-                        "needs Σh/leaf in both children: below twice it the first tree is one leaf, a constant). diverged: "
+                        "objective's Hessian at the first round's scores, summed over the training documents (a draw of "
+                        "its own; a split needs Σh/leaf in both children: below twice it the first tree is one leaf, a "
+                        "constant). trials: the units; NDCG and Δ over those that did not diverge. diverged: "
                         "the trials whose scores became NaN in training (no test value; the authors' raw Hessian makes "
                         "a leaf's Σh + L2 near 0 possible). "
                         f"Δ sampled −: the paired difference of the sampled arm against the row's, 95% CI, p: "
@@ -204,5 +206,7 @@ def build(df: pd.DataFrame, cfg: HessianConfig, deviations=(), choices=(), as_pa
                   missing=an.missing_notes(df, TEST_METRICS), lines=lines, inference=inference,
                   claims_caption="Claims check (Hessian treatments)",
                   json_files={"summary.json": {"hessian": t.to_dict(orient="records"),
+                                               "paper_settings": (paper_table(df, cfg, inference).frame.to_dict(
+                                                   orient="records") if len(_part(df, "paper")) else []),
                                                "learning_rate": lr.to_dict(orient="records"),
                                                "samples": ns.to_dict(orient="records")}})

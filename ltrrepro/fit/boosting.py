@@ -48,7 +48,9 @@ class Boosting:
     feature_fraction: float = 1.0
     bagging_fraction: float = 1.0
     lambda_l2: float = 0.0
-    #: the tree's depth limit (0: none, the leaves bound it), the least Σ Hessian of a leaf, the
+    #: the tree's depth limit (0: none, the leaves bound it; CatBoost keeps its own default depth),
+    #: the least Σ Hessian of a leaf (declared, it replaces the XGBoost floor a custom objective gets
+    #: from ``min_data_in_leaf``, :mod:`ltrrepro.fit.ranking`), the
     #: least gain of a split and L1 on leaf values: off (0, 0, 0, 0) in every preset; XGBoost's
     #: ``max_depth``, ``min_child_weight``, ``gamma`` and ``alpha`` (Kang et al. 2024's search
     #: space, :mod:`ltrrepro.fit.hessian`), LightGBM's ``max_depth``, ``min_sum_hessian_in_leaf``,

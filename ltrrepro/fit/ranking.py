@@ -14,7 +14,9 @@ trained and the last one kept (full curves).
 XGBoost has no minimum leaf size in documents: a custom objective gets ``min_child_weight =
 min_data_in_leaf × its mean Hessian at zero scores`` (:func:`hessian_floor`, handed to the
 backend's :meth:`~ltrrepro.fit.backends.Backend.leaf_floor`; the measured effect is in
-:mod:`ltrrepro.fit.backends.xgboost`). Every library call goes through the trainer's backend.
+:mod:`ltrrepro.fit.backends.xgboost`), unless the boosting declares its own least leaf Hessian
+(:attr:`~ltrrepro.fit.boosting.Boosting.min_sum_hessian`, Kang et al.'s ``min_child_weight``),
+which then stands as declared. Every library call goes through the trainer's backend.
 
 Click systems (the debiasing study, docs/protocols/debiasing.md): :class:`ClickTrainer` trains on
 click sessions for the preset's rounds with no model selection, the rows' displayed positions
@@ -97,6 +99,11 @@ def _builtin_in(system: System, options, library: str) -> str | None:
 
 
 def _valid_metric(pred, labels: Labels, metric: str = SELECT_METRIC) -> float:
+    """The validation value early stopping reads; non-finite scores (a model that diverged: a leaf's
+    Σh + λ near 0 under a Hessian that may be negative) raise FloatingPointError, as a non-finite
+    gradient does in the adapters (:func:`ltrrepro.objectives.check_grad_hess`)."""
+    if not np.isfinite(pred).all():
+        raise FloatingPointError(f"the model diverged: {int((~np.isfinite(pred)).sum())} non-finite validation scores")
     return next(iter(evaluate(pred, labels.y, labels.offsets, [metric]).values())).mean
 
 
@@ -155,7 +162,7 @@ class RankingTrainer(Trainer):
     def add_train(self, ds: RankingDataset, **side) -> None:
         self._size("train", ds)
         self.backend.check_labels(self.params, ds)
-        if self.adapter is not None:
+        if self.adapter is not None and not self.boosting.min_sum_hessian:     # a declared floor stands
             self.backend.leaf_floor(self.params, lambda: hessian_floor(self.make_objective(), ds,
                                                                        self.boosting.min_data_in_leaf))
         self.dtrain = self.backend.dataset(ds, self.params, threads=self.threads)
@@ -263,7 +270,7 @@ class ClickTrainer(Trainer):
         self.params = self.backend.params(self.builtin or self.adapter, self.boosting, threads=self.threads,
                                           seed=self.lib_seed, device=opts.device, own_metric=True, **extra)
         self.backend.check_labels(self.params, ds)
-        if self.adapter is not None:
+        if self.adapter is not None and not self.boosting.min_sum_hessian:     # a declared floor stands
             self.backend.leaf_floor(self.params, lambda: hessian_floor(self._objective(position, propensity), ds,
                                                                        self.boosting.min_data_in_leaf))
         more = {"position": np.asarray(position, np.int32)} if opts.position == "dataset" else {}

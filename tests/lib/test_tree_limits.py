@@ -53,9 +53,11 @@ def test_lightgbm_receives_them_under_its_names(ds):
     for line in ("[max_depth: 8]", "[min_sum_hessian_in_leaf: 6]", "[min_gain_to_split: 0.66]", "[lambda_l1: 0.0177]",
                  "[lambda_l2: 0.00022]"):
         assert line in dump, line
-    assert all(t["tree_structure"] is not None for t in booster.dump_model()["tree_info"])
-    depth = max(_depth(t["tree_structure"]) for t in booster.dump_model()["tree_info"])
-    assert depth <= 8
+    data = lgb.Dataset(ds.X, ds.y, group=np.diff(ds.offsets))
+    deepest = {d: max(_depth(t["tree_structure"]) for t in lgb.train(
+        BACKENDS["lightgbm"].params("lambdarank", Boosting(num_leaves=64, min_data_in_leaf=2, max_depth=d), threads=1,
+                                    seed=0), data, 3).dump_model()["tree_info"]) for d in (0, 3)}
+    assert deepest[3] == 3 and deepest[0] > 3                 # the limit binds, and only with it
 
 
 def _depth(node) -> int:
@@ -87,3 +89,23 @@ def test_loss_guided_trees_with_all_their_leaves_are_xgboosts_depth_wise_trees(d
     assert np.array_equal(a, b)
     few = BACKENDS["xgboost"].params("rank:ndcg", KANG.replace(num_leaves=31), threads=1, seed=0)
     assert not np.array_equal(xgb.train(few, d, KANG.rounds).predict(d), b)
+
+
+@pytest.mark.parametrize("declared,expected", [(6.0, 6.0), (0.0, None)])
+def test_a_declared_leaf_hessian_stands_in_xgboost_for_a_custom_objective(ds, declared, expected):
+    """XGBoost gives a custom objective ``min_child_weight = min_data_in_leaf × mean Hessian`` (its
+    stand-in for a least number of documents), unless the boosting declares its own least leaf
+    Hessian (Kang et al.'s min_child_weight 6): then the library trains with the declared value,
+    read from its own dump after two rounds."""
+    from ltrrepro.fit import SYSTEMS
+    from ltrrepro.fit.ranking import hessian_floor
+    b = Boosting(learning_rate=0.1, num_leaves=31, min_data_in_leaf=20, min_sum_hessian=declared, rounds=2)
+    trainer = SYSTEMS["xendcg"].trainer(b, library="xgboost", seed=np.random.SeedSequence(0), threads=1)
+    trainer.add_train(ds)
+    trainer.add_valid(ds)
+    run = trainer.backend.train(trainer.params, trainer.dtrain, 2, valid=trainer.dvalid, metric=("m", lambda p: 0.0),
+                                patience=2)
+    got = float(trainer.backend.library_dump(run.booster)["gradient_booster"]["tree_train_param"]["min_child_weight"])
+    floor = hessian_floor(trainer.make_objective(), ds, 20)
+    assert floor > 0.1
+    assert got == pytest.approx(expected if expected is not None else floor, rel=1e-6)

@@ -51,8 +51,8 @@ def sampling_params(b) -> dict:
     """LightGBM's names for a :class:`~ltrrepro.fit.boosting.Boosting`'s subsampling,
     regularization and depth (tuned runs, Kang et al.'s settings; none when off):
     ``feature_fraction`` per tree, ``bagging_fraction`` redrawn every tree (``bagging_freq=1``),
-    ``lambda_l2``, ``lambda_l1``, ``max_depth``, ``min_sum_hessian_in_leaf`` (over a system's own
-    Hessian floor) and ``min_gain_to_split``; their seeds derive from ``seed``."""
+    ``lambda_l2``, ``lambda_l1``, ``max_depth``, ``min_sum_hessian_in_leaf`` (in place of a system's
+    own Hessian floor) and ``min_gain_to_split``; their seeds derive from ``seed``."""
     s = {_LGB_NAMES.get(k, k): v for k, v in b.regularization().items()}
     if "bagging_fraction" in s:
         s["bagging_freq"] = 1

@@ -128,3 +128,35 @@ def test_the_configuration_refuses_what_the_library_cannot_take():
     for bad in ({"models": ("xendcg",)}, {"metric": "map"}, {"margin": 0.0}, {"lr_grid": (0.0,)}):
         with pytest.raises(UsageError):
             HessianConfig(experiment="hessian", queries=30, **bad)
+
+
+def test_a_diverged_paper_unit_is_recorded_and_an_arm_that_diverges_fails(monkeypatch, tmp_path):
+    """Non-finite validation scores raise FloatingPointError (as a non-finite gradient does); a
+    paper-column unit records it as diverged — NaN metrics, its test queries, the library it ran
+    in, its parameters — while an arm's unit lets it through (an arm that diverges is a failure)."""
+    from dataclasses import asdict
+
+    from experiments.kang2024.protocol import EXPERIMENT, build_units, unit_fn
+    from ltrrepro.fit import ranking
+    from ltrrepro.runner import UnitContext, materialize
+    from ltrrepro.synthetic import make_synthetic
+    ds = make_synthetic("yahoo", n_queries=30, seed=1)
+    with pytest.raises(FloatingPointError, match="diverged"):
+        ranking._valid_metric(np.array([0.1, np.nan]), type("L", (), {"y": np.array([1, 0]),
+                                                                       "offsets": np.array([0, 2])})())
+    cfg = HessianConfig(experiment=EXPERIMENT, queries=30, trials=1, preset="tiny", paper_rounds=2,
+                        models=("plrank_sampled",), lr_grid=(0.1,), sweep_samples=())
+    ref = materialize(ds, cache_dir=tmp_path)
+    units = {u.settings.get("part"): u for u in build_units(cfg) if u.model in ("kang_plrank_sampled", "plrank_sampled")}
+
+    def boom(self):
+        raise FloatingPointError("the model diverged: 3 non-finite validation scores")
+    monkeypatch.setattr(ranking.RankingTrainer, "fit", boom)
+    ctx = UnitContext(cfg=cfg, threads=1, data=asdict(ref))
+    record, arrays = unit_fn(units["paper"], ctx)
+    d = record.to_dict()
+    assert d["diverged"].startswith("the model diverged") and np.isnan(d["means"][list(d["means"])[0]])
+    assert d["library"] == "xgboost" and d["params"]["min_child_weight"] == 6
+    assert len(arrays["test:qid"]) > 0 and np.isnan(arrays["test:ndcg@10[gain=exp2,norel=drop]"]).all()
+    with pytest.raises(FloatingPointError):
+        unit_fn(units["arms"], ctx)
