@@ -185,7 +185,8 @@ def build(df: pd.DataFrame, cfg: HessianConfig, deviations=(), choices=(), as_pa
           inference: Inference) -> Report:
     main = hessian_table(df, cfg, inference)
     lr, ns = lr_frame(df), samples_frame(df, cfg)
-    tables = [main, *([paper_table(df, cfg, inference)] if len(_part(df, "paper")) else []),
+    paper_col = paper_table(df, cfg, inference) if len(_part(df, "paper")) else None
+    tables = [main, *([paper_col] if paper_col is not None else []),
               Table("learning_rate", lr, caption="PL-Rank along the learning rate: validation NDCG@10", notes=True,
                     legend="Mean validation NDCG@10 over trials at each learning rate of the grid (the other settings "
                            "the run's), 95% CI; the test value beside it, not used for any choice.",
@@ -206,7 +207,7 @@ def build(df: pd.DataFrame, cfg: HessianConfig, deviations=(), choices=(), as_pa
                   missing=an.missing_notes(df, TEST_METRICS), lines=lines, inference=inference,
                   claims_caption="Claims check (Hessian treatments)",
                   json_files={"summary.json": {"hessian": t.to_dict(orient="records"),
-                                               "paper_settings": (paper_table(df, cfg, inference).frame.to_dict(
-                                                   orient="records") if len(_part(df, "paper")) else []),
+                                               "paper_settings": (paper_col.frame.to_dict(orient="records")
+                                                                  if paper_col is not None else []),
                                                "learning_rate": lr.to_dict(orient="records"),
                                                "samples": ns.to_dict(orient="records")}})
