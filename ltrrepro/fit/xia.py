@@ -255,10 +255,11 @@ class LibraryMcRankTrainer(Trainer):
             hooks.append(be.newton_leaves(adapter, tr.X, b.learning_rate, N_CLASSES))
         else:
             adapter = be.adapter(obj)
-        # LightGBM's own names: the system is pinned to it (libraries=("lightgbm",))
+        # LightGBM's own names: the system is pinned to it (libraries=("lightgbm",)); a depth the
+        # boosting declares (Boosting.max_depth, mapped by the backend) stands for the system's own
+        depth = {} if b.max_depth else {"max_depth": int(self.options.max_depth)}
         params = be.params(adapter, b, threads=self.threads, seed=seed, min_leaf_hessian=MIN_SUM_HESSIAN,
-                           n_outputs=N_CLASSES, min_data_in_bin=1, feature_pre_filter=False,
-                           max_depth=int(self.options.max_depth))
+                           n_outputs=N_CLASSES, min_data_in_bin=1, feature_pre_filter=False, **depth)
         # McRank raises on a label >= N_CLASSES
         run = be.train(params, be.dataset(tr, params, threads=self.threads, grouped=False), b.rounds, obj=adapter,
                        callbacks=hooks, seed=seed)

@@ -109,3 +109,14 @@ def test_a_declared_leaf_hessian_stands_in_xgboost_for_a_custom_objective(ds, de
     floor = hessian_floor(trainer.make_objective(), ds, 20)
     assert floor > 0.1
     assert got == pytest.approx(expected if expected is not None else floor, rel=1e-6)
+
+
+def test_xias_library_mcrank_takes_a_declared_depth(ds):
+    """Xia et al.'s McRank in LightGBM passes its own ``max_depth`` (-1: none); a depth the boosting
+    declares stands in its place (before, the two collided as one keyword twice)."""
+    from ltrrepro.fit import SYSTEMS
+    for declared, expected in ((0, -1), (3, 3)):
+        t = SYSTEMS["mcrank-se-lgb"].trainer(Boosting(rounds=2, num_leaves=15, min_data_in_leaf=5, max_depth=declared),
+                                             library="lightgbm", seed=np.random.SeedSequence(0), threads=1)
+        t.add_train(ds)
+        assert t.fit().params["max_depth"] == expected
